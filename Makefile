@@ -1,0 +1,30 @@
+# The two commands that matter: `make start` and `make test`. Both install what is missing first.
+# pnpm comes from the npm registry through npx (corepack's signature check fails against some registries).
+PNPM ?= npx -y pnpm@9.15.9
+
+.PHONY: install build start test bench typecheck clean
+
+node_modules/.modules.yaml: package.json pnpm-lock.yaml pnpm-workspace.yaml $(wildcard packages/*/package.json services/*/package.json bench/package.json)
+	$(PNPM) install --frozen-lockfile
+	@touch $@
+
+install: node_modules/.modules.yaml
+
+build: install
+	$(PNPM) run build
+
+## Runs every service in one process on PORT (default 8080) with data under DATA_DIR (default ./data).
+start: build
+	exec node services/standalone/dist/main.js
+
+## Type-checks sources and tests, then runs every jest suite.
+test: build
+	$(PNPM) run typecheck
+	$(PNPM) run test
+
+## Throughput and latency figures, each next to its baseline measured in the same run.
+bench: build
+	node bench/dist/main.js
+
+clean:
+	$(PNPM) run clean

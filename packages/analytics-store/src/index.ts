@@ -1,0 +1,5 @@
+export * from './clickhouse';
+export * from './duckdb';
+export * from './store';
+export * from './tables';
+export * from './purge';

@@ -1,0 +1,111 @@
+import { forbidden, isUuid, notFound, unauthorized } from '@tlm/core';
+import {
+  findMembership,
+  findProject,
+  findUserById,
+  type OrganizationRow,
+  type ProjectRow,
+  type Role,
+  type SqlClient,
+} from '@tlm/metadata-store';
+import type { RequestHandler, Response } from 'express';
+import type { KeyResolver, ResolvedKey } from './resolver';
+import { grantsAny, type Scope } from './scopes';
+import type { TokenIssuer } from './tokens';
+
+/** The credential of `Authorization: Bearer <credential>`. */
+export function bearerCredential(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+/** `/v1` guard: the bearer API key must resolve; the project comes from the key. */
+export function requireApiKey(resolver: KeyResolver): RequestHandler {
+  return async (req, res, next) => {
+    const raw = bearerCredential(req.headers.authorization);
+    if (!raw) throw unauthorized('missing API key: send Authorization: Bearer <key>');
+    const key = await resolver.resolve(raw);
+    if (!key) throw unauthorized('invalid, revoked or deleted API key');
+    res.locals['apiKey'] = key;
+    next();
+  };
+}
+
+/** Accepts the request when the key holds `*` or any of `accepted`. */
+export function requireScope(...accepted: Scope[]): RequestHandler {
+  return (_req, res, next) => {
+    const key = requestKey(res);
+    if (!grantsAny(key.scopes, accepted)) {
+      throw forbidden(`this key lacks the ${accepted.join(' or ')} scope`, { required: accepted });
+    }
+    next();
+  };
+}
+
+export function requestKey(res: Response): ResolvedKey {
+  return res.locals['apiKey'] as ResolvedKey;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+/** `/api` guard: a valid dashboard JWT of a live account. */
+export function requireUser(tokens: TokenIssuer, store: SqlClient): RequestHandler {
+  return async (req, res, next) => {
+    const token = bearerCredential(req.headers.authorization);
+    if (!token) throw unauthorized('missing token: send Authorization: Bearer <JWT>');
+    const userId = await tokens.verify(token);
+    const user = userId ? await findUserById(store, userId) : undefined;
+    if (!user || user.deleted_at) throw unauthorized('invalid or expired token');
+    res.locals['user'] = { id: user.id, email: user.email, name: user.name } satisfies SessionUser;
+    next();
+  };
+}
+
+export function sessionUser(res: Response): SessionUser {
+  return res.locals['user'] as SessionUser;
+}
+
+export interface Membership {
+  organization: OrganizationRow;
+  role: Role;
+}
+
+/**
+ * The `:org` route parameter must be an organization the user belongs to. Outsiders get 404, so the existence
+ * of other organizations is not revealed; members asking for an owner-only action get 403.
+ */
+export function requireMember(store: SqlClient, options: { ownerOnly?: boolean } = {}): RequestHandler {
+  return async (req, res, next) => {
+    const orgId = String(req.params['org'] ?? '');
+    const membership = isUuid(orgId) ? await findMembership(store, orgId, sessionUser(res).id) : undefined;
+    if (!membership) throw notFound('organization not found');
+    if (options.ownerOnly && membership.role !== 'owner') throw forbidden('only an owner of this organization may do this');
+    const { role, ...organization } = membership;
+    res.locals['membership'] = { organization, role } satisfies Membership;
+    next();
+  };
+}
+
+export function requestMembership(res: Response): Membership {
+  return res.locals['membership'] as Membership;
+}
+
+/** The `:project` route parameter must be a project of the route's organization; live unless `includeDeleted`. */
+export function requireProject(store: SqlClient, options: { includeDeleted?: boolean } = {}): RequestHandler {
+  return async (req, res, next) => {
+    const projectId = String(req.params['project'] ?? '');
+    const orgId = requestMembership(res).organization.id;
+    const project = isUuid(projectId) ? await findProject(store, orgId, projectId) : undefined;
+    if (!project || (project.deleted_at && !options.includeDeleted)) throw notFound('project not found');
+    res.locals['project'] = project;
+    next();
+  };
+}
+
+export function requestProject(res: Response): ProjectRow {
+  return res.locals['project'] as ProjectRow;
+}

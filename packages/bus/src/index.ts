@@ -1,0 +1,4 @@
+export * from './bus';
+export * from './embedded';
+export * from './kafka';
+export * from './topics';

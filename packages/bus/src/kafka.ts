@@ -1,0 +1,183 @@
+import { Type } from '@sinclair/typebox';
+import { type Logger, metrics, splitList } from '@tlm/core';
+import {
+  CompressionTypes,
+  Kafka,
+  logLevel,
+  type Consumer,
+  type KafkaMessage,
+  type Producer,
+  type ProducerConfig,
+  type ProducerRecord,
+} from 'kafkajs';
+import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
+import { Topics, type Topic } from './topics';
+
+export const kafkaConfig = {
+  KAFKA_BROKERS: Type.String({ description: 'Comma-separated Kafka bootstrap brokers (host:port); selects the Kafka bus.' }),
+  KAFKA_CLIENT_ID: Type.String({ default: 'tlm', description: 'Client id reported to the brokers.' }),
+  KAFKA_TOPIC_PARTITIONS: Type.Integer({ minimum: 1, default: 6, description: 'Partitions for topics this service creates.' }),
+  KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, default: 1, description: 'Replication factor for topics this service creates.' }),
+  KAFKA_COMPRESSION: Type.Union([Type.Literal('none'), Type.Literal('gzip')], {
+    default: 'none',
+    description: 'Compression of produced batches; gzip trades gateway CPU for broker bandwidth.',
+  }),
+};
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  partitions: number;
+  replicationFactor: number;
+  compression: 'none' | 'gzip';
+  /** Distinguishes this process in broadcast groups. */
+  instanceId: string;
+  logger: Logger;
+}
+
+/** Idempotent producer: the broker drops a retried batch it already has, so a retry never duplicates a message. */
+export function producerConfig(): ProducerConfig {
+  return { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false };
+}
+
+/** The exact record a publish sends: all in-sync replicas must acknowledge (acks -1), values are JSON. */
+export function producerRecord<T>(topic: Topic, messages: BusMessage<T>[], compression: 'none' | 'gzip'): ProducerRecord {
+  return {
+    topic,
+    acks: -1,
+    compression: compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+    messages: messages.map((message) => ({ key: message.key, value: JSON.stringify(message.value) })),
+  };
+}
+
+/** Decodes a fetched batch; a message that is not JSON cannot be processed by anyone, so it is reported and skipped. */
+export function decodeMessages<T>(messages: KafkaMessage[], onMalformed: (offset: string, error: Error) => void): T[] {
+  const values: T[] = [];
+  for (const message of messages) {
+    if (!message.value) continue;
+    try {
+      values.push(JSON.parse(message.value.toString('utf8')) as T);
+    } catch (error) {
+      onMalformed(message.offset, error as Error);
+    }
+  }
+  return values;
+}
+
+/** Consumer group of a subscription: shared by the group, or one per process for broadcast. */
+export function consumerGroupId(options: SubscribeOptions, instanceId: string): string {
+  return options.broadcast ? `${options.group}.${instanceId}` : options.group;
+}
+
+export class KafkaBus implements Bus {
+  private readonly consumers: Consumer[] = [];
+
+  private constructor(
+    private readonly kafka: Kafka,
+    private readonly producer: Producer,
+    private readonly options: KafkaBusOptions,
+  ) {}
+
+  static async connect(options: KafkaBusOptions): Promise<KafkaBus> {
+    const kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => (entry) => options.logger.warn({ kafka: entry.namespace, ...entry.log }, 'kafka'),
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = Object.values(Topics).filter((topic) => !existing.has(topic));
+      if (missing.length > 0) {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: options.partitions,
+            replicationFactor: options.replicationFactor,
+          })),
+        });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    const producer = kafka.producer(producerConfig());
+    await producer.connect();
+    return new KafkaBus(kafka, producer, options);
+  }
+
+  static fromConfig(
+    config: { KAFKA_BROKERS: string; KAFKA_CLIENT_ID: string; KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPLICATION_FACTOR: number; KAFKA_COMPRESSION: 'none' | 'gzip' },
+    instanceId: string,
+    logger: Logger,
+  ): Promise<KafkaBus> {
+    return KafkaBus.connect({
+      brokers: splitList(config.KAFKA_BROKERS),
+      clientId: config.KAFKA_CLIENT_ID,
+      partitions: config.KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+      compression: config.KAFKA_COMPRESSION,
+      instanceId,
+      logger,
+    });
+  }
+
+  async publish<T>(topic: Topic, messages: BusMessage<T>[]): Promise<void> {
+    if (messages.length === 0) return;
+    const stopTimer = metrics.busPublishDuration.startTimer({ topic });
+    try {
+      await this.producer.send(producerRecord(topic, messages, this.options.compression));
+    } finally {
+      stopTimer();
+    }
+  }
+
+  async subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription> {
+    const groupId = consumerGroupId(options, this.options.instanceId);
+    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    await consumer.connect();
+    // Broadcast subscribers only care about changes from now on; shared groups must see every message.
+    await consumer.subscribe({ topic, fromBeginning: !options.broadcast });
+    const logger = this.options.logger;
+    await consumer.run({
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
+        if (!isRunning() || isStale()) return;
+        const values = decodeMessages<T>(batch.messages, (offset, error) =>
+          logger.error({ topic, partition: batch.partition, offset, err: error }, 'skipping a malformed message'),
+        );
+        // Throwing here leaves the offset uncommitted, so the batch is delivered again (at least once);
+        // writers insert with each item's id, so a redelivery never makes a second row.
+        if (values.length > 0) await handler(values);
+        resolveOffset(batch.lastOffset());
+        await commitOffsetsIfNecessary();
+        await heartbeat();
+        metrics.busConsumerLag.set({ topic, group: groupId }, Number(batch.offsetLag()));
+      },
+    });
+    this.consumers.push(consumer);
+    return {
+      close: async () => {
+        await consumer.disconnect();
+        this.consumers.splice(this.consumers.indexOf(consumer), 1);
+      },
+    };
+  }
+
+  async ping(): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      await admin.describeCluster();
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.disconnect()));
+    await this.producer.disconnect();
+  }
+}

@@ -1,0 +1,169 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { ApiError, internalError, notFound, payloadTooLarge, validationError } from './errors';
+import type { Logger } from './logger';
+import { httpRequestDuration, httpRequests, metricsRegistry } from './metrics';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  readiness: ReadinessCheck[];
+  trustedProxies: string[];
+}
+
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const READINESS_TIMEOUT_MS = 2_000;
+
+/**
+ * The shell every service shares: request log and metrics, `/healthz`, `/readyz`, `/metrics`.
+ * Mount routes on the result, then call `finishServiceApp` to add the 404 and error handlers.
+ */
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Express resolves req.ip from X-Forwarded-For only when the socket peer is one of these (proxy-addr).
+  app.set('trust proxy', options.trustedProxies.length > 0 ? options.trustedProxies : false);
+  app.use(requestLog(options.service, options.logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(options.readiness.map((probe) => runProbe(probe)));
+    const ready = results.every((result) => result.status === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks: results });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+  return app;
+}
+
+async function runProbe(probe: ReadinessCheck): Promise<{ name: string; status: 'ok' | 'error'; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([probe.check(), timeout]);
+    return { name: probe.name, status: 'ok' };
+  } catch (error) {
+    return { name: probe.name, status: 'error', error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function finishServiceApp(app: Express, logger: Logger): void {
+  app.use((_req, _res, next) => next(notFound('no such route')));
+  app.use(errorHandler(logger));
+}
+
+/** One log line and one metric sample per request; the query string is left out so `?sentry_key=` never lands in logs. */
+function requestLog(service: string, logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const path = req.originalUrl.split('?', 1)[0] ?? '';
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : PROBE_PATHS.has(path) ? path : 'unmatched';
+      const labels = { service, method: req.method, route, status: String(res.statusCode) };
+      httpRequests.inc(labels);
+      httpRequestDuration.observe(labels, seconds);
+      const line = { method: req.method, route, path, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 };
+      if (PROBE_PATHS.has(path)) logger.debug(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}
+
+/** body-parser signals its failures through `type`; they become the spec's codes here. */
+function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.too.large') return payloadTooLarge('request body exceeds the 2 MB limit');
+  if (type === 'entity.parse.failed') return validationError('request body is not valid JSON');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return validationError('unsupported content encoding or charset');
+  if (type === 'request.aborted') return validationError('request aborted by the client');
+  return undefined;
+}
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    let apiError = toApiError(error);
+    if (!apiError) {
+      logger.error({ err: error, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'unhandled error');
+      apiError = internalError();
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+  };
+}
+
+const bodySizes = new WeakMap<object, number>();
+
+/** JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. */
+export function jsonBody(limitBytes: number): RequestHandler {
+  return express.json({
+    limit: limitBytes,
+    type: () => true,
+    strict: false,
+    verify: (req, _res, buffer) => {
+      bodySizes.set(req, buffer.length);
+    },
+  });
+}
+
+/** Bytes of the (inflated) body `jsonBody` parsed for this request; 0 when there was none. */
+export function bodyBytes(req: object): number {
+  return bodySizes.get(req) ?? 0;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: http.Server;
+  /** Stops accepting connections, waits for in-flight requests up to the timeout, then drops the rest. */
+  close(): Promise<void>;
+}
+
+export async function listen(app: Express, port: number, host: string, shutdownTimeoutMs: number): Promise<RunningServer> {
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    server,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom-client';
+
+export { register as metricsRegistry };
+
+collectDefaultMetrics({ prefix: 'tlm_' });
+
+export const httpRequests = new Counter({
+  name: 'tlm_http_requests_total',
+  help: 'HTTP requests answered, by service, route pattern and status.',
+  labelNames: ['service', 'method', 'route', 'status'] as const,
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'tlm_http_request_duration_seconds',
+  help: 'Time from request to response, by service, route pattern and status.',
+  labelNames: ['service', 'method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+});
+
+export const ingestItems = new Counter({
+  name: 'tlm_ingest_items_total',
+  help: 'Ingested items by signal (logs, events, ...) and outcome (accepted or rejected).',
+  labelNames: ['signal', 'outcome'] as const,
+});
+
+export const busPublishDuration = new Histogram({
+  name: 'tlm_bus_publish_duration_seconds',
+  help: 'Time until the bus acknowledged a publish (embedded: rows committed; Kafka: broker ack).',
+  labelNames: ['topic'] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+});
+
+export const busConsumerLag = new Gauge({
+  name: 'tlm_bus_consumer_lag',
+  help: 'Messages published but not yet processed, by topic and consumer group.',
+  labelNames: ['topic', 'group'] as const,
+});

@@ -1,0 +1,36 @@
+/** Per-plan limits (SPEC.md Limits). Project and AI quotas are not in the spec; the values here are ours (docs/decisions.md). */
+export const PLAN_NAMES = ['free', 'starter', 'pro', 'team'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface PlanLimits {
+  requestsPerSecond: number;
+  maxApiKeys: number;
+  retentionDays: number;
+  maxProjects: number;
+  aiQueriesPerMonth: number;
+}
+
+export const PLANS: Record<PlanName, PlanLimits> = {
+  free: { requestsPerSecond: 10, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50 },
+  starter: { requestsPerSecond: 20, maxApiKeys: 10, retentionDays: 14, maxProjects: 10, aiQueriesPerMonth: 500 },
+  pro: { requestsPerSecond: 50, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000 },
+  team: { requestsPerSecond: 100, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000 },
+};
+
+/** Plans above `plan` whose limit `limitOf` is higher than `needed - 1`, cheapest first: the upgrade offer of a 402. */
+export function upgradesAllowing(plan: PlanName, needed: number, limitOf: (limits: PlanLimits) => number): PlanName[] {
+  const from = PLAN_NAMES.indexOf(plan);
+  return PLAN_NAMES.filter((name, index) => index > from && limitOf(PLANS[name]) >= needed);
+}
+
+/** Soft-deleted projects, keys and accounts can be restored for this long (SPEC.md Limits). */
+export const RESTORE_WINDOW_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function restoreDeadline(deletedAt: Date): Date {
+  return new Date(deletedAt.getTime() + RESTORE_WINDOW_DAYS * DAY_MS);
+}
+
+export function withinRestoreWindow(deletedAt: Date, now = new Date()): boolean {
+  return now.getTime() < restoreDeadline(deletedAt).getTime();
+}

@@ -1,0 +1,6 @@
+export * from './apiKeys';
+export * from './organizations';
+export * from './projects';
+export * from './schemaRegistry';
+export * from './usage';
+export * from './users';

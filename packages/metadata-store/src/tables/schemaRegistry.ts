@@ -1,0 +1,88 @@
+import type { SqlClient } from '../store';
+
+export type SchemaSignal = 'logs' | 'events';
+
+/** What one write batch adds to a project's schema document. */
+export interface PropertyDelta {
+  projectId: string;
+  signal: SchemaSignal;
+  key: string;
+  type: string;
+  /** Distinct example values (JSON values), first seen first. */
+  examples: unknown[];
+  volume: number;
+}
+
+export interface EventNameDelta {
+  projectId: string;
+  name: string;
+  volume: number;
+}
+
+export const MAX_EXAMPLES = 5;
+
+/**
+ * Adds a batch's property and event-name counts to the registry: one statement each, however many rows the
+ * batch held. A key seen with two types becomes 'mixed'; examples fill up to five distinct values.
+ */
+export async function recordSchema(sql: SqlClient, properties: PropertyDelta[], eventNames: EventNameDelta[]): Promise<void> {
+  if (properties.length > 0) {
+    await sql.query(
+      `insert into schema_properties as s (project_id, signal, key, type, examples, volume, last_seen_at)
+       select d.project_id, d.signal, d.key, d.type, d.examples::jsonb, d.volume, now()
+       from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+         as d(project_id, signal, key, type, examples, volume)
+       on conflict (project_id, signal, key) do update set
+         volume = s.volume + excluded.volume,
+         last_seen_at = excluded.last_seen_at,
+         type = case when s.type = excluded.type then s.type else 'mixed' end,
+         examples = case when jsonb_array_length(s.examples) >= ${MAX_EXAMPLES} then s.examples else (
+           select coalesce(jsonb_agg(value), '[]'::jsonb) from (
+             select value from (
+               select value, min(position) as first from jsonb_array_elements(s.examples || excluded.examples)
+                 with ordinality as e(value, position) group by value
+             ) distinct_values order by first limit ${MAX_EXAMPLES}
+           ) kept
+         ) end`,
+      [
+        properties.map((delta) => delta.projectId),
+        properties.map((delta) => delta.signal),
+        properties.map((delta) => delta.key),
+        properties.map((delta) => delta.type),
+        properties.map((delta) => JSON.stringify(delta.examples.slice(0, MAX_EXAMPLES))),
+        properties.map((delta) => delta.volume),
+      ],
+    );
+  }
+  if (eventNames.length > 0) {
+    await sql.query(
+      `insert into schema_event_names as s (project_id, name, volume, last_seen_at)
+       select d.project_id, d.name, d.volume, now()
+       from unnest($1::uuid[], $2::text[], $3::bigint[]) as d(project_id, name, volume)
+       on conflict (project_id, name) do update set volume = s.volume + excluded.volume, last_seen_at = excluded.last_seen_at`,
+      [eventNames.map((delta) => delta.projectId), eventNames.map((delta) => delta.name), eventNames.map((delta) => delta.volume)],
+    );
+  }
+}
+
+export interface PropertySchemaRow {
+  signal: SchemaSignal;
+  key: string;
+  type: string;
+  examples: unknown[];
+  volume: number;
+}
+
+export async function readPropertySchema(sql: SqlClient, projectId: string): Promise<PropertySchemaRow[]> {
+  return sql.query<PropertySchemaRow>(
+    `select signal, key, type, examples, volume from schema_properties where project_id = $1 order by volume desc, key`,
+    [projectId],
+  );
+}
+
+export async function readEventNames(sql: SqlClient, projectId: string): Promise<{ name: string; volume: number }[]> {
+  return sql.query<{ name: string; volume: number }>(
+    'select name, volume from schema_event_names where project_id = $1 order by volume desc, name',
+    [projectId],
+  );
+}

@@ -1,0 +1,40 @@
+import type { SqlClient } from '../store';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string;
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+/** Inserts a user; null when the address is taken (by a live or a soft-deleted account). */
+export async function insertUser(
+  sql: SqlClient,
+  user: { id: string; email: string; name: string | null; passwordHash: string },
+): Promise<UserRow | null> {
+  const rows = await sql.query<UserRow>(
+    `insert into users (id, email, name, password_hash) values ($1, $2, $3, $4)
+     on conflict ((lower(email))) do nothing
+     returning *`,
+    [user.id, user.email, user.name, user.passwordHash],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findUserByEmail(sql: SqlClient, email: string): Promise<UserRow | undefined> {
+  return (await sql.query<UserRow>('select * from users where lower(email) = lower($1)', [email]))[0];
+}
+
+export async function findUserById(sql: SqlClient, id: string): Promise<UserRow | undefined> {
+  return (await sql.query<UserRow>('select * from users where id = $1', [id]))[0];
+}
+
+export async function setUserDeletedAt(sql: SqlClient, id: string, deletedAt: Date | null): Promise<void> {
+  await sql.query('update users set deleted_at = $2 where id = $1', [id, deletedAt]);
+}
+
+export async function purgeUser(sql: SqlClient, id: string): Promise<void> {
+  await sql.query('delete from users where id = $1', [id]);
+}

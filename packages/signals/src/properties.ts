@@ -1,0 +1,46 @@
+/** A flat property bag: nested objects become dotted keys ("user.plan"), arrays stay JSON arrays. */
+export type PropertyValue = string | number | boolean | unknown[];
+export type Properties = Record<string, PropertyValue>;
+
+export const PROPERTY_LIMITS = {
+  /** More keys than this in one item rejects the item. */
+  maxKeys: 1_000,
+  /** Longer keys reject the item. */
+  maxKeyLength: 256,
+  /** Objects nested deeper than this are stored as JSON text under their dotted key. */
+  maxDepth: 8,
+};
+
+/**
+ * Copies `source` into `target` flat: `{user: {plan: 'pro'}}` becomes `user.plan = 'pro'`. Nulls are absent
+ * values and are dropped. Later calls overwrite earlier keys, so callers merge in precedence order.
+ */
+export function flattenInto(target: Properties, source: Record<string, unknown>, prefix = '', depth = 0): void {
+  for (const [name, value] of Object.entries(source)) {
+    if (value === null || value === undefined) continue;
+    const key = prefix + name;
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      if (depth < PROPERTY_LIMITS.maxDepth) flattenInto(target, value as Record<string, unknown>, `${key}.`, depth + 1);
+      else target[key] = JSON.stringify(value);
+    } else if (typeof value === 'string' || typeof value === 'boolean' || Array.isArray(value)) {
+      target[key] = value;
+    } else if (typeof value === 'number' && Number.isFinite(value)) {
+      target[key] = value;
+    }
+  }
+}
+
+/** Says why a flattened bag cannot be stored, or undefined when it can. */
+export function propertyProblem(properties: Properties): string | undefined {
+  const keys = Object.keys(properties);
+  if (keys.length > PROPERTY_LIMITS.maxKeys) return `too many properties (${keys.length}, at most ${PROPERTY_LIMITS.maxKeys})`;
+  const long = keys.find((key) => key.length > PROPERTY_LIMITS.maxKeyLength);
+  if (long) return `property key longer than ${PROPERTY_LIMITS.maxKeyLength} characters: ${long.slice(0, 40)}…`;
+  return undefined;
+}
+
+/** JSON type name of a property value as the schema document reports it. */
+export function propertyType(value: PropertyValue): 'string' | 'number' | 'boolean' | 'array' {
+  if (Array.isArray(value)) return 'array';
+  return typeof value as 'string' | 'number' | 'boolean';
+}

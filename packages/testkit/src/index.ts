@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { loadConfig } from '@tlm/core';
+import { StandaloneConfig, startStandalone, type Standalone } from '@tlm/standalone';
+import pino from 'pino';
+
+export interface TestServer {
+  url: string;
+  api: Api;
+  standalone: Standalone;
+  dataDir: string;
+  /** Closes the server and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the standalone server on 127.0.0.1 and an ephemeral port with a fresh data directory. Rate limits are
+ * off unless a test turns them on; `logs` receives the server's JSON log lines.
+ */
+export async function startTestServer(env: Record<string, string> = {}, logs?: Writable): Promise<TestServer> {
+  const dataDir = env['DATA_DIR'] ?? mkdtempSync(path.join(tmpdir(), 'tlm-test-'));
+  const config = loadConfig(StandaloneConfig, {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_ENABLED: 'false',
+    KEY_LAST_USED_FLUSH_MS: '100',
+    ...env,
+  });
+  const logger = logs ? pino({ level: 'info', base: { service: 'standalone' } }, logs) : pino({ level: 'silent' });
+  const standalone = await startStandalone(config, logger);
+  return {
+    url: standalone.url,
+    api: new Api(standalone.url),
+    standalone,
+    dataDir,
+    close: async () => {
+      await standalone.close();
+      if (!env['DATA_DIR']) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  /** Bearer credential: an API key or a JWT. */
+  token?: string;
+  /** Sent as JSON unless it is a string or a Buffer. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A thin HTTP client over fetch that never throws for a status. */
+export class Api {
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+    let body: string | Buffer | undefined;
+    if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed as T, text, headers: response.headers };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('POST', path, options);
+  }
+  put<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PUT', path, options);
+  }
+  patch<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, options);
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+}
+
+let counter = 0;
+export function uniqueEmail(label = 'user'): string {
+  counter += 1;
+  return `${label}-${process.pid}-${Date.now()}-${counter}@example.com`;
+}
+
+export interface Session {
+  token: string;
+  user: { id: string; email: string; name: string | null };
+  organization: { id: string; name: string; plan: string; region: string };
+  password: string;
+}
+
+export async function signup(api: Api, input: { email?: string; password?: string; name?: string } = {}): Promise<Session> {
+  const password = input.password ?? 'correct horse battery staple';
+  const reply = await api.post('/api/auth/signup', { body: { email: input.email ?? uniqueEmail(), password, name: input.name ?? 'Test User' } });
+  if (reply.status !== 201) throw new Error(`signup failed: ${reply.status} ${reply.text}`);
+  return { ...reply.body, password };
+}
+
+export async function createProject(api: Api, session: Session, input: { name?: string; allow_browser_logs?: boolean } = {}) {
+  const reply = await api.post(`/api/orgs/${session.organization.id}/projects`, { token: session.token, body: { name: 'web', ...input } });
+  if (reply.status !== 201) throw new Error(`project creation failed: ${reply.status} ${reply.text}`);
+  return reply.body as { id: string; dsn_id: number; name: string; allow_browser_logs: boolean };
+}
+
+export async function createKey(api: Api, session: Session, projectId: string, input: { name?: string; type: 'public' | 'secret'; scopes?: string[] }) {
+  const reply = await api.post(`/api/orgs/${session.organization.id}/projects/${projectId}/keys`, {
+    token: session.token,
+    body: { name: `${input.type} key`, ...input },
+  });
+  if (reply.status !== 201) throw new Error(`key creation failed: ${reply.status} ${reply.text}`);
+  return reply.body as { id: string; key: string; prefix: string; type: string; scopes: string[]; dsn?: string };
+}
+
+export async function setPlan(api: Api, session: Session, plan: 'free' | 'starter' | 'pro' | 'team'): Promise<void> {
+  const reply = await api.patch(`/api/orgs/${session.organization.id}`, { token: session.token, body: { plan } });
+  if (reply.status !== 200) throw new Error(`plan change failed: ${reply.status} ${reply.text}`);
+}
+
+/** A signed-up user with a project, a secret key (`*`) and a public key (`ingest:write`). */
+export async function setupProject(api: Api, options: { allow_browser_logs?: boolean } = {}) {
+  const session = await signup(api);
+  const project = await createProject(api, session, { allow_browser_logs: options.allow_browser_logs ?? false });
+  const secret = await createKey(api, session, project.id, { type: 'secret' });
+  const publicKey = await createKey(api, session, project.id, { type: 'public' });
+  return { session, project, secretKey: secret.key, publicKey: publicKey.key, secret, public: publicKey };
+}
+
+/** Retries `check` until it stops throwing, for effects that land shortly after a response (last_used_at). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { httpConfig } from '@tlm/core';
+
+const url = (service: string) => Type.String({ format: 'uri', description: `Base URL of the ${service} service, e.g. http://${service}:8080.` });
+
+/** Fleet configuration of the API gateway. */
+export const ApiGatewayConfig = Type.Object({
+  ...httpConfig,
+  INGEST_GATEWAY_URL: url('ingest-gateway'),
+  QUERY_URL: url('query'),
+  KEY_ADMIN_URL: url('key-admin'),
+  DASHBOARD_API_URL: url('dashboard-api'),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000, description: 'How long the gateway waits for an upstream answer.' }),
+});

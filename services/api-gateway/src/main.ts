@@ -1,0 +1,19 @@
+import { runService, start } from '@tlm/runtime';
+import { ApiGatewayConfig } from './config';
+import { gatewayRoutes, upstreamReadiness, type Upstream } from './index';
+
+start(() =>
+  runService('api-gateway', ApiGatewayConfig, async (config) => {
+    const targets: Record<Upstream, string> = {
+      'ingest-gateway': config.INGEST_GATEWAY_URL,
+      query: config.QUERY_URL,
+      'key-admin': config.KEY_ADMIN_URL,
+      'dashboard-api': config.DASHBOARD_API_URL,
+    };
+    return {
+      routes: gatewayRoutes(targets, config.UPSTREAM_TIMEOUT_MS),
+      readiness: upstreamReadiness(targets),
+      close: async () => undefined,
+    };
+  }),
+);

@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+import { clickhouseConfig } from '@tlm/analytics-store';
+import { jwtConfig, regionConfig } from '@tlm/auth';
+import { kafkaConfig } from '@tlm/bus';
+import { httpConfig } from '@tlm/core';
+import { postgresConfig } from '@tlm/metadata-store';
+
+/** Fleet configuration of the dashboard API; docs/configuration.md describes every variable. */
+export const DashboardConfig = Type.Object({
+  ...httpConfig,
+  ...postgresConfig,
+  ...clickhouseConfig,
+  ...kafkaConfig,
+  ...regionConfig,
+  ...jwtConfig,
+});

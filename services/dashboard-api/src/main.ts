@@ -1,0 +1,21 @@
+import { TokenIssuer } from '@tlm/auth';
+import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
+import { DashboardConfig } from './config';
+import { dashboardRoutes } from './index';
+
+start(() =>
+  runService('dashboard-api', DashboardConfig, async (config, logger) => {
+    const metadata = await connectMetadata(config);
+    const analytics = await connectAnalytics(config);
+    const bus = await connectBus(config, 'dashboard-api', logger);
+    return {
+      routes: dashboardRoutes({ metadata, analytics, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION }),
+      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+      close: async () => {
+        await bus.close();
+        await analytics.close();
+        await metadata.close();
+      },
+    };
+  }),
+);

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox';
+import { REGIONS, hashPassword, requireUser, sessionUser, verifyPassword } from '@tlm/auth';
+import {
+  StringEnum,
+  conflict,
+  isoTime,
+  jsonBody,
+  newId,
+  notFound,
+  parseBody,
+  restoreDeadline,
+  unauthorized,
+  withinRestoreWindow,
+} from '@tlm/core';
+import {
+  findUserByEmail,
+  insertMembership,
+  insertOrganization,
+  insertUser,
+  listOrganizationsOfUser,
+  type UserRow,
+} from '@tlm/metadata-store';
+import { Router } from 'express';
+import { purgeAccount, restoreAccount, softDeleteAccount } from '../accounts';
+import type { DashboardDeps } from '../deps';
+import { organizationJson, userJson } from '../wire';
+
+const SignupBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 320 }),
+  password: Type.String({ minLength: 8, maxLength: 1024 }),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  region: Type.Optional(StringEnum(REGIONS)),
+});
+
+const CredentialsBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+/** Compared against when the email is unknown, so a login takes as long whether or not the account exists. */
+const NO_SUCH_USER_HASH = hashPassword('no such user, no such password');
+
+export function authRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const body = jsonBody(64 * 1024);
+  const user = requireUser(deps.tokens, deps.metadata);
+
+  router.post('/api/auth/signup', body, async (req, res) => {
+    const input = parseBody(SignupBody, req.body);
+    const existing = await findUserByEmail(deps.metadata, input.email);
+    if (existing?.deleted_at && !withinRestoreWindow(existing.deleted_at)) {
+      // The reservation has lapsed but the daily cleanup has not run yet: finish its work now.
+      await purgeAccount(deps, existing.id);
+    } else if (existing) {
+      throw existing.deleted_at
+        ? conflict('an account with this email was deleted and can still be restored', { restore: true })
+        : conflict('an account with this email already exists');
+    }
+    const passwordHash = await hashPassword(input.password);
+    const region = input.region ?? deps.region;
+    const created = await deps.metadata.transaction(async (tx) => {
+      const newUser = await insertUser(tx, { id: newId(), email: input.email.trim(), name: input.name ?? null, passwordHash });
+      if (!newUser) return null;
+      const organization = await insertOrganization(tx, {
+        id: newId(),
+        name: `${input.name ?? input.email.split('@')[0]}'s organization`,
+        region,
+      });
+      await insertMembership(tx, organization.id, newUser.id, 'owner');
+      return { newUser, organization };
+    });
+    if (!created) throw conflict('an account with this email already exists');
+    res.status(201).json({
+      token: await deps.tokens.issue(created.newUser.id),
+      user: userJson(created.newUser),
+      organization: {
+        id: created.organization.id,
+        name: created.organization.name,
+        plan: created.organization.plan,
+        region: created.organization.region,
+      },
+    });
+  });
+
+  router.post('/api/auth/login', body, async (req, res) => {
+    const input = parseBody(CredentialsBody, req.body);
+    const account = await checkCredentials(input.email, input.password);
+    if (account.deleted_at) {
+      // SPEC.md Account lifecycle: logging in inside the window restores the account.
+      if (!withinRestoreWindow(account.deleted_at)) throw unauthorized('wrong email or password');
+      await restoreAccount(deps, account.id, account.deleted_at);
+    }
+    res.json({ token: await deps.tokens.issue(account.id), user: userJson(account) });
+  });
+
+  router.get('/api/auth/me', user, async (_req, res) => {
+    const me = sessionUser(res);
+    const organizations = await listOrganizationsOfUser(deps.metadata, me.id);
+    res.json({ ...userJson(me), organizations: organizations.map((organization) => organizationJson(organization, organization.role)) });
+  });
+
+  router.delete('/api/auth/account', user, async (req, res) => {
+    const me = sessionUser(res);
+    if (req.query['immediate'] === 'true') {
+      await purgeAccount(deps, me.id);
+      res.json({ deleted: true, immediate: true });
+      return;
+    }
+    const deletedAt = new Date();
+    await softDeleteAccount(deps, me.id, deletedAt);
+    res.json({ deleted: true, immediate: false, restore_until: isoTime(restoreDeadline(deletedAt)) });
+  });
+
+  router.post('/api/auth/account/restore', body, async (req, res) => {
+    const input = parseBody(CredentialsBody, req.body);
+    const account = await checkCredentials(input.email, input.password);
+    if (account.deleted_at) {
+      if (!withinRestoreWindow(account.deleted_at)) throw notFound('the restore window of this account has passed');
+      await restoreAccount(deps, account.id, account.deleted_at);
+    }
+    res.json({ restored: account.deleted_at !== null, token: await deps.tokens.issue(account.id), user: userJson(account) });
+  });
+
+  async function checkCredentials(email: string, password: string): Promise<UserRow> {
+    const account = await findUserByEmail(deps.metadata, email);
+    const valid = await verifyPassword(password, account?.password_hash ?? (await NO_SUCH_USER_HASH));
+    if (!account || !valid) throw unauthorized('wrong email or password');
+    return account;
+  }
+
+  return router;
+}

@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import { announceKeyChange, requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
+import { PLANS, PLAN_NAMES, StringEnum, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
+import {
+  countOwners,
+  deleteMembership,
+  findUserByEmail,
+  insertMembership,
+  listMembers,
+  listOrganizationsOfUser,
+  updateOrganization,
+} from '@tlm/metadata-store';
+import { Router } from 'express';
+import type { DashboardDeps } from '../deps';
+import { memberJson, organizationJson } from '../wire';
+
+const OrganizationPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    plan: Type.Optional(StringEnum(PLAN_NAMES)),
+  },
+  { additionalProperties: false },
+);
+
+const NewMember = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 320 }),
+  role: StringEnum(['owner', 'member'] as const),
+});
+
+export function organizationRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const body = jsonBody(64 * 1024);
+  const user = requireUser(deps.tokens, deps.metadata);
+  const member = [user, requireMember(deps.metadata)];
+  const owner = [user, requireMember(deps.metadata, { ownerOnly: true })];
+
+  router.get('/api/orgs', user, async (_req, res) => {
+    const organizations = await listOrganizationsOfUser(deps.metadata, sessionUser(res).id);
+    res.json({ organizations: organizations.map((organization) => organizationJson(organization, organization.role)) });
+  });
+
+  router.get('/api/orgs/:org', ...member, (_req, res) => {
+    const { organization, role } = requestMembership(res);
+    res.json({ ...organizationJson(organization, role), limits: PLANS[organization.plan] });
+  });
+
+  router.patch('/api/orgs/:org', ...owner, body, async (req, res) => {
+    const changes = parseBody(OrganizationPatch, req.body);
+    const { organization, role } = requestMembership(res);
+    const updated = await updateOrganization(deps.metadata, organization.id, changes);
+    // The plan sets retention and limits, which gateways cache with each key.
+    if (changes.plan && changes.plan !== organization.plan) await announceKeyChange(deps.bus, { orgIds: [organization.id] });
+    res.json({ ...organizationJson(updated, role), limits: PLANS[updated.plan] });
+  });
+
+  router.get('/api/orgs/:org/members', ...member, async (_req, res) => {
+    const members = await listMembers(deps.metadata, requestMembership(res).organization.id);
+    res.json({ members: members.map(memberJson) });
+  });
+
+  router.post('/api/orgs/:org/members', ...owner, body, async (req, res) => {
+    const input = parseBody(NewMember, req.body);
+    const orgId = requestMembership(res).organization.id;
+    const account = await findUserByEmail(deps.metadata, input.email);
+    if (!account || account.deleted_at) throw notFound('no account with this email; they need to sign up first');
+    const membership = await insertMembership(deps.metadata, orgId, account.id, input.role);
+    if (!membership) throw conflict('this person is already a member of the organization');
+    res.status(201).json({
+      user_id: account.id,
+      email: account.email,
+      name: account.name,
+      role: membership.role,
+      joined_at: membership.created_at.toISOString(),
+    });
+  });
+
+  router.delete('/api/orgs/:org/members/:user', ...member, async (req, res) => {
+    const { organization, role } = requestMembership(res);
+    const userId = String(req.params['user']);
+    // Owners manage members; anyone may leave.
+    if (role !== 'owner' && userId !== sessionUser(res).id) throw forbidden('only an owner of this organization may remove members');
+    const removed = await deps.metadata.transaction(async (tx) => {
+      if (!isUuid(userId)) return false;
+      const gone = await deleteMembership(tx, organization.id, userId);
+      if (gone && (await countOwners(tx, organization.id)) === 0) throw conflict('an organization needs at least one owner');
+      return gone;
+    });
+    if (!removed) throw notFound('member not found');
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,35 @@
+import { isoTime, restoreDeadline } from '@tlm/core';
+import type { MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
+
+/** Stored rows to the JSON the dashboard API answers with. */
+
+export const userJson = (user: Pick<UserRow, 'id' | 'email' | 'name'>) => ({ id: user.id, email: user.email, name: user.name });
+
+export const organizationJson = (organization: OrganizationRow, role?: Role) => ({
+  id: organization.id,
+  name: organization.name,
+  plan: organization.plan,
+  region: organization.region,
+  created_at: isoTime(organization.created_at),
+  ...(role ? { role } : {}),
+});
+
+export const memberJson = (member: MemberRow) => ({
+  user_id: member.user_id,
+  email: member.email,
+  name: member.name,
+  role: member.role,
+  joined_at: isoTime(member.created_at),
+});
+
+export const projectJson = (project: ProjectRow) => ({
+  id: project.id,
+  org_id: project.org_id,
+  name: project.name,
+  dsn_id: project.dsn_id,
+  allow_browser_logs: project.allow_browser_logs,
+  created_at: isoTime(project.created_at),
+  ...(project.deleted_at
+    ? { deleted_at: isoTime(project.deleted_at), restore_until: isoTime(restoreDeadline(project.deleted_at)) }
+    : {}),
+});

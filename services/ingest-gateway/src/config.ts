@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox';
+import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { kafkaConfig } from '@tlm/bus';
+import { httpConfig } from '@tlm/core';
+import { postgresConfig } from '@tlm/metadata-store';
+
+/** Fleet configuration of the ingest gateway. */
+export const IngestGatewayConfig = Type.Object({
+  ...httpConfig,
+  ...postgresConfig,
+  ...kafkaConfig,
+  ...keyCacheConfig,
+  ...rateLimitConfig,
+  ...regionConfig,
+});

@@ -1,0 +1,87 @@
+import {
+  requestKey,
+  requireApiKey,
+  requireScope,
+  requireWithinRate,
+  type KeyResolver,
+  type RateLimiter,
+} from '@tlm/auth';
+import { Topics, type Bus, type Topic } from '@tlm/bus';
+import { bodyBytes, forbidden, jsonBody, metrics } from '@tlm/core';
+import {
+  MAX_BODY_BYTES,
+  MAX_ITEM_BYTES,
+  processBatch,
+  reject,
+  toEventRecord,
+  toLogRecord,
+  type IngestContext,
+  type ItemResult,
+} from '@tlm/signals';
+import cors from 'cors';
+import { Router, type RequestHandler } from 'express';
+import { batchItems, ingestContext } from './request';
+
+export interface IngestGatewayDeps {
+  bus: Bus;
+  keys: KeyResolver;
+  limiter: RateLimiter;
+}
+
+/** CORS for browser SDKs: any origin, no cookies (keys travel in headers), preflight cached for a day. */
+export const ingestCors = cors({
+  origin: true,
+  methods: ['POST', 'PUT', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'X-Sentry-Auth', 'traceparent', 'tracestate', 'baggage', 'sentry-trace'],
+  maxAge: 86_400,
+});
+
+/** DECISIONS.md: a public key may send logs only when the project allows browser logs. */
+const browserLogsAllowed: RequestHandler = (_req, res, next) => {
+  const key = requestKey(res);
+  if (key.type === 'public' && !key.allowBrowserLogs) {
+    throw forbidden("CORS blocked: enable 'Allow browser logs' for this project");
+  }
+  next();
+};
+
+/**
+ * Validates and enriches every item of a batch, publishes the valid ones and answers once the bus holds them
+ * durably: 202 {accepted, rejected, errors}.
+ */
+function ingestBatch<R extends { projectId: string }>(
+  bus: Bus,
+  signal: string,
+  topic: Topic,
+  toRecord: (item: unknown, context: IngestContext) => ItemResult<R>,
+): RequestHandler {
+  return async (req, res) => {
+    const items = batchItems(req.body);
+    const context = ingestContext(req, requestKey(res));
+    // Only a body over 1 MiB can hold an item over 1 MiB, so smaller bodies skip the measuring.
+    const measure = bodyBytes(req) > MAX_ITEM_BYTES;
+    const outcome = processBatch(items, (item) =>
+      measure && Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES
+        ? reject(`item exceeds ${MAX_ITEM_BYTES} bytes`)
+        : toRecord(item, context),
+    );
+    await bus.publish(
+      topic,
+      outcome.records.map((record) => ({ key: record.projectId, value: record })),
+    );
+    metrics.ingestItems.inc({ signal, outcome: 'accepted' }, outcome.records.length);
+    metrics.ingestItems.inc({ signal, outcome: 'rejected' }, outcome.errors.length);
+    res.status(202).json({ accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });
+  };
+}
+
+export function ingestRoutes(deps: IngestGatewayDeps): Router {
+  const router = Router();
+  const writer = [ingestCors, requireApiKey(deps.keys), requireWithinRate(deps.limiter), requireScope('ingest:write')];
+  const body = jsonBody(MAX_BODY_BYTES);
+
+  router.options(['/v1/logs', '/v1/events'], ingestCors);
+  router.post('/v1/logs', ...writer, browserLogsAllowed, body, ingestBatch(deps.bus, 'logs', Topics.logs, toLogRecord));
+  router.post('/v1/events', ...writer, body, ingestBatch(deps.bus, 'events', Topics.events, toEventRecord));
+  return router;
+}

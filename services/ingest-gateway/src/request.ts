@@ -1,0 +1,38 @@
+import type { ResolvedKey } from '@tlm/auth';
+import { validationError } from '@tlm/core';
+import { MAX_BATCH_ITEMS, clientProperties, type IngestContext } from '@tlm/signals';
+import type { Request } from 'express';
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+const ZERO_TRACE = '0'.repeat(32);
+
+/** Trace id of a W3C `traceparent` header, or undefined when absent or malformed. */
+export function traceIdOf(header: string | undefined): string | undefined {
+  const match = TRACEPARENT.exec(header?.trim().toLowerCase() ?? '');
+  return match && match[1] !== ZERO_TRACE ? match[1] : undefined;
+}
+
+export function ingestContext(req: Request, key: ResolvedKey): IngestContext {
+  return {
+    projectId: key.projectId,
+    retentionDays: key.retentionDays,
+    receivedAt: Date.now(),
+    client: clientProperties(req.get('user-agent'), req.ip),
+    traceId: traceIdOf(req.get('traceparent')),
+  };
+}
+
+/** The `batch` array of an ingest body; a body of another shape or over 500 items fails the whole request. */
+export function batchItems(body: unknown): unknown[] {
+  const batch = (body as { batch?: unknown } | null)?.batch;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray(batch)) {
+    throw validationError('request body must be a JSON object with a "batch" array');
+  }
+  if (batch.length > MAX_BATCH_ITEMS) {
+    throw validationError(`batch holds ${batch.length} items; at most ${MAX_BATCH_ITEMS} are accepted per request`, {
+      limit: MAX_BATCH_ITEMS,
+      received: batch.length,
+    });
+  }
+  return batch;
+}

@@ -1,0 +1,228 @@
+import { gzipSync } from 'node:zlib';
+import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+
+const CHROME_ON_MAC =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
+let server: TestServer;
+let setup: Awaited<ReturnType<typeof setupProject>>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api);
+});
+afterAll(() => server.close());
+
+async function storedLogs(where = 'TRUE', params: Record<string, string> = {}) {
+  return server.standalone.analytics.query(
+    `SELECT id, timestamp, severity, message, properties, trace_id FROM logs WHERE project_id = $project AND ${where} ORDER BY timestamp`,
+    { project: setup.project.id, ...params },
+  );
+}
+
+const sendLogs = (batch: unknown[], token = setup.secretKey, headers: Record<string, string> = {}) =>
+  server.api.post('/v1/logs', { token, body: { batch }, headers });
+
+describe('POST /v1/logs', () => {
+  it('accepts a batch, stores every valid item and reports the invalid ones by index', async () => {
+    const reply = await sendLogs([
+      { severity: 'info', message: 'accepted one', properties: { route: '/checkout' } },
+      { severity: 'loud', message: 'bad severity' },
+      { message: 'no severity' },
+      { severity: 'error', message: 'accepted two' },
+    ]);
+    expect(reply.status).toBe(202);
+    expect(reply.body).toEqual({
+      accepted: 2,
+      rejected: 2,
+      errors: [
+        { index: 1, message: 'severity must be one of debug, info, warn, error, fatal, warning' },
+        { index: 2, message: 'severity is required' },
+      ],
+    });
+    const rows = await storedLogs(`message IN ('accepted one', 'accepted two', 'bad severity', 'no severity')`);
+    expect(rows.map((row) => row['message']).sort()).toEqual(['accepted one', 'accepted two']);
+  });
+
+  it('flattens nested properties and the legacy metadata, context and code_location fields', async () => {
+    const reply = await sendLogs([
+      {
+        severity: 'warning',
+        message: 'legacy fields',
+        metadata: { request_id: 'r-1', user: { plan: 'free' } },
+        context: { region: 'eu' },
+        code_location: { function: 'charge', file: 'billing.py', line: 42 },
+        properties: { user: { plan: 'pro' }, amount: 12.5, tags: ['a', 'b'], empty: null },
+      },
+    ]);
+    expect(reply.status).toBe(202);
+    const [row] = await storedLogs(`message = 'legacy fields'`);
+    expect(row!['severity']).toBe('warn');
+    expect(JSON.parse(row!['properties'] as string)).toMatchObject({
+      request_id: 'r-1',
+      region: 'eu',
+      code_location: 'charge@billing.py:42',
+      'user.plan': 'pro',
+      amount: 12.5,
+      tags: ['a', 'b'],
+    });
+    expect(JSON.parse(row!['properties'] as string)).not.toHaveProperty('empty');
+  });
+
+  it('uses the item timestamp when given (no zone means UTC) and the server time otherwise', async () => {
+    const before = Date.now();
+    await sendLogs([
+      { severity: 'info', message: 'timed with zone', timestamp: '2026-11-01T10:00:00.123+02:00' },
+      { severity: 'info', message: 'timed without zone', timestamp: '2026-11-01T10:00:00' },
+      { severity: 'info', message: 'untimed' },
+    ]);
+    const rows = await storedLogs(`message LIKE '%timed%'`);
+    const byMessage = Object.fromEntries(rows.map((row) => [row['message'], row['timestamp']]));
+    expect(byMessage['timed with zone']).toBe('2026-11-01T08:00:00.123Z');
+    expect(byMessage['timed without zone']).toBe('2026-11-01T10:00:00.000Z');
+    expect(Date.parse(byMessage['untimed'] as string)).toBeGreaterThanOrEqual(before - 1);
+  });
+
+  it('injects $browser, $os, $device and $ip from the User-Agent and the connection', async () => {
+    await sendLogs([{ severity: 'info', message: 'from chrome' }], setup.secretKey, { 'user-agent': CHROME_ON_MAC });
+    const [row] = await storedLogs(`message = 'from chrome'`);
+    expect(JSON.parse(row!['properties'] as string)).toMatchObject({
+      $browser: 'Chrome',
+      $os: 'Mac OS',
+      $device: 'Desktop',
+      $ip: '127.0.0.1',
+    });
+  });
+
+  it('honours X-Forwarded-For from a trusted proxy (loopback by default)', async () => {
+    await sendLogs([{ severity: 'info', message: 'via proxy' }], setup.secretKey, { 'x-forwarded-for': '203.0.113.9' });
+    const [row] = await storedLogs(`message = 'via proxy'`);
+    expect(JSON.parse(row!['properties'] as string)['$ip']).toBe('203.0.113.9');
+  });
+
+  it('gives items without a trace id the trace id of the traceparent header', async () => {
+    await sendLogs([{ severity: 'info', message: 'traced' }], setup.secretKey, {
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    });
+    const [row] = await storedLogs(`message = 'traced'`);
+    expect(row!['trace_id']).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+  });
+
+  it('rejects a message over 64 KB and keeps the rest of the batch', async () => {
+    const reply = await sendLogs([
+      { severity: 'info', message: 'x'.repeat(64 * 1024 + 1) },
+      { severity: 'info', message: 'kept beside a huge one' },
+      { severity: 'info', message: 'y'.repeat(64 * 1024) },
+    ]);
+    expect(reply.status).toBe(202);
+    expect(reply.body).toEqual({ accepted: 2, rejected: 1, errors: [{ index: 0, message: 'message exceeds 65536 bytes' }] });
+    expect(await storedLogs(`message = 'kept beside a huge one'`)).toHaveLength(1);
+  });
+
+  it('accepts a gzip-compressed body', async () => {
+    const body = gzipSync(JSON.stringify({ batch: [{ severity: 'debug', message: 'compressed' }] }));
+    const reply = await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(202);
+    expect(await storedLogs(`message = 'compressed'`)).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/logs refuses bad requests with the spec codes and stores nothing', () => {
+  const marker = (label: string) => ({ severity: 'info', message: `refused ${label}` });
+
+  async function expectNothingStored(label: string) {
+    expect(await storedLogs(`message = $message`, { message: `refused ${label}` })).toHaveLength(0);
+  }
+
+  it('rejects a batch of 501 logs with 400 VALIDATION_ERROR', async () => {
+    const reply = await sendLogs(Array.from({ length: 501 }, () => marker('501')));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(reply.body.error.message).toContain('at most 500');
+    await expectNothingStored('501');
+  });
+
+  it('accepts exactly 500 logs', async () => {
+    const reply = await sendLogs(Array.from({ length: 500 }, () => ({ severity: 'info', message: 'five hundred' })));
+    expect(reply.status).toBe(202);
+    expect(reply.body.accepted).toBe(500);
+  });
+
+  it('rejects a body that is not JSON with 400 VALIDATION_ERROR', async () => {
+    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body: '{"batch": [', headers: { 'content-type': 'application/json' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' });
+  });
+
+  it('rejects a body without a batch array with 400 VALIDATION_ERROR', async () => {
+    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body: { logs: [] } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('rejects a body over 2 MB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const big = Array.from({ length: 40 }, () => ({ severity: 'info', message: `refused 2mb ${'z'.repeat(60_000)}` }));
+    const reply = await sendLogs(big);
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await storedLogs(`message LIKE 'refused 2mb%'`)).toHaveLength(0);
+  });
+
+  it('answers 401 UNAUTHORIZED without a key', async () => {
+    const reply = await server.api.post('/v1/logs', { body: { batch: [marker('no key')] } });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+    await expectNothingStored('no key');
+  });
+
+  it('answers 401 UNAUTHORIZED for a well-formed key that does not exist', async () => {
+    const reply = await sendLogs([marker('unknown key')], 'tlm_sk_us_' + 'A'.repeat(32));
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+    await expectNothingStored('unknown key');
+  });
+
+  it('answers 401 UNAUTHORIZED for a malformed key', async () => {
+    const reply = await sendLogs([marker('malformed key')], 'not-a-key');
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 403 FORBIDDEN for a key without ingest:write', async () => {
+    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reply = await sendLogs([marker('read-only key')], reader.key);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('FORBIDDEN');
+    await expectNothingStored('read-only key');
+  });
+
+  it("refuses logs from a public key with 403 'CORS blocked' unless the project allows browser logs", async () => {
+    const reply = await sendLogs([marker('public key')], setup.publicKey);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error).toEqual({ code: 'FORBIDDEN', message: "CORS blocked: enable 'Allow browser logs' for this project" });
+    await expectNothingStored('public key');
+
+    const allowed = await server.api.patch(`/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}`, {
+      token: setup.session.token,
+      body: { allow_browser_logs: true },
+    });
+    expect(allowed.status).toBe(200);
+    const accepted = await sendLogs([{ severity: 'info', message: 'browser log' }], setup.publicKey);
+    expect(accepted.status).toBe(202);
+    expect(await storedLogs(`message = 'browser log'`)).toHaveLength(1);
+  });
+
+  it('answers a CORS preflight on the ingest paths', async () => {
+    const reply = await server.api.request('OPTIONS', '/v1/logs', {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    expect(reply.status).toBe(204);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(reply.headers.get('access-control-allow-headers')).toContain('Authorization');
+    expect(reply.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+});

@@ -1,0 +1,17 @@
+import { Type } from '@sinclair/typebox';
+import { clickhouseConfig } from '@tlm/analytics-store';
+import { jwtConfig, keyCacheConfig, rateLimitConfig } from '@tlm/auth';
+import { kafkaConfig } from '@tlm/bus';
+import { httpConfig } from '@tlm/core';
+import { postgresConfig } from '@tlm/metadata-store';
+
+/** Fleet configuration of the query service. */
+export const QueryConfig = Type.Object({
+  ...httpConfig,
+  ...postgresConfig,
+  ...clickhouseConfig,
+  ...kafkaConfig,
+  ...keyCacheConfig,
+  ...rateLimitConfig,
+  ...jwtConfig,
+});

@@ -1,0 +1,35 @@
+import { KeyResolver, RateLimiter, TokenIssuer } from '@tlm/auth';
+import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
+import { QueryConfig } from './config';
+import { queryRoutes } from './index';
+
+start(() =>
+  runService('query', QueryConfig, async (config, logger) => {
+    const metadata = await connectMetadata(config);
+    const analytics = await connectAnalytics(config);
+    const bus = await connectBus(config, 'query', logger);
+    const keys = new KeyResolver(metadata, {
+      ttlMs: config.KEY_CACHE_TTL_MS,
+      missTtlMs: config.KEY_CACHE_MISS_TTL_MS,
+      lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS,
+      logger,
+    });
+    await keys.start(bus);
+    return {
+      routes: queryRoutes({
+        metadata,
+        analytics,
+        keys,
+        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
+        tokens: new TokenIssuer(config.JWT_SECRET),
+      }),
+      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+      close: async () => {
+        await keys.stop();
+        await bus.close();
+        await analytics.close();
+        await metadata.close();
+      },
+    };
+  }),
+);

@@ -1,0 +1,18 @@
+import { Type } from '@sinclair/typebox';
+import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { httpConfig } from '@tlm/core';
+
+/** Configuration of `make start`; every variable has a default, so none is needed. */
+export const StandaloneConfig = Type.Object({
+  ...httpConfig,
+  DATA_DIR: Type.String({ default: './data', description: 'Directory holding the metadata store, the analytics store and the JWT secret.' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
+  ),
+  JWT_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
+  ),
+  ...keyCacheConfig,
+  ...rateLimitConfig,
+  ...regionConfig,
+});
