@@ -8,8 +8,12 @@ const appenders: Record<ColumnType, (appender: DuckDBAppender, value: unknown) =
   string: (appender, value) => appender.appendVarchar(value as string),
   nullable_string: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(value as string)),
   timestamp: (appender, value) => appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * MICROS_PER_MILLI)),
+  nullable_timestamp: (appender, value) =>
+    value == null ? appender.appendNull() : appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * MICROS_PER_MILLI)),
+  bool: (appender, value) => appender.appendBoolean(value as boolean),
   uint16: (appender, value) => appender.appendUSmallInt(value as number),
   uint32: (appender, value) => appender.appendUInteger(value as number),
+  uint64: (appender, value) => appender.appendUBigInt(BigInt(value as number)),
   float64: (appender, value) => (value == null ? appender.appendNull() : appender.appendDouble(value as number)),
   properties: (appender, value) => appender.appendVarchar(JSON.stringify(value)),
   json: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(JSON.stringify(value))),
@@ -43,17 +47,30 @@ export class DuckDBStore implements AnalyticsStore {
     if (rows.length === 0) return Promise.resolve();
     // One appender at a time on the writer connection; closing it commits the rows.
     return this.serialized(async () => {
-      const appender = await this.writer.createAppender(table.name);
-      const columns = table.columns.map((column) => ({ name: column.name, append: appenders[column.type] }));
-      try {
-        for (const row of rows) {
-          for (const column of columns) column.append(appender, row[column.name]);
-          appender.endRow();
-        }
-      } finally {
-        appender.closeSync();
+      if (table.mode === 'append') {
+        await this.append(table.name, table, rows);
+        return;
       }
+      // Replace tables: stage the snapshots, then let the primary key replace older versions in one statement.
+      const stage = `stage_${table.name}`;
+      await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
+      await this.append(stage, table, newestPerKey(rows));
+      await this.writer.run(`INSERT OR REPLACE INTO ${table.name} SELECT * FROM ${stage}`);
+      await this.writer.run(`DELETE FROM ${stage}`);
     });
+  }
+
+  private async append<Row extends object>(target: string, table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
+    const appender = await this.writer.createAppender(target);
+    const columns = table.columns.map((column) => ({ name: column.name, append: appenders[column.type] }));
+    try {
+      for (const row of rows) {
+        for (const column of columns) column.append(appender, row[column.name]);
+        appender.endRow();
+      }
+    } finally {
+      appender.closeSync();
+    }
   }
 
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
@@ -106,6 +123,16 @@ export class DuckDBStore implements AnalyticsStore {
     if (waiter) waiter(connection);
     else this.idle.push(connection);
   }
+}
+
+/** Replace tables are keyed by (project_id, id); within one write the last snapshot of a key wins. */
+function newestPerKey<Row extends object>(rows: readonly Row[]): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const row of rows) {
+    const keyed = row as { project_id?: unknown; id?: unknown };
+    byKey.set(`${String(keyed.project_id)}\u0000${String(keyed.id)}`, row);
+  }
+  return [...byKey.values()];
 }
 
 /** Same JSON shapes as the ClickHouse adapter: numbers for counts, ISO 8601 strings for times. */

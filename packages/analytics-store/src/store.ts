@@ -6,7 +6,18 @@ export type Dialect = 'duckdb' | 'clickhouse';
  * Storage types of columns. `properties` is a flat property bag: JSON text in DuckDB; in ClickHouse a
  * `Map(LowCardinality(String), String)` of every value plus a `Map(LowCardinality(String), Float64)` of the numbers.
  */
-export type ColumnType = 'string' | 'nullable_string' | 'timestamp' | 'uint16' | 'uint32' | 'float64' | 'properties' | 'json';
+export type ColumnType =
+  | 'string'
+  | 'nullable_string'
+  | 'timestamp'
+  | 'nullable_timestamp'
+  | 'bool'
+  | 'uint16'
+  | 'uint32'
+  | 'uint64'
+  | 'float64'
+  | 'properties'
+  | 'json';
 
 export interface Column<Row> {
   name: keyof Row & string;
@@ -18,6 +29,11 @@ export interface TableDefinition<Row> {
   name: string;
   columns: readonly Column<Row>[];
   ddl: Record<Dialect, readonly string[]>;
+  /**
+   * `append` (telemetry) or `replace`: snapshots of state kept in the metadata store (issues, alert rules), where a
+   * row replaces the one with the same primary key (DuckDB INSERT OR REPLACE; ClickHouse ReplacingMergeTree).
+   */
+  mode: 'append' | 'replace';
 }
 
 /** Values in stored rows: timestamps as epoch milliseconds, property bags as flat objects. */

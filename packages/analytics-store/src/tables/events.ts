@@ -15,6 +15,7 @@ export interface EventRow {
 
 export const eventsTable: TableDefinition<EventRow> = {
   name: 'events',
+  mode: 'append',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

@@ -17,6 +17,7 @@ export interface LogRow {
 
 export const logsTable: TableDefinition<LogRow> = {
   name: 'logs',
+  mode: 'append',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },
