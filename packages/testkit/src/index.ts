@@ -6,6 +6,8 @@ import { loadConfig } from '@tlm/core';
 import { StandaloneConfig, startStandalone, type Standalone } from '@tlm/standalone';
 import pino from 'pino';
 
+export * from './live';
+
 export interface TestServer {
   url: string;
   api: Api;
@@ -27,6 +29,7 @@ export async function startTestServer(env: Record<string, string> = {}, logs?: W
     DATA_DIR: dataDir,
     RATE_LIMIT_ENABLED: 'false',
     KEY_LAST_USED_FLUSH_MS: '100',
+    STATS_FLUSH_MS: '50',
     ...env,
   });
   const logger = logs ? pino({ level: 'info', base: { service: 'standalone' } }, logs) : pino({ level: 'silent' });

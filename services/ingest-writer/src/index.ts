@@ -1,57 +1,77 @@
+import { Type } from '@sinclair/typebox';
 import { eventRow, eventsTable, logRow, logsTable, type AnalyticsStore } from '@tlm/analytics-store';
 import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
-import { recordSchema, recordUsage, type MetadataStore } from '@tlm/metadata-store';
+import type { MetadataStore } from '@tlm/metadata-store';
 import type { EventRecord, LogRecord } from '@tlm/signals';
-import { eventNameDeltas, propertyDeltas, usageDeltas } from './stats';
+import { StatsTally, writeStats } from './stats';
+
+export const ingestWriterConfig = {
+  STATS_FLUSH_MS: Type.Integer({
+    minimum: 10,
+    default: 1_000,
+    description: 'How often the writer adds what it wrote to the schema registry and usage counters.',
+  }),
+};
 
 export interface IngestWriterDeps {
   bus: Bus;
   analytics: AnalyticsStore;
   metadata: MetadataStore;
   logger: Logger;
+  statsFlushMs: number;
 }
 
 export interface IngestWriter {
-  /** Finishes the batch in hand and stops consuming. */
+  /** Finishes the batch in hand, stops consuming and writes the last statistics. */
   stop(): Promise<void>;
+  /** Writes the statistics gathered so far now. */
+  flushStats(): Promise<void>;
 }
 
 /**
- * Consumes the log and event topics. Rows are written first and a failure there fails the batch (the bus
- * delivers it again); the schema registry and usage counters follow and are best effort, because they are
- * derived and a lost increment must never cost a row.
+ * Consumes the log and event topics. A batch is acknowledged once its rows are committed; a failure there fails
+ * the batch, so the bus delivers it again (Kafka) or the publish fails (embedded). The schema registry and usage
+ * counters are derived from committed rows and are flushed on a timer, so the ingest path never waits for them.
  */
 export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestWriter> {
+  const tally = new StatsTally();
   const group = { group: ConsumerGroups.ingestWriter };
   const subscriptions: Subscription[] = [
     await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (records) => {
       await deps.analytics.insert(logsTable, records.map(logRow));
-      await updateStats(deps, 'logs', () =>
-        Promise.all([recordSchema(deps.metadata, propertyDeltas('logs', records), []), recordUsage(deps.metadata, usageDeltas('logs', records))]),
-      );
+      tally.addRecords('logs', records);
     }),
     await deps.bus.subscribe<EventRecord>(Topics.events, group, async (records) => {
       await deps.analytics.insert(eventsTable, records.map(eventRow));
-      await updateStats(deps, 'events', () =>
-        Promise.all([
-          recordSchema(deps.metadata, propertyDeltas('events', records), eventNameDeltas(records)),
-          recordUsage(deps.metadata, usageDeltas('events', records)),
-        ]),
-      );
+      tally.addRecords('events', records);
+      tally.addEventNames(records);
     }),
   ];
+
+  let flushing: Promise<void> = Promise.resolve();
+  const flushStats = () => {
+    flushing = flushing.then(async () => {
+      if (tally.empty) return;
+      const taken = tally.take();
+      try {
+        await writeStats(deps.metadata, taken);
+      } catch (error) {
+        tally.restore(taken);
+        deps.logger.error({ err: error }, 'updating the schema registry and usage counters failed; retrying at the next flush');
+      }
+    });
+    return flushing;
+  };
+  const timer = setInterval(() => void flushStats(), deps.statsFlushMs);
+  timer.unref();
+
   return {
+    flushStats,
     stop: async () => {
       for (const subscription of subscriptions) await subscription.close();
+      clearInterval(timer);
+      await flushStats();
     },
   };
-}
-
-async function updateStats(deps: IngestWriterDeps, signal: string, update: () => Promise<unknown>): Promise<void> {
-  try {
-    await update();
-  } catch (error) {
-    deps.logger.error({ err: error, signal }, 'updating the schema registry or usage counters failed; rows are stored');
-  }
 }

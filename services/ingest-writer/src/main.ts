@@ -7,7 +7,7 @@ start(() =>
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
     const bus = await connectBus(config, 'ingest-writer', logger);
-    const writer = await startIngestWriter({ bus, analytics, metadata, logger });
+    const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
     return {
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {

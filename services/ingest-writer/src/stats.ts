@@ -1,9 +1,12 @@
 import {
   MAX_EXAMPLES,
   monthOf,
+  recordSchema,
+  recordUsage,
   type EventNameDelta,
   type PropertyDelta,
   type SchemaSignal,
+  type SqlClient,
   type UsageDelta,
 } from '@tlm/metadata-store';
 import { propertyType, type Properties, type PropertyValue } from '@tlm/signals';
@@ -17,61 +20,109 @@ interface StatsRecord {
   properties: Properties;
 }
 
-interface PropertyTally {
-  delta: PropertyDelta;
+interface PropertyTally extends PropertyDelta {
   seen: Set<string>;
 }
 
-/** One batch's additions to the schema document: per project and key, its type, new examples and count. */
-export function propertyDeltas(signal: SchemaSignal, records: readonly StatsRecord[]): PropertyDelta[] {
-  const tallies = new Map<string, PropertyTally>();
-  for (const record of records) {
-    for (const [key, value] of Object.entries(record.properties)) {
-      const id = `${record.projectId}\u0000${key}`;
-      let tally = tallies.get(id);
-      const type = propertyType(value);
-      if (!tally) {
-        tally = { delta: { projectId: record.projectId, signal, key, type, examples: [], volume: 0 }, seen: new Set() };
-        tallies.set(id, tally);
-      } else if (tally.delta.type !== type) {
-        tally.delta.type = 'mixed';
+/**
+ * Schema-registry and usage increments gathered across write batches and written in one transaction per flush.
+ * They are derived from rows already committed, so they are kept off the ingest path: a 202 never waits for them.
+ */
+export class StatsTally {
+  private properties = new Map<string, PropertyTally>();
+  private eventNames = new Map<string, EventNameDelta>();
+  private usage = new Map<string, UsageDelta>();
+
+  get empty(): boolean {
+    return this.properties.size === 0 && this.eventNames.size === 0 && this.usage.size === 0;
+  }
+
+  addRecords(signal: SchemaSignal, records: readonly StatsRecord[]): void {
+    for (const record of records) {
+      for (const [key, value] of Object.entries(record.properties)) {
+        const tally = this.tallyOf(signal, record.projectId, key, propertyType(value));
+        tally.volume += 1;
+        if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, exampleOf(value));
       }
-      tally.delta.volume += 1;
-      if (tally.delta.examples.length < MAX_EXAMPLES) addExample(tally, value);
+      this.addUsage({ projectId: record.projectId, signal, month: monthOf(record.timestamp), items: 1 });
     }
   }
-  return [...tallies.values()].map((tally) => tally.delta);
+
+  addEventNames(records: readonly { projectId: string; event: string }[]): void {
+    for (const record of records) {
+      const id = `${record.projectId}\u0000${record.event}`;
+      const delta = this.eventNames.get(id) ?? { projectId: record.projectId, name: record.event, volume: 0 };
+      delta.volume += 1;
+      this.eventNames.set(id, delta);
+    }
+  }
+
+  /** Everything gathered so far, leaving the tally empty. */
+  take(): { properties: PropertyDelta[]; eventNames: EventNameDelta[]; usage: UsageDelta[] } {
+    const taken = {
+      properties: [...this.properties.values()].map(({ seen: _seen, ...delta }) => delta),
+      eventNames: [...this.eventNames.values()],
+      usage: [...this.usage.values()],
+    };
+    this.properties = new Map();
+    this.eventNames = new Map();
+    this.usage = new Map();
+    return taken;
+  }
+
+  /** Puts back what a failed flush took, so the next flush writes it. */
+  restore(taken: ReturnType<StatsTally['take']>): void {
+    for (const delta of taken.properties) {
+      const tally = this.tallyOf(delta.signal, delta.projectId, delta.key, delta.type);
+      tally.volume += delta.volume;
+      for (const example of delta.examples) if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, example);
+    }
+    for (const delta of taken.eventNames) {
+      const id = `${delta.projectId}\u0000${delta.name}`;
+      const current = this.eventNames.get(id) ?? { ...delta, volume: 0 };
+      current.volume += delta.volume;
+      this.eventNames.set(id, current);
+    }
+    for (const delta of taken.usage) this.addUsage(delta);
+  }
+
+  private tallyOf(signal: SchemaSignal, projectId: string, key: string, type: string): PropertyTally {
+    const id = `${projectId}\u0000${signal}\u0000${key}`;
+    let tally = this.properties.get(id);
+    if (!tally) {
+      tally = { projectId, signal, key, type, examples: [], volume: 0, seen: new Set() };
+      this.properties.set(id, tally);
+    } else if (tally.type !== type) {
+      tally.type = 'mixed';
+    }
+    return tally;
+  }
+
+  private addUsage(delta: UsageDelta): void {
+    const id = `${delta.projectId}\u0000${delta.signal}\u0000${delta.month}`;
+    const current = this.usage.get(id) ?? { ...delta, items: 0 };
+    current.items += delta.items;
+    this.usage.set(id, current);
+  }
 }
 
-function addExample(tally: PropertyTally, value: PropertyValue): void {
+/** How a value is shown as an example: arrays as JSON text, long strings cut. */
+function exampleOf(value: PropertyValue): unknown {
   const example = Array.isArray(value) ? JSON.stringify(value) : value;
-  const shown = typeof example === 'string' && example.length > MAX_EXAMPLE_LENGTH ? `${example.slice(0, MAX_EXAMPLE_LENGTH)}…` : example;
-  const id = JSON.stringify(shown);
+  return typeof example === 'string' && example.length > MAX_EXAMPLE_LENGTH ? `${example.slice(0, MAX_EXAMPLE_LENGTH)}…` : example;
+}
+
+function keepExample(tally: PropertyTally, example: unknown): void {
+  const id = JSON.stringify(example);
   if (tally.seen.has(id)) return;
   tally.seen.add(id);
-  tally.delta.examples.push(shown);
+  tally.examples.push(example);
 }
 
-export function eventNameDeltas(records: readonly { projectId: string; event: string }[]): EventNameDelta[] {
-  const counts = new Map<string, EventNameDelta>();
-  for (const record of records) {
-    const id = `${record.projectId}\u0000${record.event}`;
-    const delta = counts.get(id) ?? { projectId: record.projectId, name: record.event, volume: 0 };
-    delta.volume += 1;
-    counts.set(id, delta);
-  }
-  return [...counts.values()];
-}
-
-/** Items per project and calendar month of their timestamp. */
-export function usageDeltas(signal: string, records: readonly StatsRecord[]): UsageDelta[] {
-  const counts = new Map<string, UsageDelta>();
-  for (const record of records) {
-    const month = monthOf(record.timestamp);
-    const id = `${record.projectId}\u0000${month}`;
-    const delta = counts.get(id) ?? { projectId: record.projectId, signal, month, items: 0 };
-    delta.items += 1;
-    counts.set(id, delta);
-  }
-  return [...counts.values()];
+/** Writes one flush of the tally in a single transaction. */
+export async function writeStats(store: { transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> }, taken: ReturnType<StatsTally['take']>) {
+  await store.transaction(async (tx) => {
+    await recordSchema(tx, taken.properties, taken.eventNames);
+    await recordUsage(tx, taken.usage);
+  });
 }

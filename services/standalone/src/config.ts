@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
 import { httpConfig } from '@tlm/core';
+import { ingestWriterConfig } from '@tlm/ingest-writer';
+import { maintenanceConfig } from '@tlm/maintenance';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
 export const StandaloneConfig = Type.Object({
@@ -13,6 +15,8 @@ export const StandaloneConfig = Type.Object({
     Type.String({ minLength: 32, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
   ),
   ...keyCacheConfig,
+  ...ingestWriterConfig,
+  ...maintenanceConfig,
   ...rateLimitConfig,
   ...regionConfig,
 });
