@@ -31,9 +31,12 @@ export interface TableDefinition<Row> {
   ddl: Record<Dialect, readonly string[]>;
   /**
    * `append` (telemetry) or `replace`: snapshots of state kept in the metadata store (issues, alert rules), where a
-   * row replaces the one with the same primary key (DuckDB INSERT OR REPLACE; ClickHouse ReplacingMergeTree).
+   * row replaces the one with the same primary key unless its `updated_at` is older (DuckDB INSERT ... ON CONFLICT;
+   * ClickHouse ReplacingMergeTree(updated_at)).
    */
   mode: 'append' | 'replace';
+  /** Column the retention purge cuts on; replace tables (state, not telemetry) have none. */
+  timeColumn?: keyof Row & string;
 }
 
 /** Values in stored rows: timestamps as epoch milliseconds, property bags as flat objects. */

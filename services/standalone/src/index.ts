@@ -3,13 +3,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
-import { KeyResolver, RateLimiter, TokenIssuer } from '@tlm/auth';
+import { KeyResolver, RateLimiter, TokenIssuer, parseRegionUrls } from '@tlm/auth';
 import { EmbeddedBus } from '@tlm/bus';
 import { createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
 import { dashboardRoutes } from '@tlm/dashboard-api';
 import { ingestRoutes } from '@tlm/ingest-gateway';
 import { startIngestWriter } from '@tlm/ingest-writer';
 import { keyAdminRoutes } from '@tlm/key-admin';
+import { maintenanceRoutes, scheduleCleanup } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
 import { readinessOf } from '@tlm/runtime';
@@ -38,6 +39,7 @@ function jwtSecret(dataDir: string, configured: string | undefined): string {
 
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
 export async function startStandalone(config: Static<typeof StandaloneConfig>, logger: Logger): Promise<Standalone> {
+  const regionUrls = parseRegionUrls(config.REGION_URLS);
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const metadata = config.DATABASE_URL
@@ -54,9 +56,10 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     logger,
   });
   await keys.start(bus);
-  const writer = await startIngestWriter({ bus, analytics, metadata, logger });
+  const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
   const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
   const tokens = new TokenIssuer(jwtSecret(dataDir, config.JWT_SECRET));
+  const cleanup = scheduleCleanup({ metadata, analytics, bus }, config.CLEANUP_CRON, logger);
 
   const app = createServiceApp({
     service: 'standalone',
@@ -65,10 +68,11 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     trustedProxies: splitList(config.TRUSTED_PROXIES),
   });
   app.use(
-    ingestRoutes({ bus, keys, limiter }),
+    ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls }),
     queryRoutes({ metadata, analytics, keys, limiter, tokens }),
     keyAdminRoutes({ metadata, bus, tokens }),
     dashboardRoutes({ metadata, analytics, bus, tokens, region: config.REGION }),
+    maintenanceRoutes({ metadata, analytics, bus }, config.ADMIN_TOKEN),
   );
   finishServiceApp(app, logger);
   const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
@@ -80,6 +84,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     analytics,
     close: async () => {
       await server.close();
+      await cleanup.stop();
       await writer.stop();
       await keys.stop();
       await bus.close();

@@ -15,6 +15,7 @@ export interface AlertEventRow {
 export const alertEventsTable: TableDefinition<AlertEventRow> = {
   name: 'alert_events',
   mode: 'append',
+  timeColumn: 'triggered_at',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'triggered_at', type: 'timestamp' },

@@ -32,6 +32,7 @@ export interface ErrorRow {
 export const errorsTable: TableDefinition<ErrorRow> = {
   name: 'errors',
   mode: 'append',
+  timeColumn: 'timestamp',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

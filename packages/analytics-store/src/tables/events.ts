@@ -16,6 +16,7 @@ export interface EventRow {
 export const eventsTable: TableDefinition<EventRow> = {
   name: 'events',
   mode: 'append',
+  timeColumn: 'timestamp',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

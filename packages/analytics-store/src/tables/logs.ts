@@ -18,6 +18,7 @@ export interface LogRow {
 export const logsTable: TableDefinition<LogRow> = {
   name: 'logs',
   mode: 'append',
+  timeColumn: 'timestamp',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

@@ -1,0 +1,15 @@
+import { Type } from '@sinclair/typebox';
+import { clickhouseConfig } from '@tlm/analytics-store';
+import { kafkaConfig } from '@tlm/bus';
+import { httpConfig } from '@tlm/core';
+import { postgresConfig } from '@tlm/metadata-store';
+import { maintenanceConfig } from './index';
+
+/** Fleet configuration of the maintenance service (run one instance). */
+export const MaintenanceConfig = Type.Object({
+  ...httpConfig,
+  ...postgresConfig,
+  ...clickhouseConfig,
+  ...kafkaConfig,
+  ...maintenanceConfig,
+});

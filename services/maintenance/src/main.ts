@@ -1,0 +1,23 @@
+import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
+import { MaintenanceConfig } from './config';
+import { maintenanceRoutes, scheduleCleanup } from './index';
+
+start(() =>
+  runService('maintenance', MaintenanceConfig, async (config, logger) => {
+    const metadata = await connectMetadata(config);
+    const analytics = await connectAnalytics(config);
+    const bus = await connectBus(config, 'maintenance', logger);
+    const deps = { metadata, analytics, bus };
+    const schedule = scheduleCleanup(deps, config.CLEANUP_CRON, logger);
+    return {
+      routes: maintenanceRoutes(deps, config.ADMIN_TOKEN),
+      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+      close: async () => {
+        await schedule.stop();
+        await bus.close();
+        await analytics.close();
+        await metadata.close();
+      },
+    };
+  }),
+);

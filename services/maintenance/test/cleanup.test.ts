@@ -1,0 +1,102 @@
+import { createKey, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+
+const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ ADMIN_TOKEN });
+});
+afterAll(() => server.close());
+
+const runCleanup = (token = ADMIN_TOKEN) => server.api.post('/admin/cleanup', { token });
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
+
+async function logCount(projectId: string): Promise<number> {
+  const [row] = await server.standalone.analytics.query('SELECT count(*) AS n FROM logs WHERE project_id = $p', { p: projectId });
+  return row!['n'] as number;
+}
+
+describe('POST /admin/cleanup', () => {
+  it('refuses a wrong admin token with 401 UNAUTHORIZED and a missing one with 401', async () => {
+    expect((await runCleanup('not-the-admin-token-at-all')).status).toBe(401);
+    const missing = await server.api.post('/admin/cleanup');
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it("purges telemetry older than the plan's retention and keeps the rest", async () => {
+    const setup = await setupProject(server.api);
+    const reply = await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: {
+        batch: [
+          { severity: 'info', message: 'four days old', timestamp: daysAgo(4).toISOString() },
+          { severity: 'info', message: 'two days old', timestamp: daysAgo(2).toISOString() },
+          { severity: 'info', message: 'fresh' },
+        ],
+      },
+    });
+    expect(reply.status).toBe(202);
+    expect(await logCount(setup.project.id)).toBe(3);
+
+    const cleanup = await runCleanup();
+    expect(cleanup.status).toBe(200);
+    // The free plan keeps 3 days.
+    const rows = await server.standalone.analytics.query('SELECT message FROM logs WHERE project_id = $p ORDER BY timestamp', {
+      p: setup.project.id,
+    });
+    expect(rows.map((row) => row['message'])).toEqual(['two days old', 'fresh']);
+  });
+
+  it('removes projects, keys and accounts whose 30-day restore window has passed, and nothing younger', async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'info', message: 'doomed' }] } });
+    const org = setup.session.organization.id;
+    const oldKey = await createKey(server.api, setup.session, setup.project.id, { type: 'secret' });
+    const youngKey = await createKey(server.api, setup.session, setup.project.id, { type: 'secret' });
+    await server.api.delete(`/api/orgs/${org}/projects/${setup.project.id}/keys/${oldKey.id}`, { token: setup.session.token });
+    await server.api.delete(`/api/orgs/${org}/projects/${setup.project.id}/keys/${youngKey.id}`, { token: setup.session.token });
+    await server.standalone.metadata.query('update api_keys set deleted_at = $2 where id = $1', [oldKey.id, daysAgo(31)]);
+
+    const doomed = await setupProject(server.api);
+    await server.api.post('/v1/logs', { token: doomed.secretKey, body: { batch: [{ severity: 'info', message: 'doomed' }] } });
+    await server.api.delete(`/api/orgs/${doomed.session.organization.id}/projects/${doomed.project.id}`, { token: doomed.session.token });
+    await server.standalone.metadata.query('update projects set deleted_at = $2 where id = $1', [doomed.project.id, daysAgo(31)]);
+
+    const leaver = await signup(server.api);
+    await server.api.delete('/api/auth/account', { token: leaver.token });
+    await server.standalone.metadata.query('update users set deleted_at = $2 where id = $1', [leaver.user.id, daysAgo(31)]);
+    await server.standalone.metadata.query('update organizations set deleted_at = $2 where id = $1', [leaver.organization.id, daysAgo(31)]);
+
+    const cleanup = await runCleanup();
+    expect(cleanup.status).toBe(200);
+    expect(cleanup.body).toMatchObject({ accounts_removed: 1, projects_removed: 1, keys_removed: 1 });
+
+    const keys = await server.standalone.metadata.query<{ id: string }>('select id from api_keys where id = any($1::uuid[])', [
+      [oldKey.id, youngKey.id],
+    ]);
+    expect(keys.map((key) => key.id)).toEqual([youngKey.id]);
+    expect(await server.standalone.metadata.query('select id from projects where id = $1', [doomed.project.id])).toHaveLength(0);
+    expect(await logCount(doomed.project.id)).toBe(0);
+    expect(await logCount(setup.project.id)).toBe(1);
+    expect(await server.standalone.metadata.query('select id from users where id = $1', [leaver.user.id])).toHaveLength(0);
+    // The address is free again once the account is gone.
+    const again = await server.api.post('/api/auth/signup', { body: { email: leaver.user.email, password: 'another password' } });
+    expect(again.status).toBe(201);
+  });
+});
+
+describe('POST /admin/cleanup without ADMIN_TOKEN configured', () => {
+  it('is disabled with 404 NOT_FOUND', async () => {
+    const plain = await startTestServer();
+    try {
+      const reply = await plain.api.post('/admin/cleanup', { token: ADMIN_TOKEN });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('NOT_FOUND');
+    } finally {
+      await plain.close();
+    }
+  });
+});
