@@ -6,3 +6,4 @@ export * from './scopes';
 export * from './tokens';
 export * from './rateLimit';
 export * from './config';
+export * from './regions';

@@ -1,10 +1,13 @@
 import {
+  regionRouting,
   requestKey,
   requireApiKey,
   requireScope,
   requireWithinRate,
   type KeyResolver,
   type RateLimiter,
+  type Region,
+  type RegionUrls,
 } from '@tlm/auth';
 import { Topics, type Bus, type Topic } from '@tlm/bus';
 import { bodyBytes, forbidden, jsonBody, metrics } from '@tlm/core';
@@ -26,6 +29,9 @@ export interface IngestGatewayDeps {
   bus: Bus;
   keys: KeyResolver;
   limiter: RateLimiter;
+  /** This deployment's region and the other regions' base URLs, for keys of other regions. */
+  region: Region;
+  regionUrls: RegionUrls;
 }
 
 /** CORS for browser SDKs: any origin, no cookies (keys travel in headers), preflight cached for a day. */
@@ -77,7 +83,13 @@ function ingestBatch<R extends { projectId: string }>(
 
 export function ingestRoutes(deps: IngestGatewayDeps): Router {
   const router = Router();
-  const writer = [ingestCors, requireApiKey(deps.keys), requireWithinRate(deps.limiter), requireScope('ingest:write')];
+  const writer = [
+    ingestCors,
+    regionRouting(deps.region, deps.regionUrls),
+    requireApiKey(deps.keys),
+    requireWithinRate(deps.limiter),
+    requireScope('ingest:write'),
+  ];
   const body = jsonBody(MAX_BODY_BYTES);
 
   router.options(['/v1/logs', '/v1/events'], ingestCors);

@@ -1,4 +1,4 @@
-import { KeyResolver, RateLimiter } from '@tlm/auth';
+import { KeyResolver, RateLimiter, parseRegionUrls } from '@tlm/auth';
 import { connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { IngestGatewayConfig } from './config';
 import { ingestRoutes } from './index';
@@ -15,7 +15,13 @@ start(() =>
     });
     await keys.start(bus);
     return {
-      routes: ingestRoutes({ bus, keys, limiter: new RateLimiter(config.RATE_LIMIT_ENABLED) }),
+      routes: ingestRoutes({
+        bus,
+        keys,
+        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
+        region: config.REGION,
+        regionUrls: parseRegionUrls(config.REGION_URLS),
+      }),
       readiness: [readinessOf('metadata', metadata), readinessOf('bus', bus)],
       close: async () => {
         await keys.stop();
