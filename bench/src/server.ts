@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const STANDALONE_MAIN = path.join(__dirname, '..', '..', 'services', 'standalone', 'dist', 'main.js');
+
+export interface BenchServer {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node services/standalone/dist/main.js` as its own process, as `make start` does, on a free port. */
+export async function startServer(port: number, dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-bench-'))): Promise<BenchServer> {
+  const child = spawn(process.execPath, [STANDALONE_MAIN], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('standalone server did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    dataDir,
+    process: child,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function call(url: string, method: string, body: unknown, token?: string): Promise<any> {
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Signs up, creates a project on the team plan and a secret key; returns the key. */
+export async function provisionKey(url: string): Promise<{ key: string; projectId: string; token: string; orgId: string }> {
+  const session = await call(`${url}/api/auth/signup`, 'POST', { email: `bench-${Date.now()}@example.com`, password: 'benchmark password' });
+  const orgId = session.organization.id as string;
+  await call(`${url}/api/orgs/${orgId}`, 'PATCH', { plan: 'team' }, session.token);
+  const project = await call(`${url}/api/orgs/${orgId}/projects`, 'POST', { name: 'bench' }, session.token);
+  const key = await call(`${url}/api/orgs/${orgId}/projects/${project.id}/keys`, 'POST', { name: 'bench', type: 'secret' }, session.token);
+  return { key: key.key, projectId: project.id, token: session.token, orgId };
+}
+
+export { call };
