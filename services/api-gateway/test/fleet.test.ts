@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { TObject } from '@sinclair/typebox';
+import { loadConfig } from '@tlm/core';
+import { parse } from 'yaml';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+/** Every service with a fleet entry point; standalone is the one-process runner, not a fleet member. */
+const FLEET = readdirSync(path.join(ROOT, 'services')).filter(
+  (name) => name !== 'standalone' && existsSync(path.join(ROOT, 'services', name, 'src', 'main.ts')),
+);
+
+function configSchemaOf(service: string): TObject {
+  const module = require(path.join(ROOT, 'services', service, 'src', 'config.ts')) as Record<string, TObject>;
+  const schemas = Object.values(module).filter((value) => typeof value === 'object' && value !== null && 'properties' in value);
+  expect(schemas).toHaveLength(1);
+  return schemas[0]!;
+}
+
+describe('docker-compose.yml', () => {
+  const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string>; image?: string }>;
+  };
+
+  it('runs Kafka, ClickHouse, Postgres and a container for every fleet service', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['clickhouse', 'kafka', 'postgres', ...FLEET].sort());
+  });
+
+  it.each(FLEET)('gives %s every variable its configuration requires', (service) => {
+    const environment = compose.services[service]!.environment!;
+    expect(environment['SERVICE']).toBe(service);
+    expect(() => loadConfig(configSchemaOf(service), environment)).not.toThrow();
+  });
+});
+
+describe('fleet entry points', () => {
+  it.each(FLEET)('%s refuses to start without its configuration and names the missing variable', (service) => {
+    const main = path.join(ROOT, 'services', service, 'dist', 'main.js');
+    const result = spawnSync(process.execPath, [main], { env: { PATH: process.env['PATH'] }, encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^invalid configuration: .*[A-Z_]+ is required/m);
+  });
+
+  it('names a malformed variable and the value it got', () => {
+    const main = path.join(ROOT, 'services', 'query', 'dist', 'main.js');
+    const result = spawnSync(process.execPath, [main], {
+      env: { PATH: process.env['PATH'], PORT: 'eighty', DATABASE_URL: 'postgres://x', CLICKHOUSE_URL: 'http://x', KAFKA_BROKERS: 'x:1', JWT_SECRET: 'y'.repeat(40) },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('PORT must be integer (got "eighty")');
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('lists every variable of every service, as generated from the config schemas', () => {
+    const { reference } = require(path.join(ROOT, 'scripts', 'config-reference.js')) as { reference: (load: (file: string) => unknown) => string };
+    const committed = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    expect(committed).toBe(reference((file) => require(`${file}.ts`)));
+  });
+});

@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import { createLogger, createServiceApp, finishServiceApp, listen, type RunningServer } from '@tlm/core';
+import { Api, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { gatewayRoutes, upstreamOf, upstreamReadiness, type Upstream } from '@tlm/api-gateway';
+
+describe('the route table', () => {
+  it.each([
+    ['/v1/logs', 'ingest-gateway'],
+    ['/v1/events', 'ingest-gateway'],
+    ['/v1/envelope', 'ingest-gateway'],
+    ['/api/42/envelope/', 'ingest-gateway'],
+    ['/batch/', 'ingest-gateway'],
+    ['/i/v0/e/', 'ingest-gateway'],
+    ['/v1/otlp/v1/traces', 'ingest-gateway'],
+    ['/v1/gql/query', 'query'],
+    ['/v1/schema', 'query'],
+    ['/v1/info', 'query'],
+    ['/api/orgs/o/projects/p/gql', 'query'],
+    ['/api/orgs/o/projects/p/schema', 'query'],
+    ['/api/orgs/o/projects/p/keys', 'key-admin'],
+    ['/api/orgs/o/projects/p/keys/k/revoke', 'key-admin'],
+    ['/api/auth/signup', 'dashboard-api'],
+    ['/api/orgs/o/projects/p', 'dashboard-api'],
+    ['/api/orgs/o/projects/p/restore', 'dashboard-api'],
+  ])('sends %s to %s', (path, upstream) => {
+    expect(upstreamOf(path)).toBe(upstream);
+  });
+
+  it('owns nothing outside /v1, /api and the SDK capture paths', () => {
+    expect(upstreamOf('/')).toBeUndefined();
+    expect(upstreamOf('/v1/unknown')).toBeUndefined();
+    expect(upstreamOf('/admin/cleanup')).toBeUndefined();
+  });
+});
+
+describe('the API gateway in front of running services', () => {
+  let backend: TestServer;
+  let gateway: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    backend = await startTestServer();
+    // Every upstream is the standalone server here: it serves all of their routes.
+    const targets = Object.fromEntries(
+      (['ingest-gateway', 'query', 'key-admin', 'dashboard-api'] as Upstream[]).map((name) => [name, backend.url]),
+    ) as Record<Upstream, string>;
+    const logger = createLogger('api-gateway', 'silent');
+    const app = createServiceApp({ service: 'api-gateway', logger, readiness: upstreamReadiness(targets), trustedProxies: ['loopback'] });
+    app.use(gatewayRoutes(targets, 5_000));
+    finishServiceApp(app, logger);
+    gateway = await listen(app, 0, '127.0.0.1', 1_000);
+    api = new Api(gateway.url);
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await backend.close();
+  });
+
+  it('carries signup, project and key creation, and ingest through to the services', async () => {
+    const setup = await setupProject(api);
+    const reply = await api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'through the gateway' }] },
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
+    expect(reply.status).toBe(202);
+    const [row] = await backend.standalone.analytics.query(`SELECT properties FROM logs WHERE message = 'through the gateway'`);
+    // The client address survives the extra hop: the gateway appends itself to X-Forwarded-For.
+    expect(JSON.parse(row!['properties'] as string)['$ip']).toBe('198.51.100.7');
+  });
+
+  it('passes error answers through unchanged', async () => {
+    const reply = await api.post('/v1/logs', { body: { batch: [] } });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 404 NOT_FOUND for paths no service owns', async () => {
+    const reply = await api.get('/nowhere');
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('is ready when every upstream answers /healthz', async () => {
+    const reply = await api.get('/readyz');
+    expect(reply.status).toBe(200);
+    expect(reply.body.checks.map((check: { name: string }) => check.name).sort()).toEqual([
+      'dashboard-api',
+      'ingest-gateway',
+      'key-admin',
+      'query',
+    ]);
+  });
+
+  it('answers 502 when an upstream is down', async () => {
+    const closed = await listen(createServiceApp({ service: 'x', logger: createLogger('x', 'silent'), readiness: [], trustedProxies: [] }), 0, '127.0.0.1', 100);
+    const port = (closed.server.address() as AddressInfo).port;
+    await closed.close();
+    const down = `http://127.0.0.1:${port}`;
+    const logger = createLogger('api-gateway', 'silent');
+    const app = createServiceApp({ service: 'api-gateway', logger, readiness: [], trustedProxies: [] });
+    app.use(gatewayRoutes({ 'ingest-gateway': down, query: down, 'key-admin': down, 'dashboard-api': down }, 1_000));
+    finishServiceApp(app, logger);
+    const broken = await listen(app, 0, '127.0.0.1', 100);
+    try {
+      const reply = await new Api(broken.url).get('/api/auth/me');
+      expect(reply.status).toBe(502);
+      expect(reply.body.error.code).toBe('INTERNAL_ERROR');
+    } finally {
+      await broken.close();
+    }
+  });
+});
