@@ -1,4 +1,4 @@
-import { DuckDBInstance, DuckDBTimestampValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DOUBLE, DuckDBInstance, DuckDBTimestampValue, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
 
 const MICROS_PER_MILLI = 1000n;
@@ -52,10 +52,17 @@ export class DuckDBStore implements AnalyticsStore {
         return;
       }
       // Replace tables: stage the snapshots, then let the primary key replace older versions in one statement.
+      // Like ClickHouse's ReplacingMergeTree(updated_at), a snapshot older than the stored one never replaces it.
       const stage = `stage_${table.name}`;
+      const updates = table.columns
+        .filter((column) => column.name !== 'project_id' && column.name !== 'id')
+        .map((column) => `"${column.name}" = excluded."${column.name}"`);
       await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
       await this.append(stage, table, newestPerKey(rows));
-      await this.writer.run(`INSERT OR REPLACE INTO ${table.name} SELECT * FROM ${stage}`);
+      await this.writer.run(
+        `INSERT INTO ${table.name} SELECT * FROM ${stage} ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')}
+         WHERE excluded.updated_at >= ${table.name}.updated_at`,
+      );
       await this.writer.run(`DELETE FROM ${stage}`);
     });
   }
@@ -76,7 +83,7 @@ export class DuckDBStore implements AnalyticsStore {
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
     const connection = await this.acquire();
     try {
-      const result = await connection.runAndReadAll(sql, params);
+      const result = await connection.runAndReadAll(sql, params, parameterTypes(params));
       return result.getRowObjectsJS().map(normalizeRow);
     } finally {
       this.release(connection);
@@ -85,7 +92,7 @@ export class DuckDBStore implements AnalyticsStore {
 
   execute(sql: string, params: QueryParams = {}): Promise<void> {
     return this.serialized(async () => {
-      await this.writer.run(sql, params);
+      await this.writer.run(sql, params, parameterTypes(params));
     });
   }
 
@@ -125,12 +132,17 @@ export class DuckDBStore implements AnalyticsStore {
   }
 }
 
-/** Replace tables are keyed by (project_id, id); within one write the last snapshot of a key wins. */
+/**
+ * Replace tables are keyed by (project_id, id) and versioned by `updated_at`; within one write the newest snapshot
+ * of a key wins, and of equal versions the later one.
+ */
 function newestPerKey<Row extends object>(rows: readonly Row[]): Row[] {
   const byKey = new Map<string, Row>();
   for (const row of rows) {
-    const keyed = row as { project_id?: unknown; id?: unknown };
-    byKey.set(`${String(keyed.project_id)}\u0000${String(keyed.id)}`, row);
+    const keyed = row as { project_id?: unknown; id?: unknown; updated_at?: number };
+    const key = `${String(keyed.project_id)}\u0000${String(keyed.id)}`;
+    const held = byKey.get(key) as { updated_at?: number } | undefined;
+    if (!held || (keyed.updated_at ?? 0) >= (held.updated_at ?? 0)) byKey.set(key, row);
   }
   return [...byKey.values()];
 }
@@ -147,4 +159,16 @@ function normalizeValue(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(normalizeValue);
   return value;
+}
+
+/**
+ * The client binds whole JS numbers as INTEGER or BIGINT and fails beyond the 64-bit range; numbers that are not
+ * safe integers are bound as the DOUBLE they are.
+ */
+function parameterTypes(params: QueryParams): Record<string, DuckDBType> | undefined {
+  let types: Record<string, DuckDBType> | undefined;
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'number' && !Number.isSafeInteger(value)) (types ??= {})[name] = DOUBLE;
+  }
+  return types;
 }

@@ -53,5 +53,7 @@ export function displayPrefix(raw: string): string {
 export function sameDigest(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
+  // Buffer.from stops at the first character that is not hex ('abc' decodes like 'ab'): only whole digests compare.
+  if (left.length * 2 !== a.length || right.length * 2 !== b.length) return false;
   return left.length === right.length && timingSafeEqual(left, right);
 }

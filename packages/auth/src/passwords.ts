@@ -20,6 +20,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, expected] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !expected) return false;
   const wanted = Buffer.from(expected, 'base64');
+  // A key that decodes to no bytes would compare equal to the empty key scrypt derives for it.
+  if (wanted.length === 0) return false;
   const key = await scrypt(password, Buffer.from(salt, 'base64'), wanted.length, {
     N: Number(n),
     r: Number(r),

@@ -108,7 +108,8 @@ export class KeyResolver {
     const orgIds = new Set(change.orgIds ?? []);
     for (const [hash, entry] of this.cache) {
       const key = entry.key;
-      if (key && (keyIds.has(key.keyId) || projectIds.has(key.projectId) || orgIds.has(key.orgId))) this.cache.delete(hash);
+      // A cached miss carries no ids, and the change may be what brings its key back (unrevoke, restore): drop it too.
+      if (!key || keyIds.has(key.keyId) || projectIds.has(key.projectId) || orgIds.has(key.orgId)) this.cache.delete(hash);
     }
   }
 

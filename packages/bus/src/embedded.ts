@@ -73,6 +73,8 @@ class GroupQueue<T> {
  */
 export class EmbeddedBus implements Bus {
   private readonly groups = new Map<Topic, Map<string, GroupQueue<unknown>>>();
+  /** Numbers broadcast subscribers; a count of live groups would repeat a name after a close. */
+  private broadcastSubscribers = 0;
   private closed = false;
 
   async publish<T>(topic: Topic, messages: BusMessage<T>[]): Promise<void> {
@@ -94,7 +96,7 @@ export class EmbeddedBus implements Bus {
     const groups = this.groups.get(topic) ?? new Map<string, GroupQueue<unknown>>();
     this.groups.set(topic, groups);
     // In one process a broadcast subscriber is just another group.
-    const name = options.broadcast ? `${options.group}#${groups.size}` : options.group;
+    const name = options.broadcast ? `${options.group}#${(this.broadcastSubscribers += 1)}` : options.group;
     if (groups.has(name)) throw new Error(`group ${name} already consumes ${topic} in this process`);
     const queue = new GroupQueue<T>(topic, name, handler);
     groups.set(name, queue as GroupQueue<unknown>);

@@ -1,12 +1,14 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { StringEnum } from './validate';
 
 /** Thrown at startup when an environment variable is missing or malformed; the message names the variable. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false });
+const ajv = addFormats(new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false }), ['uri']);
 
 /**
  * Reads the variables a schema declares from the environment, applies defaults and coerces types.
@@ -22,8 +24,11 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((error) => {
       const name = error.instancePath.replace(/^\//, '') || String(error.params['missingProperty'] ?? '');
+      if (error.keyword === 'required') return `${name} is required`;
       const got = name in raw ? ` (got ${JSON.stringify(env[name])})` : '';
-      return `${name} ${error.message ?? 'is invalid'}${got}`;
+      const problem =
+        error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}` : error.message;
+      return `${name} ${problem ?? 'is invalid'}${got}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
@@ -47,10 +52,11 @@ export const httpConfig = {
     description:
       'Comma-separated proxies (IPs, CIDRs or loopback/linklocal/uniquelocal) whose X-Forwarded-For is honoured for $ip.',
   }),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info', description: 'Minimum level of the JSON log lines the service writes to stdout.' },
-  ),
+  // An enum rather than a union of literals, so a bad value yields one error that lists the levels.
+  LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'Minimum level of the JSON log lines the service writes to stdout.',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 0,
     default: 10_000,

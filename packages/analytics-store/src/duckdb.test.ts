@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import { DuckDBStore } from './duckdb';
+import { deleteProjectRows } from './purge';
+import {
+  ANALYTICS_TABLES,
+  alertEventsTable,
+  alertsTable,
+  errorsTable,
+  eventsTable,
+  issuesTable,
+  logsTable,
+  type AlertEventRow,
+  type AlertRuleRow,
+  type ErrorRow,
+  type EventRow,
+  type IssueRow,
+  type LogRow,
+} from './tables';
+
+const T0 = Date.parse('2026-03-04T05:06:07.089Z');
+
+const logRow = (projectId: string, overrides: Partial<LogRow> = {}): LogRow => ({
+  project_id: projectId,
+  timestamp: T0,
+  id: randomUUID(),
+  severity: 'error',
+  message: 'payment failed',
+  properties: { route: '/checkout', amount: 12.5, retried: true, tags: ['a', 'b'] },
+  trace_id: '0af7651916cd43dd8448eb211c80319c',
+  span_id: null,
+  received_at: T0 + 1,
+  retention_days: 14,
+  ...overrides,
+});
+
+const eventRow = (projectId: string): EventRow => ({
+  project_id: projectId,
+  timestamp: T0,
+  id: randomUUID(),
+  event_name: 'signup',
+  distinct_id: 'user-1',
+  properties: { plan: 'pro' },
+  received_at: T0,
+  retention_days: 3,
+});
+
+const errorRow = (projectId: string): ErrorRow => ({
+  project_id: projectId,
+  timestamp: T0,
+  id: randomUUID(),
+  issue_id: randomUUID(),
+  fingerprint_hash: 'f'.repeat(64),
+  type: 'TypeError',
+  value: "Cannot read properties of undefined (reading 'id')",
+  level: 'fatal',
+  release: 'web@1.2.3',
+  environment: null,
+  platform: 'javascript',
+  source: 'window.onerror',
+  trace_id: null,
+  span_id: null,
+  user: { id: 'user-1' },
+  tags: { browser: 'Chrome' },
+  extra: { synthetic: 'logs', chain: [{ type: 'Error' }] },
+  frames: [{ function: 'charge', filename: 'app.js', lineno: 10, colno: 5, in_app: true }],
+  breadcrumbs: [],
+  received_at: T0 + 5,
+  retention_days: 90,
+});
+
+const issueRow = (projectId: string, id: string, overrides: Partial<IssueRow> = {}): IssueRow => ({
+  project_id: projectId,
+  id,
+  short_id: 1,
+  title: 'TypeError: x is undefined',
+  culprit: 'charge(app.js)',
+  fingerprint: 'f'.repeat(64),
+  status: 'unresolved',
+  level: 'error',
+  event_count: 1,
+  user_count: 1,
+  first_seen: T0,
+  last_seen: T0,
+  release_first: 'web@1.0.0',
+  release_last: 'web@1.0.0',
+  resolved_in_release: null,
+  updated_at: T0,
+  ...overrides,
+});
+
+const alertRuleRow = (projectId: string, overrides: Partial<AlertRuleRow> = {}): AlertRuleRow => ({
+  project_id: projectId,
+  id: randomUUID(),
+  name: 'error spike',
+  metric: 'from:logs severity:error | count',
+  threshold: 10.5,
+  comparator: 'gt',
+  window_minutes: 5,
+  severity: 'critical',
+  enabled: true,
+  muted_until: null,
+  created_at: T0,
+  deleted: false,
+  updated_at: T0,
+  ...overrides,
+});
+
+const alertEventRow = (projectId: string): AlertEventRow => ({
+  project_id: projectId,
+  triggered_at: T0,
+  id: randomUUID(),
+  rule_id: randomUUID(),
+  rule_name: 'error spike',
+  value: 42,
+  threshold: 10.5,
+  severity: 'critical',
+});
+
+let store: DuckDBStore;
+
+beforeAll(async () => {
+  store = await DuckDBStore.open(':memory:');
+  await store.migrate(ANALYTICS_TABLES);
+});
+afterAll(() => store.close());
+
+const count = async (table: string, projectId: string) =>
+  (await store.query(`SELECT count(*) AS n FROM ${table} WHERE project_id = $project`, { project: projectId }))[0]!['n'];
+
+describe('migrate', () => {
+  it('creates every table of ANALYTICS_TABLES', async () => {
+    const rows = await store.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name`);
+    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs']);
+    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs']);
+  });
+
+  it('is idempotent: running it again keeps tables and rows', async () => {
+    const projectId = randomUUID();
+    await store.insert(logsTable, [logRow(projectId)]);
+    await store.migrate(ANALYTICS_TABLES);
+    expect(await count('logs', projectId)).toBe(1);
+  });
+
+  it.each(ANALYTICS_TABLES.map((table) => [table.name, table] as const))(
+    'gives %s its columns in the order of its column list, which the appender relies on',
+    async (name, table) => {
+      const described = await store.query(`DESCRIBE ${name}`);
+      expect(described.map((column) => column['column_name'])).toEqual(table.columns.map((column) => column.name));
+    },
+  );
+});
+
+describe('insert and query', () => {
+  it('round-trips a log row: ISO timestamps with ms, numbers, properties as JSON text, nulls', async () => {
+    const projectId = randomUUID();
+    const row = logRow(projectId);
+    await store.insert(logsTable, [row]);
+    const [stored] = await store.query('SELECT * FROM logs WHERE project_id = $project', { project: projectId });
+    expect(stored).toEqual({
+      project_id: projectId,
+      timestamp: '2026-03-04T05:06:07.089Z',
+      id: row.id,
+      severity: 'error',
+      message: 'payment failed',
+      properties: '{"route":"/checkout","amount":12.5,"retried":true,"tags":["a","b"]}',
+      trace_id: '0af7651916cd43dd8448eb211c80319c',
+      span_id: null,
+      received_at: '2026-03-04T05:06:07.090Z',
+      retention_days: 14,
+    });
+  });
+
+  it('lets queries read into properties with JSON functions', async () => {
+    const projectId = randomUUID();
+    await store.insert(logsTable, [logRow(projectId)]);
+    const [stored] = await store.query(
+      `SELECT properties->>'route' AS route, CAST(properties->>'amount' AS DOUBLE) AS amount FROM logs WHERE project_id = $project`,
+      { project: projectId },
+    );
+    expect(stored).toEqual({ route: '/checkout', amount: 12.5 });
+  });
+
+  it('round-trips an event row', async () => {
+    const projectId = randomUUID();
+    const row = eventRow(projectId);
+    await store.insert(eventsTable, [row]);
+    expect(await store.query('SELECT * FROM events WHERE project_id = $project', { project: projectId })).toEqual([
+      {
+        project_id: projectId,
+        timestamp: '2026-03-04T05:06:07.089Z',
+        id: row.id,
+        event_name: 'signup',
+        distinct_id: 'user-1',
+        properties: '{"plan":"pro"}',
+        received_at: '2026-03-04T05:06:07.089Z',
+        retention_days: 3,
+      },
+    ]);
+  });
+
+  it('round-trips an error row with its JSON columns and null strings', async () => {
+    const projectId = randomUUID();
+    const row = errorRow(projectId);
+    await store.insert(errorsTable, [row]);
+    const [stored] = await store.query('SELECT * FROM errors WHERE project_id = $project', { project: projectId });
+    expect(stored).toEqual({
+      project_id: projectId,
+      timestamp: '2026-03-04T05:06:07.089Z',
+      id: row.id,
+      issue_id: row.issue_id,
+      fingerprint_hash: 'f'.repeat(64),
+      type: 'TypeError',
+      value: "Cannot read properties of undefined (reading 'id')",
+      level: 'fatal',
+      release: 'web@1.2.3',
+      environment: null,
+      platform: 'javascript',
+      source: 'window.onerror',
+      trace_id: null,
+      span_id: null,
+      user: '{"id":"user-1"}',
+      tags: '{"browser":"Chrome"}',
+      extra: '{"synthetic":"logs","chain":[{"type":"Error"}]}',
+      frames: '[{"function":"charge","filename":"app.js","lineno":10,"colno":5,"in_app":true}]',
+      breadcrumbs: '[]',
+      received_at: '2026-03-04T05:06:07.094Z',
+      retention_days: 90,
+    });
+  });
+
+  it('round-trips an issue row: uint64 counters come back as numbers', async () => {
+    const projectId = randomUUID();
+    const row = issueRow(projectId, randomUUID(), { short_id: 4_294_967_296, event_count: 123_456_789_012, resolved_in_release: 'web@2.0.0' });
+    await store.insert(issuesTable, [row]);
+    const [stored] = await store.query('SELECT * FROM issues WHERE project_id = $project', { project: projectId });
+    expect(stored).toEqual({
+      ...row,
+      first_seen: '2026-03-04T05:06:07.089Z',
+      last_seen: '2026-03-04T05:06:07.089Z',
+      updated_at: '2026-03-04T05:06:07.089Z',
+    });
+    expect(typeof stored!['event_count']).toBe('number');
+  });
+
+  it('round-trips an alert rule row: float64, uint32, bool and a nullable timestamp', async () => {
+    const projectId = randomUUID();
+    const unmuted = alertRuleRow(projectId);
+    const muted = alertRuleRow(projectId, { muted_until: T0 + 60_000, enabled: false, threshold: 0.25 });
+    await store.insert(alertsTable, [unmuted, muted]);
+    const rows = await store.query(
+      'SELECT id, threshold, window_minutes, enabled, muted_until, deleted FROM alerts WHERE project_id = $project ORDER BY enabled',
+      { project: projectId },
+    );
+    expect(rows).toEqual([
+      { id: muted.id, threshold: 0.25, window_minutes: 5, enabled: false, muted_until: '2026-03-04T05:07:07.089Z', deleted: false },
+      { id: unmuted.id, threshold: 10.5, window_minutes: 5, enabled: true, muted_until: null, deleted: false },
+    ]);
+  });
+
+  it('round-trips an alert event row', async () => {
+    const projectId = randomUUID();
+    const row = alertEventRow(projectId);
+    await store.insert(alertEventsTable, [row]);
+    expect(await store.query('SELECT * FROM alert_events WHERE project_id = $project', { project: projectId })).toEqual([
+      { ...row, triggered_at: '2026-03-04T05:06:07.089Z' },
+    ]);
+  });
+
+  it('returns aggregates as numbers, not bigints', async () => {
+    const projectId = randomUUID();
+    await store.insert(logsTable, [logRow(projectId), logRow(projectId), logRow(projectId, { severity: 'info' })]);
+    expect(
+      await store.query('SELECT severity, count(*) AS value FROM logs WHERE project_id = $project GROUP BY severity ORDER BY severity', {
+        project: projectId,
+      }),
+    ).toEqual([
+      { severity: 'error', value: 2 },
+      { severity: 'info', value: 1 },
+    ]);
+  });
+
+  it('keeps every row of an append table, even with a repeated id', async () => {
+    const projectId = randomUUID();
+    const row = logRow(projectId);
+    await store.insert(logsTable, [row]);
+    await store.insert(logsTable, [row]);
+    expect(await count('logs', projectId)).toBe(2);
+  });
+
+  it('resolves an empty insert without writing', async () => {
+    await expect(store.insert(logsTable, [])).resolves.toBeUndefined();
+  });
+});
+
+describe('replace-mode tables', () => {
+  const issueStatus = async (projectId: string) =>
+    store.query('SELECT id, status, event_count FROM issues WHERE project_id = $project ORDER BY id', { project: projectId });
+
+  it('keeps only the newest snapshot of an issue across writes', async () => {
+    const projectId = randomUUID();
+    const id = randomUUID();
+    await store.insert(issuesTable, [issueRow(projectId, id, { updated_at: T0 })]);
+    await store.insert(issuesTable, [issueRow(projectId, id, { status: 'resolved', event_count: 3, updated_at: T0 + 1_000 })]);
+    expect(await issueStatus(projectId)).toEqual([{ id, status: 'resolved', event_count: 3 }]);
+  });
+
+  it('keeps the newest snapshot when one write holds several versions of an issue', async () => {
+    const projectId = randomUUID();
+    const id = randomUUID();
+    await store.insert(issuesTable, [
+      issueRow(projectId, id, { status: 'unresolved', event_count: 1, updated_at: T0 }),
+      issueRow(projectId, id, { status: 'regressed', event_count: 9, updated_at: T0 + 2_000 }),
+      issueRow(projectId, id, { status: 'resolved', event_count: 5, updated_at: T0 + 1_000 }),
+    ]);
+    expect(await issueStatus(projectId)).toEqual([{ id, status: 'regressed', event_count: 9 }]);
+  });
+
+  it('does not let an older snapshot that arrives late replace a newer one', async () => {
+    const projectId = randomUUID();
+    const id = randomUUID();
+    await store.insert(issuesTable, [issueRow(projectId, id, { status: 'resolved', event_count: 7, updated_at: T0 + 5_000 })]);
+    await store.insert(issuesTable, [issueRow(projectId, id, { status: 'unresolved', event_count: 6, updated_at: T0 + 4_000 })]);
+    expect(await issueStatus(projectId)).toEqual([{ id, status: 'resolved', event_count: 7 }]);
+  });
+
+  it('keys snapshots by (project_id, id), so one id in two projects is two rows', async () => {
+    const first = randomUUID();
+    const second = randomUUID();
+    const id = randomUUID();
+    await store.insert(issuesTable, [issueRow(first, id, { status: 'ignored' }), issueRow(second, id, { status: 'resolved' })]);
+    expect(await issueStatus(first)).toEqual([{ id, status: 'ignored', event_count: 1 }]);
+    expect(await issueStatus(second)).toEqual([{ id, status: 'resolved', event_count: 1 }]);
+  });
+
+  it('replaces alert rule snapshots, tombstones included', async () => {
+    const projectId = randomUUID();
+    const rule = alertRuleRow(projectId);
+    await store.insert(alertsTable, [rule]);
+    await store.insert(alertsTable, [{ ...rule, deleted: true, updated_at: T0 + 1 }]);
+    expect(await store.query('SELECT id, deleted FROM alerts WHERE project_id = $project', { project: projectId })).toEqual([
+      { id: rule.id, deleted: true },
+    ]);
+  });
+});
+
+describe('deleteProjectRows', () => {
+  it("removes one project's rows from every table and leaves other projects alone", async () => {
+    const removed = randomUUID();
+    const kept = randomUUID();
+    for (const projectId of [removed, kept]) {
+      await store.insert(logsTable, [logRow(projectId)]);
+      await store.insert(eventsTable, [eventRow(projectId)]);
+      await store.insert(errorsTable, [errorRow(projectId)]);
+      await store.insert(issuesTable, [issueRow(projectId, randomUUID())]);
+      await store.insert(alertsTable, [alertRuleRow(projectId)]);
+      await store.insert(alertEventsTable, [alertEventRow(projectId)]);
+    }
+    await deleteProjectRows(store, removed);
+    for (const table of ANALYTICS_TABLES) {
+      expect([table.name, await count(table.name, removed)]).toEqual([table.name, 0]);
+      expect([table.name, await count(table.name, kept)]).toEqual([table.name, 1]);
+    }
+  });
+});
+
+describe('concurrency', () => {
+  it('answers concurrent queries, more than the reader pool holds, while inserts are running', async () => {
+    const small = await DuckDBStore.open(':memory:', 2);
+    try {
+      await small.migrate(ANALYTICS_TABLES);
+      const projectId = randomUUID();
+      const batches = Array.from({ length: 10 }, (_, batch) =>
+        Array.from({ length: 500 }, (_, index) => logRow(projectId, { message: `batch ${batch} row ${index}` })),
+      );
+      const inserts = batches.map((rows) => small.insert(logsTable, rows));
+      const reads = Array.from({ length: 12 }, () =>
+        small.query('SELECT count(*) AS n FROM logs WHERE project_id = $project', { project: projectId }),
+      );
+      const counts = (await Promise.all(reads)).map((rows) => rows[0]!['n'] as number);
+      await Promise.all(inserts);
+      for (const seen of counts) {
+        expect(seen % 500).toBe(0);
+        expect(seen).toBeLessThanOrEqual(5_000);
+      }
+      expect(await small.query('SELECT count(*) AS n FROM logs WHERE project_id = $project', { project: projectId })).toEqual([
+        { n: 5_000 },
+      ]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('keeps writes going after a failed statement', async () => {
+    await expect(store.execute('DELETE FROM no_such_table')).rejects.toThrow('no_such_table');
+    const projectId = randomUUID();
+    await store.insert(logsTable, [logRow(projectId)]);
+    expect(await count('logs', projectId)).toBe(1);
+  });
+});

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@tlm/core';
+import { liveSuite } from '@tlm/testkit';
+import { CompressionTypes, type KafkaMessage } from 'kafkajs';
+import { consumerGroupId, decodeMessages, KafkaBus, producerConfig, producerRecord } from './kafka';
+import { Topics } from './topics';
+
+function kafkaMessage(offset: string, value: string | null): KafkaMessage {
+  return {
+    key: Buffer.from('project-1'),
+    value: value === null ? null : Buffer.from(value, 'utf8'),
+    offset,
+    timestamp: '1767225600000',
+    attributes: 0,
+    headers: {},
+  };
+}
+
+describe('producerConfig', () => {
+  it('makes an idempotent producer with one request in flight, so retries neither duplicate nor reorder', () => {
+    expect(producerConfig()).toEqual({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  });
+});
+
+describe('producerRecord', () => {
+  it('waits for all in-sync replicas (acks -1) and sends each value as JSON under its key', () => {
+    const record = producerRecord(
+      Topics.logs,
+      [
+        { key: 'project-1', value: { id: 'a', message: 'héllo' } },
+        { key: 'project-2', value: { id: 'b', tags: ['x'] } },
+      ],
+      'none',
+    );
+    expect(record).toEqual({
+      topic: 'tlm.logs.v1',
+      acks: -1,
+      compression: CompressionTypes.None,
+      messages: [
+        { key: 'project-1', value: '{"id":"a","message":"héllo"}' },
+        { key: 'project-2', value: '{"id":"b","tags":["x"]}' },
+      ],
+    });
+  });
+
+  it('compresses with gzip when configured', () => {
+    const record = producerRecord(Topics.events, [{ key: 'p', value: 1 }], 'gzip');
+    expect(record.compression).toBe(CompressionTypes.GZIP);
+    expect(record.acks).toBe(-1);
+  });
+});
+
+describe('decodeMessages', () => {
+  it('parses every JSON value in order', () => {
+    const values = decodeMessages<unknown>([kafkaMessage('0', '{"n":1}'), kafkaMessage('1', '[2]'), kafkaMessage('2', '"three"')], () => {
+      throw new Error('nothing is malformed');
+    });
+    expect(values).toEqual([{ n: 1 }, [2], 'three']);
+  });
+
+  it('skips a malformed message, reports its offset, and keeps its neighbours', () => {
+    const reported: { offset: string; error: Error }[] = [];
+    const values = decodeMessages<unknown>(
+      [kafkaMessage('10', '{"n":1}'), kafkaMessage('11', '{"n":'), kafkaMessage('12', '{"n":3}'), kafkaMessage('13', 'not json')],
+      (offset, error) => reported.push({ offset, error }),
+    );
+    expect(values).toEqual([{ n: 1 }, { n: 3 }]);
+    expect(reported.map((entry) => entry.offset)).toEqual(['11', '13']);
+    expect(reported.every((entry) => entry.error instanceof SyntaxError)).toBe(true);
+  });
+
+  it('skips a message without a value (a tombstone) without reporting it', () => {
+    const reported: string[] = [];
+    const values = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], (offset) => reported.push(offset));
+    expect(values).toEqual([{ n: 6 }]);
+    expect(reported).toEqual([]);
+  });
+});
+
+describe('consumerGroupId', () => {
+  it('uses the group name for a shared group, so its members split the partitions', () => {
+    expect(consumerGroupId({ group: 'tlm-ingest-writer' }, 'gateway-7')).toBe('tlm-ingest-writer');
+    expect(consumerGroupId({ group: 'tlm-ingest-writer', broadcast: false }, 'gateway-7')).toBe('tlm-ingest-writer');
+  });
+
+  it('gives each process its own group for broadcast, so every instance receives every message', () => {
+    expect(consumerGroupId({ group: 'tlm-key-cache', broadcast: true }, 'gateway-7')).toBe('tlm-key-cache.gateway-7');
+    expect(consumerGroupId({ group: 'tlm-key-cache', broadcast: true }, 'gateway-8')).toBe('tlm-key-cache.gateway-8');
+  });
+});
+
+const RECEIVE_TIMEOUT_MS = 60_000;
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = RECEIVE_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
+  // Topics are fixed names and a broker may be shared, so each run tags its messages and uses its own groups.
+  const run = randomUUID();
+  const logger = createLogger('kafka-bus-test', 'warn');
+  const buses: KafkaBus[] = [];
+
+  const connect = async (instanceId: string) => {
+    const bus = await KafkaBus.connect({
+      brokers: brokers().split(','),
+      clientId: `tlm-test-${instanceId}`,
+      partitions: 1,
+      replicationFactor: 1,
+      compression: 'gzip',
+      instanceId: `${instanceId}-${run}`,
+      logger,
+    });
+    buses.push(bus);
+    return bus;
+  };
+
+  interface Probe {
+    run: string;
+    n: number;
+  }
+  const ours = (values: Probe[]) => values.filter((value) => value.run === run);
+
+  afterAll(async () => {
+    await Promise.all(buses.map((bus) => bus.close()));
+  }, 60_000);
+
+  it('answers ping', async () => {
+    const bus = await connect('ping');
+    await expect(bus.ping()).resolves.toBeUndefined();
+  }, 120_000);
+
+  it('delivers a published message to a shared group', async () => {
+    const bus = await connect('round-trip');
+    const received: Probe[] = [];
+    await bus.subscribe<Probe>(Topics.events, { group: `round-trip-${run}` }, async (values) => {
+      received.push(...ours(values));
+    });
+    await bus.publish<Probe>(Topics.events, [
+      { key: 'project-1', value: { run, n: 1 } },
+      { key: 'project-1', value: { run, n: 2 } },
+    ]);
+    await waitFor(() => received.length >= 2, 'the published messages');
+    expect(received).toEqual([
+      { run, n: 1 },
+      { run, n: 2 },
+    ]);
+  }, 120_000);
+
+  it('delivers to a broadcast subscriber in a second bus instance as well', async () => {
+    const first = await connect('broadcast-a');
+    const second = await connect('broadcast-b');
+    const seen: Record<'a' | 'b', number[]> = { a: [], b: [] };
+    await first.subscribe<Probe>(Topics.keyChanges, { group: `cache-${run}`, broadcast: true }, async (values) => {
+      seen.a.push(...ours(values).map((value) => value.n));
+    });
+    await second.subscribe<Probe>(Topics.keyChanges, { group: `cache-${run}`, broadcast: true }, async (values) => {
+      seen.b.push(...ours(values).map((value) => value.n));
+    });
+    // Broadcast groups start at the newest offset once they have joined; keep publishing until both have.
+    let n = 0;
+    const deadline = Date.now() + RECEIVE_TIMEOUT_MS;
+    while (seen.a.length === 0 || seen.b.length === 0) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for both broadcast subscribers to join');
+      n += 1;
+      await first.publish<Probe>(Topics.keyChanges, [{ key: 'key-change', value: { run, n } }]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const last = n + 1;
+    await first.publish<Probe>(Topics.keyChanges, [{ key: 'key-change', value: { run, n: last } }]);
+    await waitFor(() => seen.a.includes(last) && seen.b.includes(last), 'the last change on both instances');
+    expect(seen.a).toContain(last);
+    expect(seen.b).toContain(last);
+  }, 120_000);
+
+  it('delivers a batch again after its handler failed (at least once)', async () => {
+    const bus = await connect('redelivery');
+    const calls: { failed: boolean; values: number[] }[] = [];
+    await bus.subscribe<Probe>(Topics.logs, { group: `redelivery-${run}` }, async (values) => {
+      const mine = ours(values).map((value) => value.n);
+      if (mine.length === 0) return;
+      const failed = calls.length === 0;
+      calls.push({ failed, values: mine });
+      if (failed) throw new Error('writer unavailable once');
+    });
+    await bus.publish<Probe>(Topics.logs, [{ key: 'project-1', value: { run, n: 42 } }]);
+    await waitFor(() => calls.some((call) => !call.failed), 'the redelivered batch');
+    expect(calls[0]).toEqual({ failed: true, values: [42] });
+    expect(calls.find((call) => !call.failed)).toEqual({ failed: false, values: [42] });
+  }, 120_000);
+});

@@ -1,0 +1,307 @@
+import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import express from 'express';
+import pino from 'pino';
+import { conflict, rateLimited } from './errors';
+import { bodyBytes, createServiceApp, finishServiceApp, jsonBody, listen, type ReadinessCheck, type RunningServer } from './http';
+import { metricsRegistry } from './metrics';
+
+/** The metrics registry is process-wide; a service name of this file's own keeps its samples apart. */
+const SERVICE = 'http-shell-test';
+const BODY_LIMIT_BYTES = 1024;
+
+const logLines: Record<string, unknown>[] = [];
+const logger = pino(
+  { level: 'info' },
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  }),
+);
+
+let databaseDown = false;
+const readiness: ReadinessCheck[] = [
+  { name: 'metadata', check: async () => undefined },
+  {
+    name: 'analytics',
+    check: async () => {
+      if (databaseDown) throw new Error('connection refused');
+    },
+  },
+];
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  const app = createServiceApp({ service: SERVICE, logger, readiness, trustedProxies: ['loopback'] });
+  app.post('/echo', jsonBody(BODY_LIMIT_BYTES), (req, res) => {
+    res.json({ body: req.body as unknown, bytes: bodyBytes(req) });
+  });
+  app.get('/items/:id', (req, res) => {
+    res.json({ id: req.params['id'] });
+  });
+  app.get('/client-ip', (req, res) => {
+    res.json({ ip: req.ip });
+  });
+  app.post('/conflict', () => {
+    throw conflict('email already registered', { restore: true });
+  });
+  app.get('/limited', async () => {
+    throw rateLimited(3);
+  });
+  app.get('/broken', async () => {
+    throw new Error('database exploded');
+  });
+  const router = express.Router();
+  router.get('/projects/:project', (_req, res) => {
+    res.status(204).end();
+  });
+  app.use('/v1', router);
+  finishServiceApp(app, logger);
+  server = await listen(app, 0, '127.0.0.1', 1_000);
+});
+
+afterAll(() => server.close());
+
+const post = (path: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  fetch(`${server.url}${path}`, { method: 'POST', body, headers });
+
+async function counterValue(labels: Record<string, string>): Promise<number | undefined> {
+  const metric = await metricsRegistry.getSingleMetric('tlm_http_requests_total')!.get();
+  const sample = metric.values.find((value) => Object.entries(labels).every(([name, wanted]) => value.labels[name] === wanted));
+  return sample?.value;
+}
+
+/** The response can reach the client a moment before the server's `finish` handler has counted it. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 2_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+describe('listen', () => {
+  it('serves on an ephemeral port and reports the URL it can be reached at', () => {
+    expect(server.port).toBeGreaterThan(0);
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+  });
+});
+
+describe('error mapping', () => {
+  it('answers a body that is not JSON with 400 VALIDATION_ERROR', async () => {
+    const response = await post('/echo', '{"batch": [');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' } });
+  });
+
+  it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
+    const response = await post('/echo', JSON.stringify({ message: 'x'.repeat(BODY_LIMIT_BYTES) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 2 MB limit' },
+    });
+  });
+
+  it('counts the limit on the inflated body, so a small gzip that inflates past it is 413', async () => {
+    const bomb = gzipSync(JSON.stringify({ message: ' '.repeat(BODY_LIMIT_BYTES * 10) }));
+    expect(bomb.length).toBeLessThan(BODY_LIMIT_BYTES);
+    const response = await post('/echo', bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers an unsupported content encoding with 400 VALIDATION_ERROR', async () => {
+    const response = await post('/echo', '{}', { 'content-type': 'application/json', 'content-encoding': 'compress' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'unsupported content encoding or charset' },
+    });
+  });
+
+  it('answers an unsupported charset with 400 VALIDATION_ERROR', async () => {
+    const response = await post('/echo', '{}', { 'content-type': 'application/json; charset=latin1' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'unsupported content encoding or charset' },
+    });
+  });
+
+  it('answers a thrown ApiError with its status and {error: {code, message, details}}', async () => {
+    const response = await post('/conflict', '{}');
+    expect(response.status).toBe(409);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({
+      error: { code: 'CONFLICT', message: 'email already registered', details: { restore: true } },
+    });
+  });
+
+  it('sends the headers an ApiError carries: Retry-After on 429', async () => {
+    const response = await fetch(`${server.url}/limited`);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect(await response.json()).toEqual({ error: { code: 'RATE_LIMITED', message: 'too many requests in a second' } });
+  });
+
+  it('answers an unexpected exception with 500 INTERNAL_ERROR without leaking its message, and logs it', async () => {
+    const response = await fetch(`${server.url}/broken?token=secret`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    const logged = logLines.find((line) => line['msg'] === 'unhandled error');
+    expect(logged).toMatchObject({ method: 'GET', path: '/broken', err: { message: 'database exploded' } });
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND', async () => {
+    const response = await fetch(`${server.url}/no/such/route`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such route' } });
+  });
+
+  it('answers a known path with an unrouted method with 404 NOT_FOUND', async () => {
+    const response = await fetch(`${server.url}/echo`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such route' } });
+  });
+});
+
+describe('jsonBody', () => {
+  it('parses JSON whatever the content type, since SDKs often send text/plain', async () => {
+    const response = await post('/echo', '{"event":"signup"}', { 'content-type': 'text/plain' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ body: { event: 'signup' }, bytes: 18 });
+  });
+
+  it('inflates a gzip body and reports the inflated size', async () => {
+    const json = JSON.stringify({ batch: [{ event: 'a' }, { event: 'b' }] });
+    const response = await post('/echo', gzipSync(json), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ body: { batch: [{ event: 'a' }, { event: 'b' }] }, bytes: Buffer.byteLength(json) });
+  });
+
+  it('accepts a JSON value that is not an object (strict off), leaving the check to the route', async () => {
+    const response = await post('/echo', '"just a string"');
+    expect(await response.json()).toEqual({ body: 'just a string', bytes: 15 });
+  });
+});
+
+describe('probes', () => {
+  it('answers /healthz with 200 {status: ok}', async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers /readyz with 200 and every check when all checks pass', async () => {
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: 'ok',
+      checks: [
+        { name: 'metadata', status: 'ok' },
+        { name: 'analytics', status: 'ok' },
+      ],
+    });
+  });
+
+  it('answers /readyz with 503 naming the failing check and its error', async () => {
+    databaseDown = true;
+    try {
+      const response = await fetch(`${server.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        status: 'unavailable',
+        checks: [
+          { name: 'metadata', status: 'ok' },
+          { name: 'analytics', status: 'error', error: 'connection refused' },
+        ],
+      });
+    } finally {
+      databaseDown = false;
+    }
+  });
+
+  it('answers /readyz with 503 when a check does not answer within 2 s', async () => {
+    const hanging: ReadinessCheck = { name: 'bus', check: () => new Promise<void>(() => undefined) };
+    readiness.push(hanging);
+    try {
+      const started = Date.now();
+      const response = await fetch(`${server.url}/readyz`);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { checks: unknown[] }).checks[2]).toEqual({
+        name: 'bus',
+        status: 'error',
+        error: 'no answer within 2000 ms',
+      });
+    } finally {
+      readiness.pop();
+    }
+  });
+});
+
+describe('request metrics and log', () => {
+  it('counts a request in tlm_http_requests_total by route pattern and status, exposed on /metrics', async () => {
+    expect(await counterValue({ service: SERVICE, route: '/items/:id' })).toBeUndefined();
+    await (await fetch(`${server.url}/items/42?sentry_key=abc`)).text();
+    await eventually(async () => expect(await counterValue({ service: SERVICE, route: '/items/:id', status: '200' })).toBe(1));
+    const exposition = await (await fetch(`${server.url}/metrics`)).text();
+    expect(exposition).toContain(
+      `tlm_http_requests_total{service="${SERVICE}",method="GET",route="/items/:id",status="200"} 1\n`,
+    );
+  });
+
+  it('labels a route of a mounted router with its full pattern', async () => {
+    await (await fetch(`${server.url}/v1/projects/p-1`)).text();
+    await eventually(async () =>
+      expect(await counterValue({ service: SERVICE, route: '/v1/projects/:project', status: '204' })).toBe(1),
+    );
+  });
+
+  it("labels requests that matched no route 'unmatched', so paths never become label values", async () => {
+    const unmatched = { service: SERVICE, method: 'GET', route: 'unmatched', status: '404' };
+    const before = (await counterValue(unmatched)) ?? 0;
+    await (await fetch(`${server.url}/random/path/123`)).text();
+    await (await fetch(`${server.url}/random/path/456`)).text();
+    await eventually(async () => expect(await counterValue(unmatched)).toBe(before + 2));
+    const exposition = await (await fetch(`${server.url}/metrics`)).text();
+    expect(exposition).not.toContain('/random/path');
+  });
+
+  it('writes one log line per request without the query string', async () => {
+    logLines.length = 0;
+    await (await fetch(`${server.url}/items/7?sentry_key=tlm_pk_us_secret`)).text();
+    await eventually(async () => expect(logLines.filter((line) => line['msg'] === 'request')).toHaveLength(1));
+    const line = logLines.find((entry) => entry['msg'] === 'request')!;
+    expect(line).toMatchObject({ method: 'GET', route: '/items/:id', path: '/items/7', status: 200 });
+    expect(typeof line['duration_ms']).toBe('number');
+    expect(JSON.stringify(line)).not.toContain('sentry_key');
+  });
+});
+
+describe('trusted proxies', () => {
+  it('takes the client address from X-Forwarded-For when the peer is a trusted proxy', async () => {
+    const response = await fetch(`${server.url}/client-ip`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(await response.json()).toEqual({ ip: '203.0.113.7' });
+  });
+
+  it('ignores X-Forwarded-For when no proxy is trusted', async () => {
+    const app = createServiceApp({ service: SERVICE, logger, readiness: [], trustedProxies: [] });
+    app.get('/client-ip', (req, res) => {
+      res.json({ ip: req.ip });
+    });
+    finishServiceApp(app, logger);
+    const direct = await listen(app, 0, '127.0.0.1', 1_000);
+    try {
+      const response = await fetch(`${direct.url}/client-ip`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(await response.json()).toEqual({ ip: '127.0.0.1' });
+    } finally {
+      await direct.close();
+    }
+  });
+});

@@ -1,0 +1,192 @@
+import { createProject, signup, startTestServer, uniqueEmail, type Session, type TestServer } from '@tlm/testkit';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+async function storedPlan(orgId: string) {
+  const [row] = await server.standalone.metadata.query<{ plan: string; name: string }>('select plan, name from organizations where id = $1', [orgId]);
+  return row;
+}
+
+async function storedMembers(orgId: string) {
+  const rows = await server.standalone.metadata.query<{ user_id: string; role: string }>(
+    'select user_id, role from memberships where org_id = $1 order by created_at',
+    [orgId],
+  );
+  return Object.fromEntries(rows.map((row) => [row.user_id, row.role]));
+}
+
+async function addMember(owner: Session, email: string, role: 'owner' | 'member' = 'member') {
+  return server.api.post(`/api/orgs/${owner.organization.id}/members`, { token: owner.token, body: { email, role } });
+}
+
+describe('GET /api/orgs and GET /api/orgs/:org', () => {
+  it("lists only the caller's own organizations", async () => {
+    const alice = await signup(server.api);
+    const bob = await signup(server.api);
+    const reply = await server.api.get('/api/orgs', { token: alice.token });
+    expect(reply.status).toBe(200);
+    expect(reply.body.organizations).toEqual([
+      expect.objectContaining({ id: alice.organization.id, plan: 'free', role: 'owner' }),
+    ]);
+    expect(reply.text).not.toContain(bob.organization.id);
+  });
+
+  it('shows an organization with its plan limits to a member', async () => {
+    const alice = await signup(server.api);
+    const reply = await server.api.get(`/api/orgs/${alice.organization.id}`, { token: alice.token });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ id: alice.organization.id, plan: 'free', role: 'owner' });
+    expect(reply.body.limits).toMatchObject({ requestsPerSecond: 10, maxApiKeys: 5, retentionDays: 3, maxProjects: 3 });
+  });
+
+  describe("answers 404 NOT_FOUND for another user's organization", () => {
+    let owner: Session;
+    let outsider: Session;
+    let projectId: string;
+
+    beforeAll(async () => {
+      owner = await signup(server.api);
+      outsider = await signup(server.api);
+      projectId = (await createProject(server.api, owner)).id;
+    });
+
+    it.each([
+      ['the organization', () => `/api/orgs/${owner.organization.id}`],
+      ['its projects', () => `/api/orgs/${owner.organization.id}/projects`],
+      ['one of its projects', () => `/api/orgs/${owner.organization.id}/projects/${projectId}`],
+      ['the keys of its project', () => `/api/orgs/${owner.organization.id}/projects/${projectId}/keys`],
+      ['the schema of its project', () => `/api/orgs/${owner.organization.id}/projects/${projectId}/schema`],
+      ['its members', () => `/api/orgs/${owner.organization.id}/members`],
+    ])('on GET of %s', async (_what, pathOf) => {
+      const reply = await server.api.get(pathOf(), { token: outsider.token });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('NOT_FOUND');
+      // The control: the owner reaches the same path.
+      expect((await server.api.get(pathOf(), { token: owner.token })).status).toBe(200);
+    });
+
+    it('on PATCH of the organization, leaving it unchanged', async () => {
+      const reply = await server.api.patch(`/api/orgs/${owner.organization.id}`, { token: outsider.token, body: { plan: 'team' } });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('NOT_FOUND');
+      expect((await storedPlan(owner.organization.id))!.plan).toBe('free');
+    });
+  });
+});
+
+describe('PATCH /api/orgs/:org', () => {
+  it('refuses a member who is not an owner with 403 FORBIDDEN and changes nothing', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    expect((await addMember(owner, member.user.email)).status).toBe(201);
+    const reply = await server.api.patch(`/api/orgs/${owner.organization.id}`, { token: member.token, body: { plan: 'pro', name: 'taken over' } });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('FORBIDDEN');
+    expect(await storedPlan(owner.organization.id)).toEqual({ plan: 'free', name: owner.organization.name });
+  });
+
+  it('lets the owner change the plan to pro, which changes the limits', async () => {
+    const owner = await signup(server.api);
+    const reply = await server.api.patch(`/api/orgs/${owner.organization.id}`, { token: owner.token, body: { plan: 'pro', name: 'Acme' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ id: owner.organization.id, name: 'Acme', plan: 'pro' });
+    expect(reply.body.limits).toMatchObject({ requestsPerSecond: 50, maxApiKeys: 100, retentionDays: 90 });
+    expect(await storedPlan(owner.organization.id)).toEqual({ plan: 'pro', name: 'Acme' });
+    const read = await server.api.get(`/api/orgs/${owner.organization.id}`, { token: owner.token });
+    expect(read.body.limits.maxApiKeys).toBe(100);
+  });
+
+  it('rejects an unknown plan with 400 VALIDATION_ERROR', async () => {
+    const owner = await signup(server.api);
+    const reply = await server.api.patch(`/api/orgs/${owner.organization.id}`, { token: owner.token, body: { plan: 'enterprise' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(reply.body.error.message).toContain('plan');
+    expect((await storedPlan(owner.organization.id))!.plan).toBe('free');
+  });
+});
+
+describe('organization members', () => {
+  it('adds an existing account by email with 201 and lists it', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api, { name: 'Member' });
+    const reply = await addMember(owner, member.user.email.toUpperCase());
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ user_id: member.user.id, email: member.user.email, name: 'Member', role: 'member' });
+    expect(await storedMembers(owner.organization.id)).toEqual({ [owner.user.id]: 'owner', [member.user.id]: 'member' });
+
+    const list = await server.api.get(`/api/orgs/${owner.organization.id}/members`, { token: member.token });
+    expect(list.status).toBe(200);
+    expect(list.body.members.map((row: { user_id: string; role: string }) => [row.user_id, row.role])).toEqual([
+      [owner.user.id, 'owner'],
+      [member.user.id, 'member'],
+    ]);
+  });
+
+  it('answers 404 NOT_FOUND for an email without an account', async () => {
+    const owner = await signup(server.api);
+    const reply = await addMember(owner, uniqueEmail('stranger'));
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('NOT_FOUND');
+    expect(Object.keys(await storedMembers(owner.organization.id))).toEqual([owner.user.id]);
+  });
+
+  it('answers 409 CONFLICT for someone already a member', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    expect((await addMember(owner, member.user.email)).status).toBe(201);
+    const reply = await addMember(owner, member.user.email, 'owner');
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.code).toBe('CONFLICT');
+    expect((await storedMembers(owner.organization.id))[member.user.id]).toBe('member');
+  });
+
+  it('refuses a plain member adding people with 403 FORBIDDEN', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    const third = await signup(server.api);
+    expect((await addMember(owner, member.user.email)).status).toBe(201);
+    const reply = await server.api.post(`/api/orgs/${owner.organization.id}/members`, {
+      token: member.token,
+      body: { email: third.user.email, role: 'member' },
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('FORBIDDEN');
+    expect(await storedMembers(owner.organization.id)).not.toHaveProperty(third.user.id);
+  });
+
+  it('removes a member with 204, after which the organization is hidden from them', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    expect((await addMember(owner, member.user.email)).status).toBe(201);
+    const reply = await server.api.delete(`/api/orgs/${owner.organization.id}/members/${member.user.id}`, { token: owner.token });
+    expect(reply.status).toBe(204);
+    expect(await storedMembers(owner.organization.id)).toEqual({ [owner.user.id]: 'owner' });
+    const read = await server.api.get(`/api/orgs/${owner.organization.id}`, { token: member.token });
+    expect(read.status).toBe(404);
+  });
+
+  it('refuses to remove the last owner with 409 CONFLICT and keeps the membership', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    expect((await addMember(owner, member.user.email)).status).toBe(201);
+    const reply = await server.api.delete(`/api/orgs/${owner.organization.id}/members/${owner.user.id}`, { token: owner.token });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.code).toBe('CONFLICT');
+    expect(await storedMembers(owner.organization.id)).toEqual({ [owner.user.id]: 'owner', [member.user.id]: 'member' });
+  });
+
+  it('lets an owner leave when another owner remains', async () => {
+    const owner = await signup(server.api);
+    const coOwner = await signup(server.api);
+    expect((await addMember(owner, coOwner.user.email, 'owner')).status).toBe(201);
+    const reply = await server.api.delete(`/api/orgs/${owner.organization.id}/members/${owner.user.id}`, { token: owner.token });
+    expect(reply.status).toBe(204);
+    expect(await storedMembers(owner.organization.id)).toEqual({ [coOwner.user.id]: 'owner' });
+  });
+});

@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBStore } from '@tlm/analytics-store';
+import { Api, setupProject } from '@tlm/testkit';
+
+/** These tests run the built entry point, as `make start` does (`make test` builds first). */
+const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
+let dataDir: string;
+let nextPort = 19_300 + (process.pid % 500);
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-process-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  api: Api;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startProcess(): Promise<Running> {
+  const port = nextPort++;
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const api = new Api(`http://127.0.0.1:${port}`);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await api.get('/readyz')).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, api, output: () => output, exited };
+}
+
+async function storedMessages(prefix: string): Promise<number> {
+  const store = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'));
+  try {
+    const [row] = await store.query('SELECT count(*) AS n FROM logs WHERE starts_with(message, $prefix)', { prefix });
+    return row!['n'] as number;
+  } finally {
+    await store.close();
+  }
+}
+
+const batch = (prefix: string, request: number) => ({
+  batch: Array.from({ length: 50 }, (_, item) => ({ severity: 'info', message: `${prefix} ${request}-${item}` })),
+});
+
+describe('the standalone process', () => {
+  it('keeps every row it answered 202 for when it is killed with SIGKILL right after, and starts again', async () => {
+    const first = await startProcess();
+    const setup = await setupProject(first.api);
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => first.api.post('/v1/logs', { token: setup.secretKey, body: batch('crash', i) })));
+    expect(replies.every((reply) => reply.status === 202)).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startProcess();
+    // The key, the project and the account survived too.
+    const after = await second.api.post('/v1/logs', { token: setup.secretKey, body: batch('after', 0) });
+    expect(after.status).toBe(202);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await storedMessages('crash ')).toBe(20 * 50);
+    expect(await storedMessages('after ')).toBe(50);
+  });
+
+  it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
+    const running = await startProcess();
+    const setup = await setupProject(running.api);
+    const inFlight = Array.from({ length: 40 }, (_, i) =>
+      running.api.post('/v1/logs', { token: setup.secretKey, body: batch('drain', i) }).catch(() => undefined),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    running.child.kill('SIGTERM');
+    const replies = await Promise.all(inFlight);
+    expect(await running.exited).toBe(0);
+    expect(running.output()).toContain('"msg":"stopped cleanly"');
+    const accepted = replies.filter((reply) => reply?.status === 202).length;
+    expect(accepted).toBeGreaterThan(0);
+    expect(await storedMessages('drain ')).toBe(accepted * 50);
+  });
+});

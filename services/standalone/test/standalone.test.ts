@@ -1,0 +1,64 @@
+import { PassThrough } from 'node:stream';
+import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+
+let server: TestServer;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  server = await startTestServer({}, stream);
+});
+afterAll(() => server.close());
+
+describe('probes', () => {
+  it('answers /healthz and /readyz with each store and the bus checked', async () => {
+    expect((await server.api.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await server.api.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({
+      status: 'ok',
+      checks: [
+        { name: 'metadata', status: 'ok' },
+        { name: 'analytics', status: 'ok' },
+        { name: 'bus', status: 'ok' },
+      ],
+    });
+  });
+});
+
+describe('/metrics', () => {
+  it('counts requests by route and status, items by signal and outcome, and bus publish latency and lag', async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'counted' }, { severity: 'nope', message: 'rejected' }] },
+    });
+    await server.api.post('/v1/events', { token: setup.secretKey, body: { batch: [{ event: 'counted' }] } });
+    const metrics = (await server.api.get('/metrics')).text;
+    expect(metrics).toMatch(/tlm_http_requests_total\{service="standalone",method="POST",route="\/v1\/logs",status="202"\} 1/);
+    expect(metrics).toMatch(/tlm_http_request_duration_seconds_bucket\{le="0\.1",service="standalone",method="POST",route="\/v1\/logs",status="202"\} 1/);
+    expect(metrics).toMatch(/tlm_ingest_items_total\{signal="logs",outcome="accepted"\} 1/);
+    expect(metrics).toMatch(/tlm_ingest_items_total\{signal="logs",outcome="rejected"\} 1/);
+    expect(metrics).toMatch(/tlm_ingest_items_total\{signal="events",outcome="accepted"\} 1/);
+    expect(metrics).toMatch(/tlm_bus_publish_duration_seconds_count\{topic="tlm\.logs\.v1"\} 1/);
+    expect(metrics).toMatch(/tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer"\} 0/);
+  });
+});
+
+describe('request logs', () => {
+  it('writes one JSON line per request with route, status and duration, and never a key, token or password', async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'info', message: 'logged' }] } });
+    await server.api.post('/v1/logs?sentry_key=should-not-appear', { token: setup.publicKey, body: { batch: [] } });
+    const requests = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request');
+    expect(requests).toContainEqual(
+      expect.objectContaining({ service: 'standalone', method: 'POST', route: '/v1/logs', path: '/v1/logs', status: 202, duration_ms: expect.any(Number) }),
+    );
+    expect(requests).toContainEqual(expect.objectContaining({ route: '/api/auth/signup', status: 201 }));
+    const everything = logLines.join('\n');
+    for (const secret of [setup.secretKey, setup.publicKey, setup.session.token, setup.session.password, 'should-not-appear']) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+});
