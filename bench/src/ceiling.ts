@@ -1,15 +1,25 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ANALYTICS_TABLES, DuckDBStore, type TableDefinition } from '@tlm/analytics-store';
+import { DuckDBInstance, DuckDBTimestampValue, type DuckDBAppender } from '@duckdb/node-api';
+import { ANALYTICS_TABLES, type ColumnType, type TableDefinition } from '@tlm/analytics-store';
 import { clientProperties, type IngestContext, type ItemResult } from '@tlm/signals';
 import { removeDir } from './server';
 
 const CEILING_BATCH = 5_000;
 
+/** Appends one value of a column type with the DuckDB appender's typed calls. */
+const appenders: Partial<Record<ColumnType, (appender: DuckDBAppender, value: unknown) => void>> = {
+  string: (appender, value) => appender.appendVarchar(value as string),
+  nullable_string: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(value as string)),
+  timestamp: (appender, value) => appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * 1000n)),
+  uint16: (appender, value) => appender.appendUSmallInt(value as number),
+  properties: (appender, value) => appender.appendVarchar(JSON.stringify(value)),
+};
+
 /**
- * The same rows the server would store, built before the clock starts and written straight into a DuckDB file
- * by the adapter's appender in large batches: the most the store can take, with no HTTP, validation or bus.
+ * The same rows the server would store, built before the clock starts and written straight into a DuckDB file by
+ * the DuckDB appender in large batches: the most the store takes, with no HTTP, validation, bus or JSON.
  */
 export async function appenderCeiling<R, Row extends object>(options: {
   total: number;
@@ -19,9 +29,10 @@ export async function appenderCeiling<R, Row extends object>(options: {
   table: TableDefinition<Row>;
 }): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tlm-ceiling-'));
-  const store = await DuckDBStore.open(path.join(dir, 'ceiling.duckdb'));
+  const instance = await DuckDBInstance.create(path.join(dir, 'ceiling.duckdb'));
+  const connection = await instance.connect();
   try {
-    await store.migrate(ANALYTICS_TABLES);
+    for (const table of ANALYTICS_TABLES) for (const statement of table.ddl.duckdb) await connection.run(statement);
     const context: IngestContext = {
       projectId: '01900000-0000-7000-8000-000000000000',
       retentionDays: 365,
@@ -37,14 +48,21 @@ export async function appenderCeiling<R, Row extends object>(options: {
       if (!record.ok) throw new Error(record.reason);
       rows.push(options.toRow(record.value));
     }
+    const columns = options.table.columns.map((column) => ({ name: column.name, append: appenders[column.type]! }));
     const started = performance.now();
     for (let start = 0; start < rows.length; start += CEILING_BATCH) {
-      await store.insert(options.table, rows.slice(start, start + CEILING_BATCH));
+      const appender = await connection.createAppender(options.table.name);
+      for (const row of rows.slice(start, start + CEILING_BATCH)) {
+        for (const column of columns) column.append(appender, row[column.name]);
+        appender.endRow();
+      }
+      appender.closeSync();
     }
     const seconds = (performance.now() - started) / 1000;
     return { rows: rows.length, seconds, rowsPerSecond: rows.length / seconds };
   } finally {
-    await store.close();
+    connection.closeSync();
+    instance.closeSync();
     removeDir(dir);
   }
 }

@@ -42,8 +42,13 @@ async function main(): Promise<void> {
         console.log(`  ${signal.padEnd(6)} batch ${String(batchSize).padEnd(4)} ${rate(run.itemsPerSecond).padStart(12)}  (${run.seconds.toFixed(2)} s)`);
       }
     }
-    const info = await call(`${server.url}/v1/info`, 'GET', undefined, key);
-    const stored = info.usage.logs + info.usage.events;
+    // Usage counters follow the rows by up to STATS_FLUSH_MS.
+    let stored = 0;
+    for (let attempt = 0; attempt < 50 && stored !== 4 * INGEST_ITEMS; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      const info = await call(`${server.url}/v1/info`, 'GET', undefined, key);
+      stored = info.usage.logs + info.usage.events;
+    }
     if (stored !== 4 * INGEST_ITEMS) throw new Error(`the store counted ${stored} items, ${4 * INGEST_ITEMS} were accepted`);
     console.log(`  stored and counted: ${stored.toLocaleString('en-US')} items`);
   } finally {

@@ -1,82 +1,91 @@
-import { DOUBLE, DuckDBInstance, DuckDBTimestampValue, type DuckDBAppender, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DOUBLE, DuckDBInstance, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
 
-const MICROS_PER_MILLI = 1000n;
-
-/** Appends one value of a column type; the row builders guarantee the JS type matches. */
-const appenders: Record<ColumnType, (appender: DuckDBAppender, value: unknown) => void> = {
-  string: (appender, value) => appender.appendVarchar(value as string),
-  nullable_string: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(value as string)),
-  timestamp: (appender, value) => appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * MICROS_PER_MILLI)),
-  nullable_timestamp: (appender, value) =>
-    value == null ? appender.appendNull() : appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * MICROS_PER_MILLI)),
-  bool: (appender, value) => appender.appendBoolean(value as boolean),
-  uint16: (appender, value) => appender.appendUSmallInt(value as number),
-  uint32: (appender, value) => appender.appendUInteger(value as number),
-  uint64: (appender, value) => appender.appendUBigInt(BigInt(value as number)),
-  float64: (appender, value) => (value == null ? appender.appendNull() : appender.appendDouble(value as number)),
-  properties: (appender, value) => appender.appendVarchar(JSON.stringify(value)),
-  json: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(JSON.stringify(value))),
+/**
+ * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
+ * stored value. Timestamps travel as epoch milliseconds.
+ */
+const jsonColumns: Record<ColumnType, { type: string; value: (field: string) => string }> = {
+  string: { type: 'VARCHAR', value: (field) => field },
+  nullable_string: { type: 'VARCHAR', value: (field) => field },
+  timestamp: { type: 'BIGINT', value: (field) => `make_timestamp(${field} * 1000)` },
+  nullable_timestamp: { type: 'BIGINT', value: (field) => `make_timestamp(${field} * 1000)` },
+  bool: { type: 'BOOLEAN', value: (field) => field },
+  uint16: { type: 'USMALLINT', value: (field) => field },
+  uint32: { type: 'UINTEGER', value: (field) => field },
+  uint64: { type: 'UBIGINT', value: (field) => field },
+  float64: { type: 'DOUBLE', value: (field) => field },
+  properties: { type: 'JSON', value: (field) => field },
+  json: { type: 'JSON', value: (field) => field },
 };
 
-/** Embedded analytics store: one writer connection with appenders, a small pool of read connections. */
+const insertStatements = new WeakMap<TableDefinition<object>, string>();
+
+/**
+ * One statement per table: a batch travels as newline-delimited JSON in a staging file that DuckDB's read_json parses
+ * in parallel on its own threads, so the event loop only pays for JSON.stringify (an appender would convert and
+ * commit every value on the event loop). Replace tables keep the newest snapshot per key, like ClickHouse's
+ * ReplacingMergeTree(updated_at). Column names and types come from the table definition, never from data.
+ */
+function insertStatement<Row extends object>(table: TableDefinition<Row>): string {
+  const cached = insertStatements.get(table as TableDefinition<object>);
+  if (cached) return cached;
+  const types = table.columns.map((column) => `"${column.name}": '${jsonColumns[column.type].type}'`);
+  const values = table.columns.map((column) => jsonColumns[column.type].value(`"${column.name}"`));
+  let sql = `INSERT INTO ${table.name} SELECT ${values.join(', ')} FROM read_json($file, format = 'newline_delimited', columns = {${types.join(', ')}})`;
+  if (table.mode === 'replace') {
+    const updates = table.columns
+      .filter((column) => column.name !== 'project_id' && column.name !== 'id')
+      .map((column) => `"${column.name}" = excluded."${column.name}"`);
+    sql += ` ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')} WHERE excluded.updated_at >= ${table.name}.updated_at`;
+  }
+  insertStatements.set(table as TableDefinition<object>, sql);
+  return sql;
+}
+
+/** Embedded analytics store: one writer connection for inserts and deletes, a small pool of read connections. */
 export class DuckDBStore implements AnalyticsStore {
   readonly dialect = 'duckdb';
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private readerCount = 0;
+  private staged = 0;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
     private readonly maxReaders: number,
+    /** Holds the NDJSON of batches between their serialisation and their INSERT; emptied on open and close. */
+    private readonly stagingDir: string,
   ) {}
 
-  /** `path` is a database file, or ':memory:' for a throwaway store. */
-  static async open(path: string, maxReaders = 4): Promise<DuckDBStore> {
-    const instance = await DuckDBInstance.create(path);
-    return new DuckDBStore(instance, await instance.connect(), maxReaders);
+  /** `file` is a database file, or ':memory:' for a throwaway store. */
+  static async open(file: string, maxReaders = 4): Promise<DuckDBStore> {
+    const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
+    await rm(stagingDir, { recursive: true, force: true });
+    await mkdir(stagingDir, { recursive: true });
+    const instance = await DuckDBInstance.create(file);
+    return new DuckDBStore(instance, await instance.connect(), maxReaders, stagingDir);
   }
 
   async migrate(tables: readonly TableDefinition<object>[]): Promise<void> {
     for (const table of tables) for (const statement of table.ddl.duckdb) await this.execute(statement);
   }
 
-  insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    // One appender at a time on the writer connection; closing it commits the rows.
-    return this.serialized(async () => {
-      if (table.mode === 'append') {
-        await this.append(table.name, table, rows);
-        return;
-      }
-      // Replace tables: stage the snapshots, then let the primary key replace older versions in one statement.
-      // Like ClickHouse's ReplacingMergeTree(updated_at), a snapshot older than the stored one never replaces it.
-      const stage = `stage_${table.name}`;
-      const updates = table.columns
-        .filter((column) => column.name !== 'project_id' && column.name !== 'id')
-        .map((column) => `"${column.name}" = excluded."${column.name}"`);
-      await this.writer.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
-      await this.append(stage, table, newestPerKey(rows));
-      await this.writer.run(
-        `INSERT INTO ${table.name} SELECT * FROM ${stage} ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')}
-         WHERE excluded.updated_at >= ${table.name}.updated_at`,
-      );
-      await this.writer.run(`DELETE FROM ${stage}`);
-    });
-  }
-
-  private async append<Row extends object>(target: string, table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
-    const appender = await this.writer.createAppender(target);
-    const columns = table.columns.map((column) => ({ name: column.name, append: appenders[column.type] }));
+  async insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
+    const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.ndjson`);
+    // The next batch is written while the current one is inserted; only the INSERTs are serialised.
+    await writeFile(file, batch.map((row) => JSON.stringify(row)).join('\n'));
     try {
-      for (const row of rows) {
-        for (const column of columns) column.append(appender, row[column.name]);
-        appender.endRow();
-      }
+      await this.serialized(() => this.writer.run(insertStatement(table), { file }));
     } finally {
-      appender.closeSync();
+      await rm(file, { force: true });
     }
   }
 
@@ -107,6 +116,7 @@ export class DuckDBStore implements AnalyticsStore {
     for (const connection of this.idle) connection.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+    await rm(this.stagingDir, { recursive: true, force: true });
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {

@@ -111,17 +111,40 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 const bodySizes = new WeakMap<object, number>();
+const needsRepair = new WeakSet<object>();
+/** A lone UTF-16 surrogate can only reach JSON text as an escape in this range; raw UTF-8 cannot encode one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-/** JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. */
+/**
+ * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Strings holding a
+ * lone surrogate are repaired to U+FFFD, so every stored string is valid UTF-8; only bodies that contain such an
+ * escape pay for the walk.
+ */
 export function jsonBody(limitBytes: number): RequestHandler {
-  return express.json({
+  const parse = express.json({
     limit: limitBytes,
     type: () => true,
     strict: false,
     verify: (req, _res, buffer) => {
       bodySizes.set(req, buffer.length);
+      if (buffer.includes('\\u') && SURROGATE_ESCAPE.test(buffer.toString('latin1'))) needsRepair.add(req);
     },
   });
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) => {
+      if (!error && needsRepair.has(req)) req.body = wellFormed(req.body);
+      next(error);
+    });
+}
+
+/** Replaces lone surrogates in every string and key of a parsed JSON value. */
+export function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.toWellFormed(), wellFormed(item)]));
+  }
+  return value;
 }
 
 /** Bytes of the (inflated) body `jsonBody` parsed for this request; 0 when there was none. */

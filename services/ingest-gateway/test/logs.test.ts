@@ -119,6 +119,18 @@ describe('POST /v1/logs', () => {
     expect(await storedLogs(`message = 'kept beside a huge one'`)).toHaveLength(1);
   });
 
+  it('stores strings with a lone UTF-16 surrogate with U+FFFD in its place, beside clean items', async () => {
+    const body = '{"batch":[{"severity":"info","message":"broken \\ud800 text","properties":{"k\\udc00":"v\\ud83d"}},' +
+      '{"severity":"info","message":"emoji \\ud83d\\ude00 intact"}]}';
+    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body, headers: { 'content-type': 'application/json' } });
+    expect(reply.status).toBe(202);
+    expect(reply.body.accepted).toBe(2);
+    const rows = await storedLogs(`message LIKE 'broken%' OR message LIKE 'emoji%'`);
+    const byMessage = Object.fromEntries(rows.map((row) => [row['message'], JSON.parse(row['properties'] as string)]));
+    expect(Object.keys(byMessage).sort()).toEqual(['broken \uFFFD text', 'emoji \u{1F600} intact']);
+    expect(byMessage['broken \uFFFD text']['k\uFFFD']).toBe('v\uFFFD');
+  });
+
   it('accepts a gzip-compressed body', async () => {
     const body = gzipSync(JSON.stringify({ batch: [{ severity: 'debug', message: 'compressed' }] }));
     const reply = await server.api.post('/v1/logs', {

@@ -29,7 +29,8 @@ interface PropertyTally extends PropertyDelta {
  * They are derived from rows already committed, so they are kept off the ingest path: a 202 never waits for them.
  */
 export class StatsTally {
-  private properties = new Map<string, PropertyTally>();
+  /** Tallies by `${projectId}\0${signal}`, then by property key: one string join per record, not per property. */
+  private properties = new Map<string, Map<string, PropertyTally>>();
   private eventNames = new Map<string, EventNameDelta>();
   private usage = new Map<string, UsageDelta>();
 
@@ -38,14 +39,42 @@ export class StatsTally {
   }
 
   addRecords(signal: SchemaSignal, records: readonly StatsRecord[]): void {
+    let scopeId = '';
+    let scope = new Map<string, PropertyTally>();
+    let month = '';
+    let monthStart = 0;
+    let monthEnd = -1;
+    let counted = 0;
+    let countedProject = '';
     for (const record of records) {
-      for (const [key, value] of Object.entries(record.properties)) {
-        const tally = this.tallyOf(signal, record.projectId, key, propertyType(value));
+      const id = `${record.projectId}\u0000${signal}`;
+      if (id !== scopeId) {
+        scopeId = id;
+        scope = this.scopeOf(id);
+      }
+      const properties = record.properties;
+      for (const key in properties) {
+        const value = properties[key]!;
+        const tally = this.tallyIn(scope, signal, record.projectId, key, propertyType(value));
         tally.volume += 1;
         if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, exampleOf(value));
       }
-      this.addUsage({ projectId: record.projectId, signal, month: monthOf(record.timestamp), items: 1 });
+      // Rows of one batch mostly share a project and a month: count runs, not rows.
+      const inMonth = record.timestamp >= monthStart && record.timestamp < monthEnd;
+      if (!inMonth || record.projectId !== countedProject) {
+        if (counted > 0) this.addUsage({ projectId: countedProject, signal, month, items: counted });
+        counted = 0;
+        countedProject = record.projectId;
+        if (!inMonth) {
+          const start = new Date(record.timestamp);
+          monthStart = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1);
+          monthEnd = Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+          month = monthOf(record.timestamp);
+        }
+      }
+      counted += 1;
     }
+    if (counted > 0) this.addUsage({ projectId: countedProject, signal, month, items: counted });
   }
 
   addEventNames(records: readonly { projectId: string; event: string }[]): void {
@@ -60,7 +89,7 @@ export class StatsTally {
   /** Everything gathered so far, leaving the tally empty. */
   take(): { properties: PropertyDelta[]; eventNames: EventNameDelta[]; usage: UsageDelta[] } {
     const taken = {
-      properties: [...this.properties.values()].map(({ seen: _seen, ...delta }) => delta),
+      properties: [...this.properties.values()].flatMap((scope) => [...scope.values()].map(({ seen: _seen, ...delta }) => delta)),
       eventNames: [...this.eventNames.values()],
       usage: [...this.usage.values()],
     };
@@ -73,7 +102,8 @@ export class StatsTally {
   /** Puts back what a failed flush took, so the next flush writes it. */
   restore(taken: ReturnType<StatsTally['take']>): void {
     for (const delta of taken.properties) {
-      const tally = this.tallyOf(delta.signal, delta.projectId, delta.key, delta.type);
+      const scope = this.scopeOf(`${delta.projectId}\u0000${delta.signal}`);
+      const tally = this.tallyIn(scope, delta.signal, delta.projectId, delta.key, delta.type);
       tally.volume += delta.volume;
       for (const example of delta.examples) if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, example);
     }
@@ -86,12 +116,20 @@ export class StatsTally {
     for (const delta of taken.usage) this.addUsage(delta);
   }
 
-  private tallyOf(signal: SchemaSignal, projectId: string, key: string, type: string): PropertyTally {
-    const id = `${projectId}\u0000${signal}\u0000${key}`;
-    let tally = this.properties.get(id);
+  private scopeOf(id: string): Map<string, PropertyTally> {
+    let scope = this.properties.get(id);
+    if (!scope) {
+      scope = new Map();
+      this.properties.set(id, scope);
+    }
+    return scope;
+  }
+
+  private tallyIn(scope: Map<string, PropertyTally>, signal: SchemaSignal, projectId: string, key: string, type: string): PropertyTally {
+    let tally = scope.get(key);
     if (!tally) {
       tally = { projectId, signal, key, type, examples: [], volume: 0, seen: new Set() };
-      this.properties.set(id, tally);
+      scope.set(key, tally);
     } else if (tally.type !== type) {
       tally.type = 'mixed';
     }
