@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { jwtConfig, keyCacheConfig, rateLimitConfig } from '@tlm/auth';
+import { jwtConfig, keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -13,5 +13,6 @@ export const QueryConfig = Type.Object({
   ...kafkaConfig,
   ...keyCacheConfig,
   ...rateLimitConfig,
+  ...regionConfig,
   ...jwtConfig,
 });

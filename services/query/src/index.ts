@@ -1,5 +1,7 @@
 import {
+  regionRouting,
   requestKey,
+  requestMembership,
   requestProject,
   requireApiKey,
   requireMember,
@@ -9,12 +11,16 @@ import {
   requireWithinRate,
   type KeyResolver,
   type RateLimiter,
+  type Region,
+  type RegionUrls,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isoTime } from '@tlm/core';
+import { PLANS, isoTime, jsonBody, parseBody, validationError, type Logger } from '@tlm/core';
 import type { AnalyticsStore } from '@tlm/analytics-store';
+import { complete, type Guard } from '@tlm/gql';
 import { countKeysOfProject, findOrganization, findProjectById, monthOf, readUsage, type MetadataStore } from '@tlm/metadata-store';
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { BatchQueryBody, GQL_BODY_LIMIT_BYTES, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
 import { schemaDocument } from './schema';
 
 export interface QueryDeps {
@@ -23,11 +29,48 @@ export interface QueryDeps {
   keys: KeyResolver;
   limiter: RateLimiter;
   tokens: TokenIssuer;
+  /** Where failures of single queries inside a GQL batch are reported. */
+  logger: Logger;
+  /** This deployment's region and the other regions' base URLs, for keys of other regions. */
+  region: Region;
+  regionUrls: RegionUrls;
+}
+
+/** `/v1` reads: the key's project and its plan's retention; the compiler applies both to every table access. */
+function keyGuard(res: Response): Guard {
+  const key = requestKey(res);
+  return { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
+}
+
+/** Dashboard reads: the route's project and the retention of its organization's plan. */
+function memberGuard(res: Response): Guard {
+  return {
+    projectId: requestProject(res).id,
+    retentionDays: PLANS[requestMembership(res).organization.plan].retentionDays,
+    now: new Date(),
+  };
+}
+
+function queryText(req: Request): string {
+  const q = req.query['q'];
+  if (typeof q !== 'string') throw validationError('query parameter q (a GQL query) is required');
+  return q;
+}
+
+/** The autocomplete cursor: a character offset; absent or malformed means the end of the query. */
+function cursorOf(req: Request): number | undefined {
+  const cursor = Number(req.query['cursor']);
+  return typeof req.query['cursor'] === 'string' && Number.isInteger(cursor) ? cursor : undefined;
 }
 
 export function queryRoutes(deps: QueryDeps): Router {
   const router = Router();
-  const reader = [requireApiKey(deps.keys), requireWithinRate(deps.limiter), requireScope('data:read')];
+  const reader = [
+    regionRouting(deps.region, deps.regionUrls),
+    requireApiKey(deps.keys),
+    requireWithinRate(deps.limiter),
+    requireScope('data:read'),
+  ];
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
 
   router.get('/v1/schema', ...reader, async (_req, res) => {
@@ -36,6 +79,32 @@ export function queryRoutes(deps: QueryDeps): Router {
 
   router.get('/api/orgs/:org/projects/:project/schema', ...member, async (_req, res) => {
     res.json(await schemaDocument(deps.metadata, requestProject(res).id));
+  });
+
+  const body = jsonBody(GQL_BODY_LIMIT_BYTES);
+
+  router.post('/v1/gql/query', ...reader, body, async (req, res) => {
+    const { q } = parseBody(SingleQueryBody, req.body);
+    res.json(await answerOrThrow(deps.analytics, q, keyGuard(res)));
+  });
+
+  router.post('/v1/gql', ...reader, body, async (req, res) => {
+    const { queries } = parseBody(BatchQueryBody, req.body);
+    res.json(await answerBatch(deps.analytics, queries, keyGuard(res), deps.logger));
+  });
+
+  router.get('/v1/gql/autocomplete', ...reader, async (req, res) => {
+    const schema = await schemaDocument(deps.metadata, requestKey(res).projectId);
+    res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
+  });
+
+  router.get('/api/orgs/:org/projects/:project/gql', ...member, async (req, res) => {
+    res.json(await answerOrThrow(deps.analytics, queryText(req), memberGuard(res)));
+  });
+
+  router.get('/api/orgs/:org/projects/:project/gql/autocomplete', ...member, async (req, res) => {
+    const schema = await schemaDocument(deps.metadata, requestProject(res).id);
+    res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
   });
 
   router.get('/v1/info', ...reader, async (_req, res) => {

@@ -1,4 +1,4 @@
-import { KeyResolver, RateLimiter, TokenIssuer } from '@tlm/auth';
+import { KeyResolver, RateLimiter, TokenIssuer, parseRegionUrls } from '@tlm/auth';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { QueryConfig } from './config';
 import { queryRoutes } from './index';
@@ -22,6 +22,9 @@ start(() =>
         keys,
         limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
         tokens: new TokenIssuer(config.JWT_SECRET),
+        logger,
+        region: config.REGION,
+        regionUrls: parseRegionUrls(config.REGION_URLS),
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {

@@ -69,7 +69,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   });
   app.use(
     ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls }),
-    queryRoutes({ metadata, analytics, keys, limiter, tokens }),
+    queryRoutes({ metadata, analytics, keys, limiter, tokens, logger, region: config.REGION, regionUrls }),
     keyAdminRoutes({ metadata, bus, tokens }),
     dashboardRoutes({ metadata, analytics, bus, tokens, region: config.REGION }),
     maintenanceRoutes({ metadata, analytics, bus }, config.ADMIN_TOKEN),

@@ -1,0 +1,94 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, eventsTable, logsTable, type AnalyticsStore, type LogRow } from '@tlm/analytics-store';
+import { liveSuite } from '@tlm/testkit';
+import { decodeResults, emit } from './emit';
+import { compileQuery } from './plan';
+
+/** The same rows in both engines must give the same answers: one plan, two emitters. */
+liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (target) => {
+  const database = `tlm_gql_${randomBytes(6).toString('hex')}`;
+  const projectA = randomUUID();
+  const projectB = randomUUID();
+  // Recent times: rows past their retention TTL may be dropped by the server at any merge.
+  const now = Math.floor(Date.now() / 60_000) * 60_000;
+  let clickhouse: ClickHouseStore;
+  let duckdb: DuckDBStore;
+
+  const log = (projectId: string, minutesAgo: number, fields: Partial<LogRow>): LogRow => ({
+    project_id: projectId,
+    timestamp: now - minutesAgo * 60_000,
+    id: randomUUID(),
+    severity: 'info',
+    message: 'ok',
+    properties: {},
+    trace_id: null,
+    span_id: null,
+    received_at: now,
+    retention_days: 30,
+    ...fields,
+  });
+
+  beforeAll(async () => {
+    const url = new URL(target());
+    const username = decodeURIComponent(url.username) || 'default';
+    const password = decodeURIComponent(url.password);
+    url.username = '';
+    url.password = '';
+    clickhouse = await ClickHouseStore.connect({ url: url.toString().replace(/\/$/, ''), database, username, password });
+    duckdb = await DuckDBStore.open(':memory:');
+    const logs = [
+      log(projectA, 5, { severity: 'error', message: 'Payment FAILED for order 42', properties: { route: '/checkout', 'user.plan': 'pro', amount: 12.5 }, trace_id: 't1' }),
+      log(projectA, 15, { severity: 'error', message: 'payment failed: card declined', properties: { route: '/checkout', amount: 3 } }),
+      log(projectA, 25, { severity: 'warn', message: 'slow query', properties: { route: '/search', amount: 40 } }),
+      log(projectA, 65, { severity: 'fatal', message: 'out of memory', properties: {} }),
+      log(projectB, 5, { severity: 'error', message: 'PROJECT-B payment failed', properties: { route: '/checkout', amount: 999 } }),
+    ];
+    const events = [projectA, projectA, projectB].map((projectId, index) => ({
+      project_id: projectId,
+      timestamp: now - (index + 1) * 60_000,
+      id: randomUUID(),
+      event_name: index === 1 ? 'pageview' : 'signup',
+      distinct_id: `u${index}`,
+      properties: { plan: 'pro' },
+      received_at: now,
+      retention_days: 30,
+    }));
+    for (const store of [clickhouse, duckdb] as AnalyticsStore[]) {
+      await store.migrate(ANALYTICS_TABLES);
+      await store.insert(logsTable, logs);
+      await store.insert(eventsTable, events);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await clickhouse?.execute(`DROP DATABASE IF EXISTS ${database}`);
+    await clickhouse?.close();
+    await duckdb?.close();
+  });
+
+  async function answer(store: AnalyticsStore, text: string) {
+    const compiled = emit(compileQuery(text).plan, store.dialect, { projectId: projectA, retentionDays: 30, now: new Date(now) });
+    return decodeResults(compiled, await store.query(compiled.sql, compiled.params));
+  }
+
+  it.each([
+    'count',
+    'severity:error | count by message | top 10',
+    '"payment failed" | fields message, severity',
+    'count by route',
+    'count by time(1h) | last 3h',
+    'p50(amount) by route | sort route asc',
+    'sum(amount)',
+    'level:[error, fatal] -route:/checkout',
+    'user.plan:* OR amount >= 40 | fields message',
+    '-user.plan:pro | fields message, user.plan, amount',
+    'route:/chec* NOT "declined" | fields message',
+    'trace_id:t1 | fields message, trace_id',
+    'from:events | count_distinct(distinct_id)',
+    'from:events plan:pro | count by event_name',
+  ])('%s', async (text) => {
+    const [fromClickHouse, fromDuckDB] = await Promise.all([answer(clickhouse, text), answer(duckdb, text)]);
+    expect(fromClickHouse).toEqual(fromDuckDB);
+    expect(JSON.stringify(fromClickHouse)).not.toContain('PROJECT-B');
+  });
+});

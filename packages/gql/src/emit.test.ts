@@ -1,0 +1,266 @@
+import { emit, type Guard } from './emit';
+import { compileQuery } from './plan';
+
+const guard: Guard = { projectId: '0190a0e0-0000-7000-8000-00000000000a', retentionDays: 14, now: new Date('2024-05-10T12:00:00.000Z') };
+
+interface Golden {
+  query: string;
+  duckdb: { sql: string; params: Record<string, unknown> };
+  clickhouse: { sql: string; params: Record<string, unknown> };
+}
+
+/** The exact SQL and parameters of each query in both dialects: a change to either is a reviewed change. */
+const GOLDEN: Golden[] = [
+  {
+    query: 'severity:error | count by message | top 10',
+    duckdb: {
+      sql: 'SELECT message AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since AND severity = $p1 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', limit: 10 },
+    },
+    clickhouse: {
+      sql: "SELECT message AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity = {p1:String} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', limit: 10 },
+    },
+  },
+  {
+    query: 'from:events | count by event_name | top 10 | last:30d',
+    duckdb: {
+      sql: 'SELECT event_name AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM events WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 10 },
+    },
+    clickhouse: {
+      sql: "SELECT event_name AS g0, count() AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 10 },
+    },
+  },
+  {
+    query: 'from:events | count_distinct(distinct_id) | last:1d',
+    duckdb: {
+      sql: 'SELECT count(DISTINCT distinct_id) AS agg FROM events WHERE project_id = $project_id AND timestamp >= $since',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000' },
+    },
+    clickhouse: {
+      sql: "SELECT uniqExact(nullIf(distinct_id, '')) AS agg FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000' },
+    },
+  },
+  {
+    query: "\"Payment Failed\" last:24h limit:20",
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND contains(lower(message), $p1) ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'payment failed', limit: 20 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND lower(message) LIKE {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: '%payment failed%', limit: 20 },
+    },
+  },
+  {
+    query: 'count by route',
+    duckdb: {
+      sql: 'SELECT json_extract_string(properties, $p1) AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/route', limit: 1000 },
+    },
+    clickhouse: {
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'route', limit: 1000 },
+    },
+  },
+  {
+    query: 'count by time(5m) | last 1h',
+    duckdb: {
+      sql: 'SELECT time_bucket(to_minutes($p1), timestamp) AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000', p1: 5, limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT toStartOfInterval(timestamp, toIntervalMinute({p1:UInt32})) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000', p1: 5, limit: 10000 },
+    },
+  },
+  {
+    query: 'count by time(2d) | last 7d',
+    duckdb: {
+      sql: "SELECT time_bucket(to_days($p1), timestamp, TIMESTAMP '1970-01-01 00:00:00') AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY g0 ASC LIMIT $limit",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 2, limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT toStartOfInterval(timestamp, toIntervalDay({p1:UInt32})) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 2, limit: 10000 },
+    },
+  },
+  {
+    query: 'p95(duration_ms) by route, time(1h) | since:2024-05-09T00:00:00Z until:2024-05-10',
+    duckdb: {
+      sql: 'SELECT json_extract_string(properties, $p1) AS g0, time_bucket(to_hours($p2), timestamp) AS g1, quantile_cont(TRY_CAST(json_extract_string(properties, $p3) AS DOUBLE), 0.95) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp < $until GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: '/route', p2: 1, p3: '/duration_ms', limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, toStartOfInterval(timestamp, toIntervalHour({p2:UInt32})) AS g1, quantile(0.95)(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL)) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp < {until:DateTime64(3, 'UTC')} GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: 'route', p2: 1, p3: 'duration_ms', limit: 10000 },
+    },
+  },
+  {
+    query: "level:[error, fatal] -route:/health user.plan:pro* amount >= 10 NOT \"timeout\"",
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND severity IN ($p1, $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) AND starts_with(json_extract_string(properties, $p5), $p6) AND TRY_CAST(json_extract_string(properties, $p7) AS DOUBLE) >= $p8 AND NOT contains(lower(message), $p9) ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: '/route', p4: '/health', p5: '/user.plan', p6: 'pro', p7: '/amount', p8: 10, p9: 'timeout', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity IN ({p1:String}, {p2:String}) AND properties[{p3:String}] != {p4:String} AND startsWith(properties[{p5:String}], {p6:String}) AND if(mapContains(properties_num, {p7:String}), properties_num[{p7:String}], NULL) >= {p8:Float64} AND lower(message) NOT LIKE {p9:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: 'route', p4: '/health', p5: 'user.plan', p6: 'pro', p7: 'amount', p8: 10, p9: '%timeout%', limit: 100 },
+    },
+  },
+  {
+    query: '(severity:error OR severity:fatal) service != api',
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (severity = $p1 OR severity = $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: '/service', p4: 'api', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (severity = {p1:String} OR severity = {p2:String}) AND properties[{p3:String}] != {p4:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: 'service', p4: 'api', limit: 100 },
+    },
+  },
+  {
+    query: 'user.email:* -$browser:* retries:[1, 2]',
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND json_extract_string(properties, $p1) IS NOT NULL AND json_extract_string(properties, $p2) IS NULL AND TRY_CAST(json_extract_string(properties, $p3) AS DOUBLE) IN ($p4, $p5) ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.email', p2: '/$browser', p3: '/retries', p4: 1, p5: 2, limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND mapContains(properties, {p1:String}) AND NOT mapContains(properties, {p2:String}) AND if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL) IN ({p4:Float64}, {p5:Float64}) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.email', p2: '$browser', p3: 'retries', p4: 1, p5: 2, limit: 100 },
+    },
+  },
+  {
+    query: 'from:errors extra.synthetic:logs level:fatal | count by release | last:7d',
+    duckdb: {
+      sql: 'SELECT release AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM errors WHERE project_id = $project_id AND timestamp >= $since AND json_extract_string(extra, $p1) = $p2 AND level = $p3 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: '/synthetic', p2: 'logs', p3: 'fatal', limit: 1000 },
+    },
+    clickhouse: {
+      sql: "SELECT nullIf(release, '') AS g0, count() AS agg, count() OVER () AS total_groups FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND extra[{p1:String}] = {p2:String} AND level = {p3:String} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 'synthetic', p2: 'logs', p3: 'fatal', limit: 1000 },
+    },
+  },
+  {
+    query: "from:errors \"TypeError\" tags.browser:Chrome user.id:u-1",
+    duckdb: {
+      sql: 'SELECT timestamp, id, issue_id, fingerprint_hash, type, value, level, release, environment, platform, source, trace_id, span_id, user, tags, extra FROM errors WHERE project_id = $project_id AND timestamp >= $since AND (contains(lower(value), $p1) OR contains(lower(type), $p1)) AND json_extract_string(tags, $p2) = $p3 AND json_extract_string(user, $p4) = $p5 ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'typeerror', p2: '/browser', p3: 'Chrome', p4: '/id', p5: 'u-1', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, issue_id, fingerprint_hash, type, value, level, nullIf(release, '') AS f7, nullIf(environment, '') AS f8, nullIf(platform, '') AS f9, nullIf(source, '') AS f10, nullIf(trace_id, '') AS f11, nullIf(span_id, '') AS f12, user, user_num, tags, tags_num, extra, extra_num FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (lower(value) LIKE {p1:String} OR lower(type) LIKE {p1:String}) AND tags[{p2:String}] = {p3:String} AND user[{p4:String}] = {p5:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '%typeerror%', p2: 'browser', p3: 'Chrome', p4: 'id', p5: 'u-1', limit: 100 },
+    },
+  },
+  {
+    query: 'from:issues status:unresolved | sort last_seen desc | fields short_id, title, event_count | last:7d',
+    duckdb: {
+      sql: 'SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues WHERE project_id = $project_id AND last_seen >= $since AND status = $p1 ORDER BY last_seen DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 'unresolved', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues FINAL WHERE project_id = {project_id:UUID} AND last_seen >= {since:DateTime64(3, 'UTC')} AND status = {p1:String} ORDER BY last_seen DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 'unresolved', limit: 100 },
+    },
+  },
+  {
+    query: 'from:issues status:regressed | count by release_last | last:30d',
+    duckdb: {
+      sql: 'SELECT release_last AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM issues WHERE project_id = $project_id AND last_seen >= $since AND status = $p1 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'regressed', limit: 1000 },
+    },
+    clickhouse: {
+      sql: "SELECT nullIf(release_last, '') AS g0, count() AS agg, count() OVER () AS total_groups FROM issues FINAL WHERE project_id = {project_id:UUID} AND last_seen >= {since:DateTime64(3, 'UTC')} AND status = {p1:String} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'regressed', limit: 1000 },
+    },
+  },
+  {
+    query: 'from:alerts severity:critical enabled:true',
+    duckdb: {
+      sql: 'SELECT id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts WHERE project_id = $project_id AND deleted = false AND severity = $p1 AND enabled = $p2 ORDER BY created_at DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', p1: 'critical', p2: true, limit: 100 },
+    },
+    clickhouse: {
+      sql: 'SELECT id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts FINAL WHERE project_id = {project_id:UUID} AND deleted = false AND severity = {p1:String} AND enabled = {p2:Bool} ORDER BY created_at DESC LIMIT {limit:UInt32}',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', p1: 'critical', p2: true, limit: 100 },
+    },
+  },
+  {
+    query: 'from:alert_events | last 7d | sort triggered_at desc | limit 20',
+    duckdb: {
+      sql: 'SELECT triggered_at, id, rule_id, rule_name, value, threshold, severity FROM alert_events WHERE project_id = $project_id AND triggered_at >= $since ORDER BY triggered_at DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', limit: 20 },
+    },
+    clickhouse: {
+      sql: "SELECT triggered_at, id, rule_id, rule_name, value, threshold, severity FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} ORDER BY triggered_at DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', limit: 20 },
+    },
+  },
+  {
+    query: 'from:alert_events rule_id:0190a0e0-0000-7000-8000-0000000000ff value > 3 | avg(value) by rule_name',
+    duckdb: {
+      sql: 'SELECT rule_name AS g0, avg(value) AS agg, count(*) OVER () AS total_groups FROM alert_events WHERE project_id = $project_id AND triggered_at >= $since AND rule_id = $p1 AND value > $p2 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 3, limit: 1000 },
+    },
+    clickhouse: {
+      sql: "SELECT rule_name AS g0, avg(value) AS agg, count() OVER () AS total_groups FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} AND rule_id = {p1:UUID} AND value > {p2:Float64} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 3, limit: 1000 },
+    },
+  },
+  {
+    query: 'fields message, user.plan, properties | sort amount desc | limit 5',
+    duckdb: {
+      sql: 'SELECT message AS f0, json_extract(properties, $p1) AS f1, properties AS f2 FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY TRY_CAST(json_extract_string(properties, $p2) AS DOUBLE) DESC, json_extract_string(properties, $p2) DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.plan', p2: '/amount', limit: 5 },
+    },
+    clickhouse: {
+      sql: "SELECT message AS f0, if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS f1, if(mapContains(properties_num, {p1:String}), properties_num[{p1:String}], NULL) AS f1n, properties AS f2, properties_num AS f2n FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], NULL) DESC, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.plan', p2: 'amount', limit: 5 },
+    },
+  },
+  {
+    query: 'since:2020-01-01',
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 100 },
+    },
+  },
+  {
+    query: 'from:events event:signup | sum(properties.amount) by properties.plan, country',
+    duckdb: {
+      sql: 'SELECT json_extract_string(properties, $p1) AS g0, json_extract_string(properties, $p2) AS g1, sum(TRY_CAST(json_extract_string(properties, $p3) AS DOUBLE)) AS agg, count(*) OVER () AS total_groups FROM events WHERE project_id = $project_id AND timestamp >= $since AND event_name = $p4 GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/plan', p2: '/country', p3: '/amount', p4: 'signup', limit: 1000 },
+    },
+    clickhouse: {
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) AS g1, sum(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL)) AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND event_name = {p4:String} GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'plan', p2: 'country', p3: 'amount', p4: 'signup', limit: 1000 },
+    },
+  },
+  {
+    query: 'id:0190a0e0-0000-7000-8000-0000000000ff OR id:abc*',
+    duckdb: {
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (id = $p1 OR starts_with(id, $p2)) ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 'abc', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (id = {p1:UUID} OR startsWith(toString(id), {p2:String})) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 'abc', limit: 100 },
+    },
+  },
+];
+
+describe('emit: golden SQL for both dialects', () => {
+  it.each(GOLDEN.map((golden) => [golden.query, golden] as const))('%s', (_query, golden) => {
+    const { plan } = compileQuery(golden.query);
+    for (const dialect of ['duckdb', 'clickhouse'] as const) {
+      const compiled = emit(plan, dialect, guard);
+      expect({ sql: compiled.sql, params: compiled.params }).toEqual(golden[dialect]);
+    }
+  });
+});

@@ -1,0 +1,476 @@
+import type { Dialect, QueryParams, ResultRow } from '@tlm/analytics-store';
+import type { AggregateFunction, Duration } from './ast';
+import { GqlQueryError } from './errors';
+import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type TimeBound } from './plan';
+import type { ColumnInfo, SourceDefinition } from './sources';
+
+/** Tenancy and retention, injected into every table access by the compiler (STYLE.md "Tenancy"). */
+export interface Guard {
+  projectId: string;
+  /** The plan's retention: nothing older is read, whatever the query asks. */
+  retentionDays: number;
+  now: Date;
+}
+
+/** How a selected column turns into a value of a result row. */
+export type Decode = 'plain' | 'timestamp' | 'json' | 'bag' | 'bagValue';
+
+export interface OutputColumn {
+  /** The column alias in the SQL. */
+  alias: string;
+  /** The key in result rows. */
+  key: string;
+  decode: Decode;
+  /** ClickHouse bags: the alias of the numeric twin (`properties_num`, or the number read of one key). */
+  numbers?: string;
+}
+
+export interface CompiledQuery {
+  sql: string;
+  params: QueryParams;
+  mode: 'search' | 'aggregate';
+  table: string;
+  columns: OutputColumn[];
+  /** The SQL counts groups before the limit in a `total_groups` column. */
+  countsGroups: boolean;
+}
+
+const DAY_MS = 86_400_000;
+const QUANTILES: Partial<Record<AggregateFunction, string>> = { p50: '0.5', p75: '0.75', p90: '0.9', p95: '0.95', p99: '0.99' };
+const FLIPPED = { '=': '!=', '>': '<=', '>=': '<', '<': '>=', '<=': '>' } as const;
+const DUCKDB_INTERVALS: Record<Duration['unit'], string> = { s: 'to_seconds', m: 'to_minutes', h: 'to_hours', d: 'to_days', w: 'to_weeks' };
+const CLICKHOUSE_INTERVALS: Record<Duration['unit'], string> = {
+  s: 'toIntervalSecond',
+  m: 'toIntervalMinute',
+  h: 'toIntervalHour',
+  d: 'toIntervalDay',
+  w: 'toIntervalWeek',
+};
+
+/** An expression reading a field, and whether it can be NULL (a missing key, an absent optional column). */
+interface Read {
+  sql: string;
+  nullable: boolean;
+}
+
+/** JSON pointer of a flat bag key: DuckDB reads `/user.plan` as the key "user.plan", whatever characters it holds. */
+export const jsonPointer = (key: string): string => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/** `2024-05-01 10:00:00.000`: both engines read it as UTC into their timestamp types. */
+const sqlTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
+
+/** The two engines differ in placeholders, functions and bag storage; everything else is shared. */
+abstract class Emitter {
+  readonly params: QueryParams = {};
+  private readonly names = new Map<string, string>();
+
+  constructor(readonly source: SourceDefinition) {}
+
+  abstract placeholder(name: string, type: string): string;
+  abstract table(): string;
+  abstract column(column: ColumnInfo, purpose: 'filter' | 'output'): Read;
+  abstract bagText(bag: string, key: string, missingAsEmpty: boolean): Read;
+  abstract bagNumber(bag: string, key: string): Read;
+  abstract exists(field: FieldRef, negated: boolean): string;
+  abstract startsWith(read: string, pattern: string): string;
+  abstract search(column: string, text: string): { sql: string; negated: string };
+  abstract countAll(): string;
+  abstract countDistinct(read: string): string;
+  abstract quantile(read: string, level: string): string;
+  abstract bucket(timeColumn: string, interval: Duration): string;
+  abstract projectParamType: string;
+  abstract timeParamType: string;
+  abstract limitParamType: string;
+
+  /** Binds a value (one name per distinct value and type); the only way query text reaches the SQL. */
+  bind(value: string | number | boolean, type: string): string {
+    const identity = `${type}\u0000${typeof value}\u0000${String(value)}`;
+    let name = this.names.get(identity);
+    if (!name) {
+      name = `p${this.names.size + 1}`;
+      this.names.set(identity, name);
+      this.params[name] = value;
+    }
+    return this.placeholder(name, type);
+  }
+
+  bindNamed(name: string, value: string | number | boolean, type: string): string {
+    this.params[name] = value;
+    return this.placeholder(name, type);
+  }
+
+  abstract paramType(param: Param, field: FieldRef): string;
+
+  bindParam(param: Param, field: FieldRef): string {
+    const type = this.paramType(param, field);
+    return this.bind(param.type === 'timestamp' ? sqlTime(param.value) : param.value, type);
+  }
+
+  read(field: FieldRef, as: ReadAs, purpose: 'filter' | 'output' = 'filter'): Read {
+    if (field.type === 'column') return this.column(field.column, purpose);
+    if (field.type === 'wholeBag') return { sql: field.bag, nullable: false };
+    return as === 'number' ? this.bagNumber(field.bag, field.key) : this.bagText(field.bag, field.key, false);
+  }
+
+  predicate(predicate: Predicate): string {
+    switch (predicate.kind) {
+      case 'const':
+        return predicate.value ? 'TRUE' : 'FALSE';
+      case 'and':
+      case 'or': {
+        const joiner = predicate.kind === 'and' ? ' AND ' : ' OR ';
+        return predicate.items.map((item) => this.operand(item, predicate.kind)).join(joiner);
+      }
+      case 'search': {
+        const parts = predicate.columns.map((column) => this.search(column.name, predicate.text));
+        if (predicate.negated) return parts.map((part) => part.negated).join(' AND ');
+        return parts.length === 1 ? parts[0]!.sql : `(${parts.map((part) => part.sql).join(' OR ')})`;
+      }
+      case 'prefix': {
+        if (predicate.text === '') return this.exists(predicate.field, predicate.negated);
+        const read = this.prefixRead(predicate.field);
+        const test = this.startsWith(read.sql, this.bind(predicate.text, 'String'));
+        if (!predicate.negated) return test;
+        return read.nullable ? `coalesce(NOT ${test}, true)` : `NOT ${test}`;
+      }
+      case 'compare':
+        return this.compare(predicate);
+    }
+  }
+
+  /** One operand of AND / OR, parenthesized when it binds looser than its neighbours. */
+  private operand(item: Predicate, within: 'and' | 'or'): string {
+    const sql = this.predicate(item);
+    return item.kind === 'or' && within === 'and' ? `(${sql})` : sql;
+  }
+
+  prefixRead(field: FieldRef): Read {
+    if (field.type === 'bag') return this.bagText(field.bag, field.key, true);
+    return this.read(field, 'string');
+  }
+
+  private compare(predicate: Extract<Predicate, { kind: 'compare' }>): string {
+    const { field, values, negated } = predicate;
+    // A missing bag key reads as '' in ClickHouse's map, which never equals a non-empty value: the index-friendly form.
+    const missingAsEmpty =
+      field.type === 'bag' && predicate.readAs === 'string' && (predicate.op === '=' || predicate.op === 'in') && values.every((value) => value.value !== '');
+    const read = field.type === 'bag' && predicate.readAs === 'string' ? this.bagText(field.bag, field.key, missingAsEmpty) : this.read(field, predicate.readAs);
+    const bound = values.map((value) => this.bindParam(value, field));
+    let test: string;
+    if (predicate.op === 'in' && bound.length > 1) test = `${read.sql} ${negated ? 'NOT IN' : 'IN'} (${bound.join(', ')})`;
+    else {
+      const op = predicate.op === 'in' ? '=' : predicate.op;
+      test = `${read.sql} ${negated ? FLIPPED[op] : op} ${bound[0]}`;
+    }
+    // Negations include rows where the field is missing (`-route:/a` keeps logs without a route).
+    return negated && read.nullable ? `coalesce(${test}, true)` : test;
+  }
+
+  aggregate(func: AggregateFunction, field: FieldRef | null): string {
+    if (func === 'count') return this.countAll();
+    const read = this.read(field!, func === 'count_distinct' ? 'string' : 'number', 'output').sql;
+    if (func === 'count_distinct') return this.countDistinct(read);
+    const level = QUANTILES[func];
+    return level ? this.quantile(read, level) : `${func}(${read})`;
+  }
+}
+
+class DuckDBEmitter extends Emitter {
+  readonly projectParamType = 'VARCHAR';
+  readonly timeParamType = 'TIMESTAMP';
+  readonly limitParamType = 'INTEGER';
+
+  placeholder(name: string): string {
+    return `$${name}`;
+  }
+  table(): string {
+    return this.source.table;
+  }
+  paramType(): string {
+    return '';
+  }
+  column(column: ColumnInfo): Read {
+    return { sql: column.name, nullable: column.nullable };
+  }
+  bagText(bag: string, key: string): Read {
+    return { sql: `json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')})`, nullable: true };
+  }
+  bagNumber(bag: string, key: string): Read {
+    return { sql: `TRY_CAST(json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')}) AS DOUBLE)`, nullable: true };
+  }
+  bagJson(bag: string, key: string): string {
+    return `json_extract(${bag}, ${this.bind(jsonPointer(key), 'String')})`;
+  }
+  exists(field: FieldRef, negated: boolean): string {
+    const read = field.type === 'bag' ? this.bagText(field.bag, field.key) : this.read(field, 'string');
+    return `${read.sql} ${negated ? 'IS NULL' : 'IS NOT NULL'}`;
+  }
+  startsWith(read: string, pattern: string): string {
+    return `starts_with(${read}, ${pattern})`;
+  }
+  search(column: string, text: string) {
+    const pattern = this.bind(text.toLowerCase(), 'String');
+    const sql = `contains(lower(${column}), ${pattern})`;
+    return { sql, negated: `NOT ${sql}` };
+  }
+  countAll(): string {
+    return 'count(*)';
+  }
+  countDistinct(read: string): string {
+    return `count(DISTINCT ${read})`;
+  }
+  quantile(read: string, level: string): string {
+    return `quantile_cont(${read}, ${level})`;
+  }
+  bucket(timeColumn: string, interval: Duration): string {
+    // Day buckets count from the Unix epoch as ClickHouse's toStartOfInterval does (DuckDB's default origin is 2000-01-03).
+    const origin = interval.unit === 'd' ? `, TIMESTAMP '1970-01-01 00:00:00'` : '';
+    return `time_bucket(${DUCKDB_INTERVALS[interval.unit]}(${this.bind(interval.amount, 'UInt32')}), ${timeColumn}${origin})`;
+  }
+}
+
+/** ClickHouse `lower` folds ASCII only; the pattern is folded the same way so both sides agree. */
+const lowerAscii = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+class ClickHouseEmitter extends Emitter {
+  readonly projectParamType = 'UUID';
+  readonly timeParamType = "DateTime64(3, 'UTC')";
+  readonly limitParamType = 'UInt32';
+
+  placeholder(name: string, type: string): string {
+    return `{${name}:${type}}`;
+  }
+  table(): string {
+    // Every table is a ReplacingMergeTree: a redelivered batch or an older snapshot collapses only under FINAL.
+    return `${this.source.table} FINAL`;
+  }
+  paramType(param: Param, field: FieldRef): string {
+    if (param.type === 'number') return 'Float64';
+    if (param.type === 'bool') return 'Bool';
+    if (param.type === 'timestamp') return this.timeParamType;
+    return field.type === 'column' && field.column.clickhouseType === 'UUID' ? 'UUID' : 'String';
+  }
+  column(column: ColumnInfo, purpose: 'filter' | 'output'): Read {
+    // Optional strings are stored as ''; results show them as null like DuckDB does.
+    if (purpose === 'output' && column.nullable && column.kind === 'string') return { sql: `nullIf(${column.name}, '')`, nullable: true };
+    if (purpose === 'output' && column.kind === 'json') return { sql: `nullIf(${column.name}, '')`, nullable: true };
+    return { sql: column.name, nullable: column.nullable && column.kind !== 'string' };
+  }
+  bagText(bag: string, key: string, missingAsEmpty: boolean): Read {
+    const name = this.bind(key, 'String');
+    if (missingAsEmpty) return { sql: `${bag}[${name}]`, nullable: false };
+    return { sql: `if(mapContains(${bag}, ${name}), ${bag}[${name}], NULL)`, nullable: true };
+  }
+  bagNumber(bag: string, key: string): Read {
+    const name = this.bind(key, 'String');
+    return { sql: `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], NULL)`, nullable: true };
+  }
+  exists(field: FieldRef, negated: boolean): string {
+    if (field.type === 'bag') {
+      const test = `mapContains(${field.bag}, ${this.bind(field.key, 'String')})`;
+      return negated ? `NOT ${test}` : test;
+    }
+    const column = (field as { column: ColumnInfo }).column;
+    if (column.kind === 'string') return `${column.name} ${negated ? '=' : '!='} ''`;
+    return `${column.name} ${negated ? 'IS NULL' : 'IS NOT NULL'}`;
+  }
+  override prefixRead(field: FieldRef): Read {
+    if (field.type === 'column' && field.column.clickhouseType === 'UUID') return { sql: `toString(${field.column.name})`, nullable: false };
+    return super.prefixRead(field);
+  }
+  startsWith(read: string, pattern: string): string {
+    return `startsWith(${read}, ${pattern})`;
+  }
+  search(column: string, text: string) {
+    // lower(message) LIKE '%...%' is what the tokenbf_v1 index on lower(message) answers.
+    const pattern = this.bind(`%${escapeLike(lowerAscii(text))}%`, 'String');
+    return { sql: `lower(${column}) LIKE ${pattern}`, negated: `lower(${column}) NOT LIKE ${pattern}` };
+  }
+  countAll(): string {
+    return 'count()';
+  }
+  countDistinct(read: string): string {
+    return `uniqExact(${read})`;
+  }
+  quantile(read: string, level: string): string {
+    return `quantile(${level})(${read})`;
+  }
+  bucket(timeColumn: string, interval: Duration): string {
+    return `toStartOfInterval(${timeColumn}, ${CLICKHOUSE_INTERVALS[interval.unit]}(${this.bind(interval.amount, 'UInt32')}))`;
+  }
+}
+
+function resolveBound(bound: TimeBound, now: number): number {
+  return 'at' in bound ? bound.at.getTime() : now - bound.ago;
+}
+
+/** Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied. */
+export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery {
+  const source = plan.source;
+  const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source) : new ClickHouseEmitter(source);
+  const conditions = [`project_id = ${emitter.bindNamed('project_id', guard.projectId, emitter.projectParamType)}`];
+  const now = guard.now.getTime();
+  let rangeStart = now;
+  let rangeEnd = now;
+  if (source.timeColumn) {
+    const retentionStart = now - guard.retentionDays * DAY_MS;
+    const since = Math.max(retentionStart, plan.since ? resolveBound(plan.since, now) : retentionStart);
+    rangeStart = since;
+    conditions.push(`${source.timeColumn} >= ${emitter.bindNamed('since', sqlTime(new Date(since)), emitter.timeParamType)}`);
+    if (plan.until) {
+      const until = Math.max(since, resolveBound(plan.until, now));
+      rangeEnd = until;
+      conditions.push(`${source.timeColumn} < ${emitter.bindNamed('until', sqlTime(new Date(until)), emitter.timeParamType)}`);
+    }
+  }
+  for (const filter of source.baseFilters) conditions.push(`${filter.column} = ${filter.value ? 'true' : 'false'}`);
+
+  const select: string[] = [];
+  const columns: OutputColumn[] = [];
+  let groupBy = '';
+  let countsGroups = false;
+
+  if (plan.mode === 'search') {
+    if (plan.projection.length === 0) {
+      for (const name of source.projection) {
+        const column = source.columns.get(name);
+        if (column) {
+          const read = emitter.column(column, 'output');
+          const alias = read.sql === name ? name : `f${columns.length}`;
+          select.push(alias === name ? name : `${read.sql} AS ${alias}`);
+          columns.push({ alias, key: name, decode: decodeOf(column) });
+        } else {
+          select.push(dialect === 'clickhouse' ? `${name}, ${name}_num` : name);
+          columns.push({ alias: name, key: name, decode: 'bag', ...(dialect === 'clickhouse' ? { numbers: `${name}_num` } : {}) });
+        }
+      }
+    } else {
+      plan.projection.forEach(({ key, field }, index) => {
+        const alias = `f${index}`;
+        if (field.type === 'column') {
+          select.push(`${emitter.column(field.column, 'output').sql} AS ${alias}`);
+          columns.push({ alias, key, decode: decodeOf(field.column) });
+        } else if (field.type === 'wholeBag') {
+          select.push(dialect === 'clickhouse' ? `${field.bag} AS ${alias}, ${field.bag}_num AS ${alias}n` : `${field.bag} AS ${alias}`);
+          columns.push({ alias, key, decode: 'bag', ...(dialect === 'clickhouse' ? { numbers: `${alias}n` } : {}) });
+        } else if (emitter instanceof DuckDBEmitter) {
+          select.push(`${emitter.bagJson(field.bag, field.key)} AS ${alias}`);
+          columns.push({ alias, key, decode: 'json' });
+        } else {
+          select.push(`${emitter.bagText(field.bag, field.key, false).sql} AS ${alias}`, `${emitter.bagNumber(field.bag, field.key).sql} AS ${alias}n`);
+          columns.push({ alias, key, decode: 'bagValue', numbers: `${alias}n` });
+        }
+      });
+    }
+  } else {
+    const aggregate = plan.aggregate!;
+    aggregate.groups.forEach((group, index) => {
+      const alias = `g${index}`;
+      if (group.interval) {
+        const buckets = (rangeEnd - rangeStart) / durationMs(group.interval);
+        if (buckets > LIMITS.maxBuckets) {
+          throw new GqlQueryError(
+            `time(${group.interval.text}) makes ${Math.ceil(buckets)} buckets over the time range; at most ${LIMITS.maxBuckets} are allowed, so choose a longer interval or a shorter range`,
+          );
+        }
+        select.push(`${emitter.bucket(source.timeColumn!, group.interval)} AS ${alias}`);
+        columns.push({ alias, key: group.key, decode: 'timestamp' });
+      } else {
+        const field = group.field!;
+        select.push(`${emitter.read(field, 'string', 'output').sql} AS ${alias}`);
+        columns.push({ alias, key: group.key, decode: field.type === 'column' ? decodeOf(field.column) : 'plain' });
+      }
+    });
+    select.push(`${emitter.aggregate(aggregate.func, aggregate.field)} AS agg`);
+    columns.push({ alias: 'agg', key: 'value', decode: 'plain' });
+    if (aggregate.groups.length > 0) {
+      countsGroups = true;
+      select.push(`${emitter.countAll()} OVER () AS total_groups`);
+      groupBy = ` GROUP BY ${aggregate.groups.map((_, index) => `g${index}`).join(', ')}`;
+    }
+  }
+
+  if (plan.where) conditions.push(plan.where.kind === 'or' ? `(${emitter.predicate(plan.where)})` : emitter.predicate(plan.where));
+
+  let tail = groupBy;
+  const grouped = plan.mode === 'aggregate' && plan.aggregate!.groups.length > 0;
+  if (plan.mode === 'search' || grouped) {
+    const order = plan.sort.flatMap((sort) => {
+      const direction = sort.direction.toUpperCase();
+      if ('value' in sort.target) return [`agg ${direction}`];
+      if ('group' in sort.target) return [`g${sort.target.group} ${direction}`];
+      const field = sort.target.field;
+      if (field.type === 'bag') {
+        // Numbers sort as numbers, everything else as text.
+        return [`${emitter.bagNumber(field.bag, field.key).sql} ${direction}`, `${emitter.bagText(field.bag, field.key, false).sql} ${direction}`];
+      }
+      return [`${emitter.read(field, 'string').sql} ${direction}`];
+    });
+    tail += ` ORDER BY ${order.join(', ')} LIMIT ${emitter.bindNamed('limit', plan.limit, emitter.limitParamType)}`;
+  }
+  const sql = `SELECT ${select.join(', ')} FROM ${emitter.table()} WHERE ${conditions.join(' AND ')}${tail}`;
+  return { sql, params: emitter.params, mode: plan.mode, table: source.table, columns, countsGroups };
+}
+
+function decodeOf(column: ColumnInfo): Decode {
+  if (column.kind === 'timestamp') return 'timestamp';
+  if (column.kind === 'json') return 'json';
+  return 'plain';
+}
+
+/** ISO 8601 UTC with milliseconds whatever the engine returned (DECISIONS.md). */
+function isoTime(value: unknown): unknown {
+  if (value === null || value === undefined || value === '') return null;
+  const text = String(value);
+  const zoned = /[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`;
+  const date = new Date(zoned);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
+
+function parseJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? null;
+  if (value === '') return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/** ClickHouse keeps every bag value as text plus the numbers in a twin map; the numbers win. */
+function mergeBag(text: unknown, numbers: unknown): unknown {
+  if (typeof text === 'string') return parseJson(text);
+  const merged: Record<string, unknown> = { ...(text as Record<string, unknown> | null) };
+  for (const [key, value] of Object.entries((numbers as Record<string, unknown> | null) ?? {})) merged[key] = Number(value);
+  return merged;
+}
+
+function decodeValue(column: OutputColumn, row: ResultRow): unknown {
+  const value = row[column.alias];
+  switch (column.decode) {
+    case 'plain':
+      return value ?? null;
+    case 'timestamp':
+      return isoTime(value);
+    case 'json':
+      return parseJson(value);
+    case 'bag':
+      return column.numbers ? mergeBag(value, row[column.numbers]) : parseJson(value);
+    case 'bagValue': {
+      const number = column.numbers ? row[column.numbers] : null;
+      return number !== null && number !== undefined ? Number(number) : (value ?? null);
+    }
+  }
+}
+
+/** Result rows keyed as the query wrote its fields, and the number of groups before the limit. */
+export function decodeResults(compiled: CompiledQuery, rows: ResultRow[]): { results: Record<string, unknown>[]; total_groups: number } {
+  const results = rows.map((row) => {
+    const result: Record<string, unknown> = {};
+    for (const column of compiled.columns) result[column.key] = decodeValue(column, row);
+    return result;
+  });
+  const total = compiled.countsGroups ? Number(rows[0]?.['total_groups'] ?? 0) : results.length;
+  return { results, total_groups: total };
+}

@@ -1,0 +1,23 @@
+export { GqlQueryError, GqlSyntaxError } from './errors';
+export type { Position } from './ast';
+export {
+  DEFAULT_SOURCE,
+  FULL_TEXT_FIELD,
+  MAX_NESTING,
+  MAX_QUERY_LENGTH,
+  MAX_TOKENS,
+  parse,
+  parseAst,
+  toQuery,
+  type FieldFilter,
+  type Filter,
+  type FilterGroup,
+  type FilterOp,
+  type GqlQuery,
+  type PipelineStage,
+  type QueryAst,
+} from './parse';
+export { LIMITS, compileQuery, planQuery, type FieldRef, type Plan, type Predicate } from './plan';
+export { decodeResults, emit, jsonPointer, type CompiledQuery, type Guard, type OutputColumn } from './emit';
+export { SOURCES, findSource, type SourceDefinition } from './sources';
+export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';

@@ -1,0 +1,205 @@
+import {
+  alertEventsTable,
+  alertsTable,
+  errorsTable,
+  eventsTable,
+  issuesTable,
+  logsTable,
+  type ColumnType,
+  type TableDefinition,
+} from '@tlm/analytics-store';
+
+/** What a column holds, as GQL sees it. */
+export type FieldKind = 'string' | 'number' | 'timestamp' | 'bool' | 'json';
+
+export interface ColumnInfo {
+  name: string;
+  kind: FieldKind;
+  /** NULL when absent in DuckDB (nullable_*); ClickHouse stores absent strings as ''. */
+  nullable: boolean;
+  /** The ClickHouse type of the column, read from the table's DDL: `UUID`, `LowCardinality(String)`, ... */
+  clickhouseType: string;
+}
+
+/** A property bag: stored flat, nested keys are dotted keys (`user.plan`). */
+export interface BagInfo {
+  name: string;
+}
+
+export interface SourceDefinition {
+  /** The GQL name after `from:`. */
+  name: string;
+  description: string;
+  table: string;
+  /** Orders results and carries the retention bound; null for sources that are state, not telemetry. */
+  timeColumn: string | null;
+  columns: Map<string, ColumnInfo>;
+  bags: Map<string, BagInfo>;
+  /** Where bare names that are not columns resolve (`route:/checkout` means `properties.route`); null: unknown field. */
+  defaultBag: string | null;
+  /** Columns searched by quoted or bare text. */
+  fullText: string[];
+  /** Other names people use for columns. */
+  aliases: Record<string, string>;
+  /** Conditions every query of the source carries, e.g. hiding deleted alert rules. */
+  baseFilters: { column: string; value: boolean }[];
+  /** Columns of a search result when the query has no `fields`. */
+  projection: string[];
+  defaultSort: { column: string; direction: 'asc' | 'desc' };
+  /** Values worth suggesting for a column. */
+  knownValues: Record<string, string[]>;
+}
+
+/** Columns a query never sees: the tenancy key and storage bookkeeping. */
+const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days']);
+
+const KINDS: Record<ColumnType, FieldKind | 'bag'> = {
+  string: 'string',
+  nullable_string: 'string',
+  timestamp: 'timestamp',
+  nullable_timestamp: 'timestamp',
+  bool: 'bool',
+  uint16: 'number',
+  uint32: 'number',
+  uint64: 'number',
+  float64: 'number',
+  properties: 'bag',
+  json: 'json',
+};
+
+/** `name Type,` lines of a ClickHouse CREATE TABLE: the storage type of every column. */
+export function clickhouseColumnTypes(ddl: string): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const line of ddl.split('\n')) {
+    const match = /^\s+([a-z_][a-z0-9_]*)\s+(.+?),?\s*$/i.exec(line);
+    if (match && match[1] !== 'INDEX') types.set(match[1]!, match[2]!);
+  }
+  return types;
+}
+
+interface SourceOptions {
+  name: string;
+  description: string;
+  table: TableDefinition<never>;
+  timeColumn: string | null;
+  defaultBag?: string;
+  fullText?: string[];
+  aliases?: Record<string, string>;
+  baseFilters?: { column: string; value: boolean }[];
+  /** Columns left out of the default search projection (still selectable with `fields`). */
+  hideInSearch?: string[];
+  defaultSort?: { column: string; direction: 'asc' | 'desc' };
+  knownValues?: Record<string, string[]>;
+}
+
+function defineSource(options: SourceOptions): SourceDefinition {
+  const table = options.table as unknown as TableDefinition<object>;
+  const clickhouseTypes = clickhouseColumnTypes(table.ddl.clickhouse[0] ?? '');
+  const columns = new Map<string, ColumnInfo>();
+  const bags = new Map<string, BagInfo>();
+  for (const column of table.columns) {
+    if (HIDDEN_COLUMNS.has(column.name)) continue;
+    const kind = KINDS[column.type];
+    if (kind === 'bag') bags.set(column.name, { name: column.name });
+    else {
+      columns.set(column.name, {
+        name: column.name,
+        kind,
+        nullable: column.type.startsWith('nullable_'),
+        clickhouseType: clickhouseTypes.get(column.name) ?? 'String',
+      });
+    }
+  }
+  const hidden = new Set([...(options.hideInSearch ?? []), ...(options.baseFilters ?? []).map((filter) => filter.column)]);
+  const timeColumn = options.timeColumn;
+  return {
+    name: options.name,
+    description: options.description,
+    table: table.name,
+    timeColumn,
+    columns,
+    bags,
+    defaultBag: options.defaultBag ?? null,
+    fullText: options.fullText ?? [],
+    aliases: options.aliases ?? {},
+    baseFilters: options.baseFilters ?? [],
+    projection: table.columns.map((column) => column.name).filter((name) => !HIDDEN_COLUMNS.has(name) && !hidden.has(name)),
+    defaultSort: options.defaultSort ?? { column: timeColumn ?? 'id', direction: 'desc' },
+    knownValues: options.knownValues ?? {},
+  };
+}
+
+export const SEVERITIES = ['debug', 'info', 'warn', 'error', 'fatal'];
+export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'];
+const ERROR_LEVELS = ['fatal', 'error', 'warning', 'info', 'debug'];
+const ALERT_SEVERITIES = ['info', 'warning', 'critical'];
+
+/** Every GQL source; adding one (spans, vitals) is one entry here. */
+export const SOURCES: readonly SourceDefinition[] = [
+  defineSource({
+    name: 'logs',
+    description: 'log entries',
+    table: logsTable as TableDefinition<never>,
+    timeColumn: 'timestamp',
+    defaultBag: 'properties',
+    fullText: ['message'],
+    aliases: { level: 'severity' },
+    hideInSearch: ['received_at'],
+    knownValues: { severity: SEVERITIES },
+  }),
+  defineSource({
+    name: 'events',
+    description: 'product-analytics events',
+    table: eventsTable as TableDefinition<never>,
+    timeColumn: 'timestamp',
+    defaultBag: 'properties',
+    fullText: ['event_name'],
+    aliases: { event: 'event_name' },
+    hideInSearch: ['received_at'],
+  }),
+  defineSource({
+    name: 'errors',
+    description: 'captured errors, one row per occurrence',
+    table: errorsTable as TableDefinition<never>,
+    timeColumn: 'timestamp',
+    defaultBag: 'tags',
+    fullText: ['value', 'type'],
+    aliases: { message: 'value' },
+    hideInSearch: ['received_at', 'frames', 'breadcrumbs'],
+    knownValues: { level: ERROR_LEVELS },
+  }),
+  defineSource({
+    name: 'issues',
+    description: 'errors grouped by fingerprint',
+    table: issuesTable as TableDefinition<never>,
+    timeColumn: 'last_seen',
+    fullText: ['title', 'culprit'],
+    hideInSearch: ['updated_at'],
+    knownValues: { status: ISSUE_STATUSES, level: ERROR_LEVELS },
+  }),
+  defineSource({
+    name: 'alerts',
+    description: 'alert rules',
+    table: alertsTable as TableDefinition<never>,
+    timeColumn: null,
+    fullText: ['name'],
+    baseFilters: [{ column: 'deleted', value: false }],
+    hideInSearch: ['updated_at'],
+    defaultSort: { column: 'created_at', direction: 'desc' },
+    knownValues: { severity: ALERT_SEVERITIES, comparator: ['gt', 'gte', 'lt', 'lte'] },
+  }),
+  defineSource({
+    name: 'alert_events',
+    description: 'firings of alert rules',
+    table: alertEventsTable as TableDefinition<never>,
+    timeColumn: 'triggered_at',
+    fullText: ['rule_name'],
+    knownValues: { severity: ALERT_SEVERITIES },
+  }),
+];
+
+const BY_NAME = new Map(SOURCES.map((source) => [source.name, source]));
+
+export function findSource(name: string): SourceDefinition | undefined {
+  return BY_NAME.get(name.toLowerCase());
+}
