@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -9,7 +9,15 @@ export interface BenchServer {
   url: string;
   dataDir: string;
   process: ChildProcess;
+  /** CPU time the server process has used so far, all threads (utime + stime), in microseconds. */
+  cpuMicros(): number;
   stop(): Promise<void>;
+}
+
+/** Linux: fields 14 and 15 of /proc/<pid>/stat are user and system time in clock ticks (100 per second). */
+function processCpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Starts `node services/standalone/dist/main.js` as its own process, as `make start` does, on a free port. */
@@ -33,6 +41,7 @@ export async function startServer(port: number, dataDir = mkdtempSync(path.join(
     url,
     dataDir,
     process: child,
+    cpuMicros: () => processCpuMicros(child.pid!),
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -14,6 +14,11 @@ export interface SubscribeOptions {
   group: string;
   /** Every instance receives every message (cache invalidation) instead of sharing them within the group. */
   broadcast?: boolean;
+  /**
+   * How many handler calls may run at once (default 1): the embedded bus prepares the next batch while the previous
+   * one is written; Kafka consumes that many partitions concurrently. Order is kept only with 1.
+   */
+  concurrency?: number;
 }
 
 export interface Subscription {

@@ -71,6 +71,30 @@ describe('EmbeddedBus.publish', () => {
     expect(calls).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('runs up to `concurrency` handler calls at once, each resolving its own publishes, and groups the rest', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    const calls: number[][] = [];
+    await bus.subscribe<number>(Topics.logs, { group: 'writer', concurrency: 2 }, async (values) => {
+      const call = calls.push(values) - 1;
+      await gates[call]!.promise;
+    });
+    const first = track(bus.publish(Topics.logs, [message(1)]));
+    const second = track(bus.publish(Topics.logs, [message(2)]));
+    const third = track(bus.publish(Topics.logs, [message(3)]));
+    const fourth = track(bus.publish(Topics.logs, [message(4)]));
+    await tick();
+    expect(calls).toEqual([[1], [2]]);
+    gates[1]!.resolve();
+    await tick();
+    expect(second.outcome).toBe('resolved');
+    expect(first.settled).toBe(false);
+    expect(calls).toEqual([[1], [2], [3, 4]]);
+    gates[0]!.resolve();
+    gates[2]!.resolve();
+    await tick();
+    expect([first.outcome, third.outcome, fourth.outcome]).toEqual(['resolved', 'resolved', 'resolved']);
+  });
+
   it('rejects exactly the publishes of the batch whose handler call failed', async () => {
     const firstCall = deferred();
     let call = 0;

@@ -13,18 +13,21 @@ interface PendingPublish<T> {
 
 /**
  * One consumer group's queue. Publishes that arrive while the handler is busy are handed over together on the
- * next call (group commit), and each publish resolves only when the call holding its values has succeeded.
+ * next call (group commit), and each publish resolves only when the call holding its values has succeeded. Up to
+ * `concurrency` calls run at once, so the next batch is prepared while the previous one is being written.
  */
 class GroupQueue<T> {
   private pending: PendingPublish<T>[] = [];
   private pendingValues = 0;
-  private draining: Promise<void> | undefined;
+  private running = 0;
+  private idleWaiters: (() => void)[] = [];
   closed = false;
 
   constructor(
     private readonly topic: Topic,
     private readonly group: string,
     private readonly handler: BatchHandler<T>,
+    private readonly concurrency: number,
   ) {}
 
   enqueue(values: T[]): Promise<void> {
@@ -32,12 +35,12 @@ class GroupQueue<T> {
       this.pending.push({ values, resolve, reject });
       this.pendingValues += values.length;
       this.reportLag();
-      this.draining ??= this.drain();
+      this.pump();
     });
   }
 
-  private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
+  private pump(): void {
+    while (this.running < this.concurrency && this.pending.length > 0) {
       const taken: PendingPublish<T>[] = [];
       let count = 0;
       while (this.pending.length > 0 && (taken.length === 0 || count + this.pending[0]!.values.length <= MAX_BATCH_VALUES)) {
@@ -45,25 +48,33 @@ class GroupQueue<T> {
         taken.push(next);
         count += next.values.length;
       }
-      const values = taken.length === 1 ? taken[0]!.values : taken.flatMap((publish) => publish.values);
-      try {
-        await this.handler(values);
-        for (const publish of taken) publish.resolve();
-      } catch (error) {
-        for (const publish of taken) publish.reject(error);
-      }
-      this.pendingValues -= count;
-      this.reportLag();
+      this.running += 1;
+      void this.run(taken, count);
     }
-    this.draining = undefined;
+    if (this.running === 0 && this.pending.length === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  private async run(taken: PendingPublish<T>[], count: number): Promise<void> {
+    const values = taken.length === 1 ? taken[0]!.values : taken.flatMap((publish) => publish.values);
+    try {
+      await this.handler(values);
+      for (const publish of taken) publish.resolve();
+    } catch (error) {
+      for (const publish of taken) publish.reject(error);
+    }
+    this.pendingValues -= count;
+    this.reportLag();
+    this.running -= 1;
+    this.pump();
   }
 
   private reportLag(): void {
     metrics.busConsumerLag.set({ topic: this.topic, group: this.group }, this.pendingValues);
   }
 
-  async idle(): Promise<void> {
-    while (this.draining) await this.draining;
+  idle(): Promise<void> {
+    if (this.running === 0 && this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 }
 
@@ -98,7 +109,7 @@ export class EmbeddedBus implements Bus {
     // In one process a broadcast subscriber is just another group.
     const name = options.broadcast ? `${options.group}#${(this.broadcastSubscribers += 1)}` : options.group;
     if (groups.has(name)) throw new Error(`group ${name} already consumes ${topic} in this process`);
-    const queue = new GroupQueue<T>(topic, name, handler);
+    const queue = new GroupQueue<T>(topic, name, handler, options.concurrency ?? 1);
     groups.set(name, queue as GroupQueue<unknown>);
     return {
       close: async () => {

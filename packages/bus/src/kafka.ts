@@ -142,6 +142,7 @@ export class KafkaBus implements Bus {
     await consumer.subscribe({ topic, fromBeginning: !options.broadcast });
     const logger = this.options.logger;
     await consumer.run({
+      partitionsConsumedConcurrently: options.concurrency ?? 1,
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
         if (!isRunning() || isStale()) return;

@@ -36,7 +36,8 @@ export interface IngestWriter {
  */
 export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestWriter> {
   const tally = new StatsTally();
-  const group = { group: ConsumerGroups.ingestWriter };
+  // Two batches in flight: one is written while the next is prepared; rows carry their own ids, so order is free.
+  const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
     await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (records) => {
       await deps.analytics.insert(logsTable, records.map(logRow));
