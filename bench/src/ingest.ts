@@ -1,6 +1,8 @@
 const BROWSER_AGENT =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
+import { BenchClient } from './http';
+
 export interface IngestRun {
   items: number;
   seconds: number;
@@ -31,18 +33,19 @@ export async function ingestOverHttp(options: {
   const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', 'user-agent': BROWSER_AGENT };
   let next = 0;
   let accepted = 0;
+  const http = new BenchClient(options.url, options.concurrency);
   const client = async () => {
     while (next < bodies.length) {
       const body = bodies[next++]!;
-      const response = await fetch(`${options.url}${options.path}`, { method: 'POST', headers, body });
-      const reply = (await response.json()) as { accepted: number };
-      if (response.status !== 202) throw new Error(`${options.path} answered ${response.status}: ${JSON.stringify(reply)}`);
-      accepted += reply.accepted;
+      const response = await http.request('POST', options.path, body, headers);
+      if (response.status !== 202) throw new Error(`${options.path} answered ${response.status}: ${response.text}`);
+      accepted += (JSON.parse(response.text) as { accepted: number }).accepted;
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: options.concurrency }, client));
   const seconds = (performance.now() - started) / 1000;
+  http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} items`);
   return { items: options.total, seconds, itemsPerSecond: options.total / seconds };
 }
