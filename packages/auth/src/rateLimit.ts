@@ -34,11 +34,14 @@ export class RateLimiter {
   }
 }
 
-/** After `requireApiKey`: 429 RATE_LIMITED with Retry-After once the key's organization is over its plan's rate. */
-export function requireWithinRate(limiter: RateLimiter): RequestHandler {
+/**
+ * After `requireApiKey`: 429 RATE_LIMITED with Retry-After once the key's organization is over its plan's rate;
+ * `headers` adds protocol-specific hints (Sentry SDKs read X-Sentry-Rate-Limits).
+ */
+export function requireWithinRate(limiter: RateLimiter, headers: Record<string, string> = {}): RequestHandler {
   return (_req, res, next) => {
     const key = requestKey(res);
-    if (!limiter.take(key.orgId, PLANS[key.plan].requestsPerSecond)) throw rateLimited(1);
+    if (!limiter.take(key.orgId, PLANS[key.plan].requestsPerSecond)) throw rateLimited(1, headers);
     next();
   };
 }

@@ -5,6 +5,16 @@
 export const Topics = {
   logs: 'tlm.logs.v1',
   events: 'tlm.events.v1',
+  /** Captured errors (envelope `event` items, log-scanner errors), consumed by the issues processor. */
+  errors: 'tlm.errors.v1',
+  /** Spans from Sentry transactions and span v2 items and from OTLP. */
+  spans: 'tlm.spans.v1',
+  /** Web vitals. */
+  vitals: 'tlm.vitals.v1',
+  /** Replay session metadata and recording chunk metadata (bodies live in the blob store). */
+  replays: 'tlm.replays.v1',
+  /** Profile chunk metadata (bodies live in the blob store). */
+  profiles: 'tlm.profiles.v1',
   /** Cache invalidation for API keys, projects and organizations; every gateway instance receives every message. */
   keyChanges: 'tlm.key-changes.v1',
 } as const;
@@ -13,5 +23,6 @@ export type Topic = (typeof Topics)[keyof typeof Topics];
 
 export const ConsumerGroups = {
   ingestWriter: 'tlm-ingest-writer',
+  issuesProcessor: 'tlm-issues-processor',
   keyCache: 'tlm-key-cache',
 } as const;

@@ -53,8 +53,9 @@ export const wrongRegion = (region: string) =>
   new ApiError(421, 'WRONG_REGION', `this key belongs to region '${region}', which this deployment cannot reach`, {
     region,
   });
-export const rateLimited = (retryAfterSeconds: number) =>
+export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
   new ApiError(429, 'RATE_LIMITED', 'too many requests in a second', undefined, {
     'Retry-After': String(retryAfterSeconds),
+    ...headers,
   });
 export const internalError = () => new ApiError(500, 'INTERNAL_ERROR', 'internal error');

@@ -115,6 +115,11 @@ const needsRepair = new WeakSet<object>();
 /** A lone UTF-16 surrogate can only reach JSON text as an escape in this range; raw UTF-8 cannot encode one. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
+/** True when JSON text may hold a lone surrogate, so its parsed strings need `wellFormed`. */
+export function mayHoldLoneSurrogate(jsonText: string): boolean {
+  return jsonText.includes('\\u') && SURROGATE_ESCAPE.test(jsonText);
+}
+
 /**
  * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Strings holding a
  * lone surrogate are repaired to U+FFFD, so every stored string is valid UTF-8; only bodies that contain such an
@@ -127,7 +132,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
     strict: false,
     verify: (req, _res, buffer) => {
       bodySizes.set(req, buffer.length);
-      if (buffer.includes('\\u') && SURROGATE_ESCAPE.test(buffer.toString('latin1'))) needsRepair.add(req);
+      if (buffer.includes('\\u') && mayHoldLoneSurrogate(buffer.toString('latin1'))) needsRepair.add(req);
     },
   });
   return (req, res, next) =>

@@ -35,3 +35,15 @@ export const busConsumerLag = new Gauge({
   help: 'Messages published but not yet processed, by topic and consumer group.',
   labelNames: ['topic', 'group'] as const,
 });
+
+export const sdkDiscardedEvents = new Counter({
+  name: 'tlm_sdk_discarded_events_total',
+  help: 'Events that SDKs report they dropped before sending (Sentry client reports), by reason and category.',
+  labelNames: ['reason', 'category'] as const,
+});
+
+export const envelopeItems = new Counter({
+  name: 'tlm_envelope_items_total',
+  help: 'Envelope items by type and outcome (accepted, rejected, skipped).',
+  labelNames: ['type', 'outcome'] as const,
+});

@@ -7,3 +7,5 @@ export * from './result';
 export * from './time';
 export * from './validation';
 export * from './limits';
+export * from './envelope';
+export * from './errors';

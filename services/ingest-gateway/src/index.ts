@@ -21,9 +21,12 @@ import {
   type IngestContext,
   type ItemResult,
 } from '@tlm/signals';
-import cors from 'cors';
 import { Router, type RequestHandler } from 'express';
+import { ingestCors } from './cors';
+import { envelopeRoutes } from './envelope/route';
 import { batchItems, ingestContext } from './request';
+
+export { ingestCors } from './cors';
 
 export interface IngestGatewayDeps {
   bus: Bus;
@@ -33,14 +36,6 @@ export interface IngestGatewayDeps {
   region: Region;
   regionUrls: RegionUrls;
 }
-
-/** CORS for browser SDKs: any origin, no cookies (keys travel in headers), preflight cached for a day. */
-export const ingestCors = cors({
-  origin: true,
-  methods: ['POST', 'PUT', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Content-Encoding', 'X-Sentry-Auth', 'traceparent', 'tracestate', 'baggage', 'sentry-trace'],
-  maxAge: 86_400,
-});
 
 /** DECISIONS.md: a public key may send logs only when the project allows browser logs. */
 const browserLogsAllowed: RequestHandler = (_req, res, next) => {
@@ -95,5 +90,6 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.options(['/v1/logs', '/v1/events'], ingestCors);
   router.post('/v1/logs', ...writer, browserLogsAllowed, body, ingestBatch(deps.bus, 'logs', Topics.logs, toLogRecord));
   router.post('/v1/events', ...writer, body, ingestBatch(deps.bus, 'events', Topics.events, toEventRecord));
+  router.use(envelopeRoutes(deps));
   return router;
 }

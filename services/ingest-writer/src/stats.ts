@@ -21,7 +21,8 @@ interface StatsRecord {
 }
 
 interface PropertyTally extends PropertyDelta {
-  seen: Set<string>;
+  /** Examples already kept; they are primitives (arrays arrive as JSON text), so the Set compares them by value. */
+  seen: Set<unknown>;
 }
 
 /**
@@ -151,9 +152,8 @@ function exampleOf(value: PropertyValue): unknown {
 }
 
 function keepExample(tally: PropertyTally, example: unknown): void {
-  const id = JSON.stringify(example);
-  if (tally.seen.has(id)) return;
-  tally.seen.add(id);
+  if (tally.seen.has(example)) return;
+  tally.seen.add(example);
   tally.examples.push(example);
 }
 

@@ -1,0 +1,33 @@
+import type { ResolvedKey } from '@tlm/auth';
+import type { Topic } from '@tlm/bus';
+import type { EnvelopeItem, IngestContext } from '@tlm/signals';
+
+/** A record an item produced and the topic it goes to. */
+export interface RoutedRecord {
+  topic: Topic;
+  record: { projectId: string };
+}
+
+export interface EnvelopeItemContext {
+  ingest: IngestContext;
+  key: ResolvedKey;
+  /** The envelope's header (event_id, dsn, sent_at, sdk…). */
+  envelope: Record<string, unknown>;
+}
+
+/** What became of one item: its records, or why it was rejected (invalid) or skipped (a type nobody stores). */
+export type ItemOutcome = { routed: RoutedRecord[] } | { rejected: string } | { skipped: string };
+
+/** Turns one envelope item into records; may be async for items whose bodies go to the blob store. */
+export type EnvelopeItemHandler = (item: EnvelopeItem, context: EnvelopeItemContext) => ItemOutcome | Promise<ItemOutcome>;
+
+/** 1 MiB per item (DECISIONS.md and issue 4); recordings, profiles and attachments may be larger. */
+export const DEFAULT_ITEM_LIMIT_BYTES = 1024 * 1024;
+export const LARGE_ITEM_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Whole envelope, inflated: room for one large item and the small ones beside it. */
+export const MAX_ENVELOPE_BYTES = 20 * 1024 * 1024;
+
+export interface ItemKind {
+  handle: EnvelopeItemHandler;
+  limitBytes: number;
+}

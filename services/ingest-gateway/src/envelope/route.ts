@@ -1,0 +1,142 @@
+import {
+  bearerCredential,
+  regionRouting,
+  requestKey,
+  requireApiKey,
+  requireScope,
+  requireWithinRate,
+  type KeyResolver,
+  type RateLimiter,
+  type Region,
+  type RegionUrls,
+} from '@tlm/auth';
+import type { Bus, Topic } from '@tlm/bus';
+import { metrics, newId, unauthorized, validationError } from '@tlm/core';
+import { parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope } from '@tlm/signals';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { ingestCors } from '../cors';
+import { ingestContext } from '../request';
+import { MAX_ENVELOPE_BYTES, type RoutedRecord } from './items';
+import { ENVELOPE_ITEM_KINDS } from './registry';
+
+export interface EnvelopeDeps {
+  bus: Bus;
+  keys: KeyResolver;
+  limiter: RateLimiter;
+  region: Region;
+  regionUrls: RegionUrls;
+}
+
+/** Sentry SDKs back off on this header: all categories, organization scope, one second. */
+const SENTRY_RATE_LIMIT_HEADERS = { 'X-Sentry-Rate-Limits': '1::organization' };
+
+const rawEnvelope = express.raw({ limit: MAX_ENVELOPE_BYTES, type: () => true });
+
+/** Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. */
+const parsedEnvelope: RequestHandler = (req, res, next) => {
+  const parsed = parseEnvelope(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+  if (!parsed.ok) throw validationError(`malformed envelope: ${parsed.reason}`);
+  res.locals['envelope'] = parsed.value;
+  next();
+};
+
+const envelopeOf = (res: Response): Envelope => res.locals['envelope'] as Envelope;
+
+/** The key of a Sentry-style request before its body is read: X-Sentry-Auth, then `?sentry_key=`. */
+function sentryCredential(req: Request): string | undefined {
+  const query = req.query['sentry_key'];
+  return sentryKeyOfAuthHeader(req.get('x-sentry-auth')) ?? (typeof query === 'string' ? query : undefined);
+}
+
+/**
+ * Runs each item through its kind's handler, publishes the records per topic and answers once the bus holds them:
+ * 200 {id, accepted, rejected, skipped}. Skipped items (unknown or unstored types) are also counted as rejected.
+ */
+function handleEnvelope(bus: Bus): RequestHandler {
+  return async (req, res) => {
+    const envelope = envelopeOf(res);
+    const key = requestKey(res);
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header };
+    let accepted = 0;
+    let rejected = 0;
+    let skipped = 0;
+    const routed: RoutedRecord[] = [];
+    for (const item of envelope.items) {
+      const kind = ENVELOPE_ITEM_KINDS[item.header.type];
+      const outcome = !kind
+        ? { skipped: `unknown item type ${item.header.type}` }
+        : item.payload.length > kind.limitBytes
+          ? { rejected: `${item.header.type} item exceeds ${kind.limitBytes} bytes` }
+          : await kind.handle(item, context);
+      const result = 'routed' in outcome ? 'accepted' : 'rejected' in outcome ? 'rejected' : 'skipped';
+      metrics.envelopeItems.inc({ type: kind ? item.header.type : 'unknown', outcome: result });
+      if ('routed' in outcome) {
+        accepted += 1;
+        routed.push(...outcome.routed);
+      } else if ('rejected' in outcome) {
+        rejected += 1;
+      } else {
+        skipped += 1;
+      }
+    }
+    const byTopic = new Map<Topic, RoutedRecord['record'][]>();
+    for (const { topic, record } of routed) {
+      const records = byTopic.get(topic);
+      if (records) records.push(record);
+      else byTopic.set(topic, [record]);
+    }
+    await Promise.all(
+      [...byTopic].map(([topic, records]) => bus.publish(topic, records.map((record) => ({ key: record.projectId, value: record })))),
+    );
+    const id = typeof envelope.header['event_id'] === 'string' ? envelope.header['event_id'] : newId().replace(/-/g, '');
+    res.json({ id, accepted, rejected: rejected + skipped, skipped });
+  };
+}
+
+/**
+ * The Sentry route authenticates from X-Sentry-Auth, `?sentry_key=` or the envelope header's `dsn`, and the DSN's
+ * project (`/api/<dsn_id>/`) must be the key's project.
+ */
+function sentryAuth(keys: KeyResolver): RequestHandler {
+  return async (req, res, next) => {
+    const dsnId = String(req.params['dsn']);
+    const fromHeader = parseDsn(String(envelopeOf(res).header['dsn'] ?? ''));
+    const raw = sentryCredential(req) ?? fromHeader?.key;
+    if (!raw) throw unauthorized('missing key: send X-Sentry-Auth, ?sentry_key= or a dsn in the envelope header');
+    const key = await keys.resolve(raw);
+    if (!key) throw unauthorized('invalid, revoked or deleted key');
+    if (String(key.dsnId) !== dsnId) throw unauthorized(`the key does not belong to the project of DSN ${dsnId}`);
+    res.locals['apiKey'] = key;
+    next();
+  };
+}
+
+export function envelopeRoutes(deps: EnvelopeDeps): Router {
+  const router = Router();
+  const afterKey = [requireWithinRate(deps.limiter, SENTRY_RATE_LIMIT_HEADERS), requireScope('ingest:write')];
+
+  router.options(['/v1/envelope', '/api/:dsn/envelope'], ingestCors);
+  router.post(
+    '/v1/envelope',
+    ingestCors,
+    regionRouting(deps.region, deps.regionUrls),
+    requireApiKey(deps.keys),
+    ...afterKey,
+    rawEnvelope,
+    parsedEnvelope,
+    handleEnvelope(deps.bus),
+  );
+  router.post(
+    '/api/:dsn/envelope',
+    // Sentry's DSN grammar puts a number here; other /api paths belong to the dashboard.
+    (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route'),
+    ingestCors,
+    regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
+    rawEnvelope,
+    parsedEnvelope,
+    sentryAuth(deps.keys),
+    ...afterKey,
+    handleEnvelope(deps.bus),
+  );
+  return router;
+}
