@@ -226,7 +226,7 @@ class Planner {
 
   plan(): Plan {
     const { ast, source } = this;
-    const filters = ast.filter.map((node) => this.predicate(node, false));
+    const filters = [...ast.filter.map((node) => this.predicate(node, false)), ...this.hiddenRows()];
     const where = simplify(junction('and', filters));
     if (!source.timeColumn) {
       const timed = ast.last ?? ast.since ?? ast.until;
@@ -263,6 +263,21 @@ class Planner {
       sort: this.aggregateSort(aggregate.groups, series),
       limit: explicitLimit ?? (series ? LIMITS.defaultSeriesRows : LIMITS.defaultGroups),
     };
+  }
+
+  /** Keeps the source's hidden rows (ignored issues) out unless some condition names their column. */
+  private hiddenRows(): Predicate[] {
+    const hidden = this.source.hiddenUnlessFiltered;
+    if (!hidden) return [];
+    const pending: Node[] = [...this.ast.filter];
+    for (let node = pending.pop(); node; node = pending.pop()) {
+      if (node.kind === 'condition' && (this.source.aliases[node.field.name] ?? node.field.name) === hidden.column) return [];
+      if (node.kind === 'and' || node.kind === 'or') pending.push(...node.items);
+      if (node.kind === 'not' || node.kind === 'group') pending.push(node.item);
+    }
+    const column = this.source.columns.get(hidden.column)!;
+    const values: Param[] = hidden.values.map((value) => ({ type: 'string', value }));
+    return [{ kind: 'compare', field: { type: 'column', column }, readAs: column.kind, op: 'in', values, negated: true }];
   }
 
   private aggregate(node: NonNullable<QueryAst['aggregate']>): NonNullable<Plan['aggregate']> {

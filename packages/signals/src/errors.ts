@@ -1,8 +1,13 @@
-import type { Properties } from './properties';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { newId } from '@tlm/core';
+import type { IngestContext } from './context';
+import { flattenInto, propertyProblem, type Properties } from './properties';
+import { accept, reject, type ItemResult } from './result';
+import { itemValidator } from './validation';
 
 /**
  * The contract between the gateways that make errors (envelope `event` items, the log scanner) and the issues
- * processor that fingerprints and stores them. The wire → record function lives beside it once written.
+ * processor that fingerprints and stores them, and the function from Sentry's event payload to it.
  */
 
 export type ErrorLevel = 'fatal' | 'error' | 'warning' | 'info' | 'debug';
@@ -61,4 +66,280 @@ export interface ErrorRecord {
   /** A client's fingerprint override (`{{ default }}` expands to the default), or null. */
   fingerprint: string[] | null;
   retentionDays: number;
+}
+
+/** Sentry's limits (https://develop.sentry.dev/sdk/data-model/event-payloads/): frames and breadcrumbs kept per event. */
+export const MAX_ERROR_FRAMES = 250;
+export const MAX_BREADCRUMBS = 50;
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const AnyObject = Type.Record(Type.String(), Type.Unknown());
+const SentryTime = Type.Union([Type.Number(), Type.String()]);
+
+const SentryFrameSchema = Type.Object({
+  function: Nullable(Type.String()),
+  filename: Nullable(Type.String()),
+  module: Nullable(Type.String()),
+  abs_path: Nullable(Type.String()),
+  lineno: Nullable(Type.Number()),
+  colno: Nullable(Type.Number()),
+  in_app: Nullable(Type.Boolean()),
+  context_line: Nullable(Type.String()),
+});
+
+const SentryExceptionSchema = Type.Object({
+  type: Nullable(Type.String()),
+  value: Nullable(Type.String()),
+  module: Nullable(Type.String()),
+  mechanism: Nullable(
+    Type.Object({
+      type: Nullable(Type.String()),
+      source: Nullable(Type.String()),
+      handled: Nullable(Type.Boolean()),
+      exception_id: Nullable(Type.Number()),
+      parent_id: Nullable(Type.Number()),
+    }),
+  ),
+  stacktrace: Nullable(Type.Object({ frames: Nullable(Type.Array(SentryFrameSchema)) })),
+});
+
+const SentryLogEntrySchema = Type.Object({ formatted: Nullable(Type.String()), message: Nullable(Type.String()) });
+
+const SentryBreadcrumbSchema = Type.Object({
+  timestamp: Nullable(SentryTime),
+  category: Nullable(Type.String()),
+  message: Nullable(Type.String()),
+  level: Nullable(Type.String()),
+  type: Nullable(Type.String()),
+  data: Nullable(AnyObject),
+});
+
+/**
+ * Sentry's event payload (an envelope `event` item), leniently: unknown fields are ignored, absent and null are
+ * alike, and each field may take every shape current SDKs send (`exception` as `{values}` or a list, `message` as
+ * text or `{formatted, message}`, tags as an object or [key, value] pairs, breadcrumbs as `{values}` or a list,
+ * timestamps as float seconds or ISO 8601).
+ */
+export const SentryEventSchema = Type.Object({
+  event_id: Nullable(Type.String()),
+  timestamp: Nullable(SentryTime),
+  level: Nullable(Type.String()),
+  platform: Nullable(Type.String()),
+  logger: Nullable(Type.String()),
+  transaction: Nullable(Type.String()),
+  server_name: Nullable(Type.String()),
+  release: Nullable(Type.String()),
+  environment: Nullable(Type.String()),
+  message: Nullable(Type.Union([Type.String(), SentryLogEntrySchema])),
+  logentry: Nullable(SentryLogEntrySchema),
+  exception: Nullable(Type.Union([Type.Object({ values: Nullable(Type.Array(SentryExceptionSchema)) }), Type.Array(SentryExceptionSchema)])),
+  tags: Nullable(Type.Union([AnyObject, Type.Array(Type.Tuple([Type.String(), Type.Unknown()]))])),
+  user: Nullable(AnyObject),
+  extra: Nullable(AnyObject),
+  contexts: Nullable(AnyObject),
+  request: Nullable(AnyObject),
+  breadcrumbs: Nullable(Type.Union([Type.Object({ values: Nullable(Type.Array(SentryBreadcrumbSchema)) }), Type.Array(SentryBreadcrumbSchema)])),
+  fingerprint: Nullable(Type.Array(Type.Union([Type.String(), Type.Number()]))),
+  sdk: Nullable(Type.Object({ name: Nullable(Type.String()), version: Nullable(Type.String()) })),
+});
+export type SentryEvent = Static<typeof SentryEventSchema>;
+type SentryException = Static<typeof SentryExceptionSchema>;
+type SentryFrame = Static<typeof SentryFrameSchema>;
+
+const LEVELS: Record<string, ErrorLevel> = {
+  fatal: 'fatal',
+  critical: 'fatal',
+  error: 'error',
+  warning: 'warning',
+  warn: 'warning',
+  info: 'info',
+  log: 'info',
+  debug: 'debug',
+  trace: 'debug',
+};
+
+const validateSentryEvent = itemValidator(SentryEventSchema);
+const HEX_EVENT_ID = /^[0-9a-f]{32}$/i;
+const TRACE_ID = /^[0-9a-f]{32}$/i;
+const SPAN_ID = /^[0-9a-f]{16}$/i;
+const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
+/** Client clocks drift; a time this far ahead is replaced by the receive time rather than losing the crash. */
+const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A Sentry event as an ErrorRecord. The last exception value is the one raised (Sentry lists a chain oldest first);
+ * the others go to `extra.chain`. An event with neither an exception nor a message is rejected with a reason.
+ */
+export function toErrorRecord(input: unknown, context: IngestContext): ItemResult<ErrorRecord> {
+  const checked = validateSentryEvent(input);
+  if (!checked.ok) return checked;
+  const event = checked.value;
+  const exceptions = exceptionValues(event).filter((exception) => exception.type || exception.value);
+  const message = messageOf(event);
+  const raised = exceptions[exceptions.length - 1];
+  if (!raised && !message) return reject('the event has neither an exception nor a message');
+
+  const tags = tagsOf(event);
+  const user = userOf(event.user, context);
+  const extra: Properties = {};
+  if (event.extra) flattenInto(extra, event.extra);
+  const { trace, ...contexts } = (event.contexts ?? {}) as Record<string, unknown>;
+  if (Object.keys(contexts).length > 0) flattenInto(extra, { contexts });
+  if (event.request) flattenInto(extra, { request: { url: event.request['url'], method: event.request['method'] } });
+  if (event.sdk?.name) extra['sdk.name'] = event.sdk.name;
+  if (event.sdk?.version) extra['sdk.version'] = event.sdk.version;
+  if (raised && message) extra['message'] = message;
+  const chain = chainOf(exceptions);
+  if (chain.length > 0) extra['chain'] = chain;
+  const allFrames = raised?.stacktrace?.frames ?? [];
+  if (allFrames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = allFrames.length - MAX_ERROR_FRAMES;
+  const problem = propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra);
+  if (problem) return reject(problem);
+
+  const traceContext = (trace ?? {}) as { trace_id?: unknown; span_id?: unknown };
+  const traceId = typeof traceContext.trace_id === 'string' && TRACE_ID.test(traceContext.trace_id) ? traceContext.trace_id.toLowerCase() : null;
+  const spanId = typeof traceContext.span_id === 'string' && SPAN_ID.test(traceContext.span_id) ? traceContext.span_id.toLowerCase() : null;
+  return accept({
+    id: eventIdAsUuid(event.event_id),
+    projectId: context.projectId,
+    timestamp: eventTime(event.timestamp, context.receivedAt) ?? context.receivedAt,
+    receivedAt: context.receivedAt,
+    type: raised?.type ?? '',
+    value: raised ? (raised.value ?? '') : message!,
+    level: LEVELS[(event.level ?? '').toLowerCase()] ?? (raised ? 'error' : 'info'),
+    release: event.release || null,
+    environment: event.environment || null,
+    platform: event.platform || null,
+    source: sourceOf(raised?.mechanism?.type),
+    traceId: traceId ?? context.traceId ?? null,
+    spanId: traceId ? spanId : null,
+    user,
+    tags,
+    extra,
+    frames: allFrames.slice(-MAX_ERROR_FRAMES).map(frameOf),
+    breadcrumbs: breadcrumbsOf(event),
+    fingerprint: event.fingerprint && event.fingerprint.length > 0 ? event.fingerprint.map(String) : null,
+    retentionDays: context.retentionDays,
+  });
+}
+
+function exceptionValues(event: SentryEvent): SentryException[] {
+  if (!event.exception) return [];
+  return Array.isArray(event.exception) ? event.exception : (event.exception.values ?? []);
+}
+
+/** `message` as text or `{formatted, message}`, else `logentry`; the formatted form wins. */
+function messageOf(event: SentryEvent): string | undefined {
+  const candidates = [event.message, event.logentry];
+  for (const candidate of candidates) {
+    if (typeof candidate === 'string' && candidate !== '') return candidate;
+    if (candidate && typeof candidate === 'object') {
+      const text = candidate.formatted || candidate.message;
+      if (text) return text;
+    }
+  }
+  return undefined;
+}
+
+/** Tags are text in Sentry; `transaction`, `server_name` and `logger` are shown as tags there too. */
+function tagsOf(event: SentryEvent): Properties {
+  const pairs = Array.isArray(event.tags) ? event.tags : Object.entries(event.tags ?? {});
+  const tags: Properties = {};
+  for (const [key, value] of pairs) {
+    if (value === null || value === undefined || key === '') continue;
+    tags[key] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  for (const key of ['transaction', 'server_name', 'logger'] as const) {
+    const value = event[key];
+    if (value && !(key in tags)) tags[key] = value;
+  }
+  return tags;
+}
+
+/** `ip_address` is stored as `ip`; Sentry's `{{auto}}` means the connection's address. */
+function userOf(given: Record<string, unknown> | null | undefined, context: IngestContext): Properties {
+  const user: Properties = {};
+  if (!given) return user;
+  const { ip_address: ipAddress, ...rest } = given;
+  flattenInto(user, rest);
+  if (typeof ipAddress === 'string' && ipAddress !== '') {
+    const ip = ipAddress === '{{auto}}' ? context.client['$ip'] : ipAddress;
+    if (typeof ip === 'string') user['ip'] = ip;
+  }
+  return user;
+}
+
+/**
+ * Chained exceptions, nearest to the raised one first. `relation` says how each was attached: `context` for an
+ * exception raised while handling another (Python's `__context__`), `cause` otherwise (`__cause__`, `cause`).
+ */
+function chainOf(exceptions: SentryException[]): unknown[] {
+  return exceptions
+    .slice(0, -1)
+    .reverse()
+    .map((exception) => {
+      const source = exception.mechanism?.source ?? '';
+      return {
+        type: exception.type ?? '',
+        value: exception.value ?? '',
+        relation: /^(?:__)?context(?:__)?$/.test(source) ? 'context' : 'cause',
+        ...(typeof exception.mechanism?.exception_id === 'number' ? { exception_id: exception.mechanism.exception_id } : {}),
+        ...(typeof exception.mechanism?.parent_id === 'number' ? { parent_id: exception.mechanism.parent_id } : {}),
+      };
+    });
+}
+
+/** Browser SDKs name their global handlers `onerror` and `onunhandledrejection` (v8+: `auto.browser.global_handlers.*`). */
+function sourceOf(mechanism: string | null | undefined): string | null {
+  if (!mechanism) return null;
+  const last = mechanism.slice(mechanism.lastIndexOf('.') + 1);
+  if (last === 'onerror') return 'window.onerror';
+  if (last === 'onunhandledrejection') return 'unhandledRejection';
+  return mechanism;
+}
+
+function frameOf(frame: SentryFrame): StackFrame {
+  return {
+    function: frame.function ?? null,
+    filename: frame.filename ?? null,
+    module: frame.module ?? null,
+    lineno: frame.lineno ?? null,
+    colno: frame.colno ?? null,
+    in_app: frame.in_app === true,
+    abs_path: frame.abs_path ?? null,
+    context_line: frame.context_line ?? null,
+  };
+}
+
+function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {
+  const given = event.breadcrumbs;
+  const all = !given ? [] : Array.isArray(given) ? given : (given.values ?? []);
+  return all.slice(-MAX_BREADCRUMBS).map((crumb) => {
+    const time = eventTime(crumb.timestamp, Number.POSITIVE_INFINITY);
+    return {
+      category: crumb.category ?? null,
+      message: crumb.message ?? null,
+      timestamp: time === undefined ? null : new Date(time).toISOString(),
+      level: crumb.level ?? null,
+      type: crumb.type ?? null,
+      data: crumb.data ?? null,
+    };
+  });
+}
+
+/** Float seconds since the epoch or ISO 8601 (no zone means UTC) as epoch ms; undefined when absent, invalid or far ahead. */
+function eventTime(value: number | string | null | undefined, receivedAt: number): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const numeric = typeof value === 'number' ? value : /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : undefined;
+  const ms = numeric !== undefined ? Math.round(numeric * 1000) : Date.parse(HAS_ZONE.test(value as string) ? (value as string) : `${value}Z`);
+  if (!Number.isFinite(ms) || ms < 0 || ms > receivedAt + MAX_FUTURE_MS) return undefined;
+  return ms;
+}
+
+/** Sentry's event_id (32 hex digits) in UUID form, so a retried event keeps its id; a fresh id when absent. */
+export function eventIdAsUuid(eventId: string | null | undefined): string {
+  const compact = eventId?.replace(/-/g, '') ?? '';
+  if (!HEX_EVENT_ID.test(compact)) return newId();
+  const hex = compact.toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -1,5 +1,5 @@
 import { isoTime, restoreDeadline } from '@tlm/core';
-import type { MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
+import type { IssueStateRow, MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
 
 /** Stored rows to the JSON the dashboard API answers with. */
 
@@ -32,4 +32,22 @@ export const projectJson = (project: ProjectRow) => ({
   ...(project.deleted_at
     ? { deleted_at: isoTime(project.deleted_at), restore_until: isoTime(restoreDeadline(project.deleted_at)) }
     : {}),
+});
+
+export const issueJson = (issue: IssueStateRow) => ({
+  id: issue.id,
+  project_id: issue.project_id,
+  short_id: Number(issue.short_id),
+  title: issue.title,
+  culprit: issue.culprit,
+  fingerprint: issue.fingerprint,
+  status: issue.status,
+  level: issue.level,
+  event_count: Number(issue.event_count),
+  user_count: Number(issue.user_count),
+  first_seen: isoTime(issue.first_seen),
+  last_seen: isoTime(issue.last_seen),
+  release_first: issue.release_first,
+  release_last: issue.release_last,
+  resolved_in_release: issue.resolved_in_release,
 });

@@ -1,4 +1,4 @@
-import type { Properties } from '@tlm/signals';
+import type { ErrorRecord, Properties } from '@tlm/signals';
 import type { TableDefinition } from '../store';
 
 /** A captured error event; the GQL source `errors`. Rows are written by the issues processor. */
@@ -33,6 +33,7 @@ export const errorsTable: TableDefinition<ErrorRow> = {
   name: 'errors',
   mode: 'append',
   timeColumn: 'timestamp',
+  person: { column: 'user', key: 'id' },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },
@@ -122,3 +123,37 @@ SETTINGS index_granularity = 8192`,
     ],
   },
 };
+
+/** The stored row of an error once the issues processor has fingerprinted it and knows its issue. */
+export function errorRow(record: ErrorRecord, grouping: { issueId: string; fingerprintHash: string }): ErrorRow {
+  return {
+    project_id: record.projectId,
+    timestamp: record.timestamp,
+    id: record.id,
+    issue_id: grouping.issueId,
+    fingerprint_hash: grouping.fingerprintHash,
+    type: record.type,
+    value: record.value,
+    level: record.level,
+    release: record.release,
+    environment: record.environment,
+    platform: record.platform,
+    source: record.source,
+    trace_id: record.traceId,
+    span_id: record.spanId,
+    user: record.user,
+    tags: record.tags,
+    extra: record.extra,
+    frames: record.frames.map(withoutNulls),
+    breadcrumbs: record.breadcrumbs.map(withoutNulls),
+    received_at: record.receivedAt,
+    retention_days: record.retentionDays,
+  };
+}
+
+/** Frames and breadcrumbs are stored without their absent fields: error rows are mostly frames, and bytes cost. */
+function withoutNulls(value: object): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== null && field !== undefined) kept[key] = field;
+  return kept;
+}

@@ -1,0 +1,160 @@
+import { logItem } from './data';
+import { BenchClient } from './http';
+import { ingestOverHttp } from './ingest';
+import { call, provisionKey, removeDir, startServer } from './server';
+import { median, rate, repeat } from './stats';
+
+const RUNS = 3;
+/** Events per envelope and logs per batch: the same request size for both signals. */
+const BATCH = 100;
+/** Distinct fingerprints in the mix: the processor groups every event into one of these issues. */
+const FINGERPRINTS = 100;
+const ROUTES = ['/', '/checkout', '/cart', '/search', '/api/orders', '/api/payments'];
+
+const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+
+/** A Sentry Node SDK error event as it sends one: eight frames (vendor and in-app), breadcrumbs, user, tags, trace. */
+function errorEvent(i: number, nowSeconds: number) {
+  const group = i % FINGERPRINTS;
+  const vendor = (n: number) => ({ function: `Layer.handle${n}`, filename: '/app/node_modules/express/lib/router/layer.js', lineno: 95 + n, colno: 5, in_app: false });
+  return {
+    event_id: hex(i, 32),
+    timestamp: nowSeconds,
+    platform: 'node',
+    level: i % 20 === 0 ? 'fatal' : 'error',
+    release: `shop@1.${i % 4}.0`,
+    environment: 'production',
+    server_name: `web-${i % 3}`,
+    exception: {
+      values: [
+        {
+          type: `BenchError${group}`,
+          value: `order ${i} failed: upstream answered 502`,
+          mechanism: { type: 'generic', handled: true },
+          stacktrace: {
+            frames: [
+              vendor(1),
+              vendor(2),
+              vendor(3),
+              { function: 'router', filename: '/app/src/server.js', lineno: 40, colno: 3, in_app: true },
+              vendor(4),
+              { function: 'loadOrder', filename: '/app/src/orders.js', lineno: 12 + group, colno: 9, in_app: true },
+              { function: `handler${group}`, filename: `/app/src/routes/r${group}.js`, lineno: 27, colno: 11, in_app: true },
+              { function: 'fetch', filename: '/app/node_modules/undici/lib/fetch.js', lineno: 310, colno: 15, in_app: false },
+            ],
+          },
+        },
+      ],
+    },
+    tags: { route: ROUTES[i % ROUTES.length], region: i % 2 === 0 ? 'eu' : 'us' },
+    user: { id: `u${i % 5_000}`, email: `u${i % 5_000}@example.com` },
+    contexts: { trace: { trace_id: hex(i, 32), span_id: hex(i + 1, 16) }, runtime: { name: 'node', version: 'v20.19.0' } },
+    breadcrumbs: {
+      values: [
+        { timestamp: nowSeconds - 2, category: 'http', message: 'GET /api/cart', level: 'info' },
+        { timestamp: nowSeconds - 1, category: 'console', message: `loading order ${i}`, level: 'log' },
+      ],
+    },
+    sdk: { name: 'sentry.javascript.node', version: '10.0.0' },
+  };
+}
+
+function envelopeOf(events: unknown[]): string {
+  const lines = ['{}'];
+  for (const event of events) {
+    const payload = JSON.stringify(event);
+    lines.push(JSON.stringify({ type: 'event', length: Buffer.byteLength(payload) }), payload);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Sends `total` events in envelopes of `perEnvelope` from concurrent clients; the clock stops at the last 200. */
+async function sendErrors(options: { url: string; key: string; offset: number; total: number; perEnvelope: number; concurrency: number }): Promise<number> {
+  const nowSeconds = Date.now() / 1000;
+  const bodies: string[] = [];
+  for (let start = 0; start < options.total; start += options.perEnvelope) {
+    const events = [];
+    for (let i = start; i < Math.min(start + options.perEnvelope, options.total); i++) events.push(errorEvent(options.offset + i, nowSeconds));
+    bodies.push(envelopeOf(events));
+  }
+  const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/x-sentry-envelope' };
+  const http = new BenchClient(options.url, options.concurrency);
+  let next = 0;
+  let accepted = 0;
+  const client = async () => {
+    while (next < bodies.length) {
+      const response = await http.request('POST', '/v1/envelope', bodies[next++]!, headers);
+      if (response.status !== 200) throw new Error(`/v1/envelope answered ${response.status}: ${response.text}`);
+      accepted += (JSON.parse(response.text) as { accepted: number }).accepted;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: options.concurrency }, client));
+  const seconds = (performance.now() - started) / 1000;
+  http.close();
+  if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} events`);
+  return options.total / seconds;
+}
+
+/**
+ * Issue 4: errors/s through the envelope endpoint into grouped issues (a mix of 100 fingerprints), next to logs/s
+ * over POST /v1/logs on the same server in the same run; both in requests of 100 items, and errors also one per
+ * envelope as Sentry SDKs send them. In standalone mode a 200 means the error rows are written and the issues
+ * counted. Medians of three runs each; target: errors/s at least a third of logs/s.
+ */
+export async function errorsSection(options: { items: number; concurrency: number; port: number }): Promise<Record<string, number>> {
+  console.log(
+    `\nerrors: Sentry envelopes on the standalone server, ${options.concurrency} concurrent clients, ${options.items.toLocaleString('en-US')} events per run, ${FINGERPRINTS} fingerprints, median of ${RUNS} runs`,
+  );
+  const server = await startServer(options.port);
+  try {
+    const { key } = await provisionKey(server.url);
+    let offset = 0;
+    const measure = async (perEnvelope: number, total: number) => {
+      const cpuBefore = server.cpuMicros();
+      const runs = await repeat(RUNS, async () => {
+        const perSecond = await sendErrors({ url: server.url, key, offset, total, perEnvelope, concurrency: options.concurrency });
+        offset += total;
+        return perSecond;
+      });
+      return { perSecond: median(runs), cpu: (server.cpuMicros() - cpuBefore) / (RUNS * total) };
+    };
+    const batched = await measure(BATCH, options.items);
+    const single = await measure(1, Math.round(options.items / 5));
+
+    let logOffset = 0;
+    const logCpuBefore = server.cpuMicros();
+    const logRuns = await repeat(RUNS, async () => {
+      const run = await ingestOverHttp({ url: server.url, key, path: '/v1/logs', makeItem: logItem, offset: logOffset, total: options.items, batchSize: BATCH, concurrency: options.concurrency });
+      logOffset += options.items;
+      return run.itemsPerSecond;
+    });
+    const logCpu = (server.cpuMicros() - logCpuBefore) / (RUNS * options.items);
+    const logs = median(logRuns);
+
+    const gql = async (q: string) => (await call(`${server.url}/v1/gql/query`, 'POST', { q }, key)).data.results[0].value as number;
+    const issues = await gql('from:issues last:1d | count');
+    const counted = await gql('from:issues last:1d | sum(event_count)');
+    const rows = await gql('from:errors last:1d | count');
+    if (issues !== FINGERPRINTS || counted !== offset || rows !== offset) {
+      throw new Error(`expected ${FINGERPRINTS} issues counting ${offset} errors; GQL saw ${issues} issues counting ${counted}, ${rows} error rows`);
+    }
+    const ratio = batched.perSecond / logs;
+    console.log(`  errors (envelopes of ${BATCH})  ${rate(batched.perSecond).padStart(12)}   server CPU ${batched.cpu.toFixed(1)} us/error`);
+    console.log(`  errors (one per envelope)   ${rate(single.perSecond).padStart(12)}   server CPU ${single.cpu.toFixed(1)} us/error`);
+    console.log(`  logs   (/v1/logs, batch ${BATCH})  ${rate(logs).padStart(12)}   server CPU ${logCpu.toFixed(1)} us/log`);
+    console.log(`  errors/logs ${ratio.toFixed(2)}   target >= 0.33; grouped into ${issues} issues counting ${counted.toLocaleString('en-US')} errors`);
+    return {
+      errors_batch_100: batched.perSecond,
+      errors_batch_100_server_cpu_us_per_item: batched.cpu,
+      errors_single: single.perSecond,
+      errors_single_server_cpu_us_per_item: single.cpu,
+      logs_batch_100: logs,
+      logs_batch_100_server_cpu_us_per_item: logCpu,
+      errors_to_logs: ratio,
+    };
+  } finally {
+    await server.stop();
+    removeDir(server.dataDir);
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { ErrorRecord, StackFrame } from '@tlm/signals';
+
+/**
+ * The grouping algorithm, versioned because it is a compatibility promise (docs/fingerprinting.md): the same error
+ * must land in the same issue after every upgrade. A change to anything below is a new version, never an edit.
+ */
+export const FINGERPRINT_VERSION = 'fp1';
+
+export interface Fingerprint {
+  version: typeof FINGERPRINT_VERSION;
+  /** What was hashed after the version, for people: e.g. ['frame', 'TypeError', 'charge', 'src/billing.ts']. */
+  components: string[];
+  /** 32 hex digits: SHA-256 of the JSON array [version, ...components], cut to 128 bits. */
+  hash: string;
+}
+
+/** `{{ default }}` in a client's fingerprint list stands for the default components (Sentry's convention). */
+const DEFAULT_MARKER = /^\{\{\s*default\s*\}\}$/;
+
+/** The frame that names the culprit: the innermost in-app frame, else the innermost frame (frames run innermost last). */
+export function culpritFrame(frames: readonly StackFrame[]): StackFrame | undefined {
+  for (let index = frames.length - 1; index >= 0; index--) if (frames[index]!.in_app) return frames[index];
+  return frames[frames.length - 1];
+}
+
+/**
+ * File names without what changes between deployments of the same code: the query and fragment, the scheme and
+ * host of a URL, and content hashes (8 or more hex digits between separators: `main.3f2a9c1b.js`).
+ */
+export function normalizeFileName(fileName: string): string {
+  return fileName
+    .replace(/[?#].*$/s, '')
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+    .replace(/(?<=[./_-])[0-9a-f]{8,}(?=[./_-]|$)/gi, '<hash>');
+}
+
+/** Messages without what varies between occurrences of one error: UUIDs, hex values and numbers. */
+export function normalizeMessage(message: string): string {
+  return message
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+    .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
+    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, '<hex>')
+    .replace(/\d+(?:\.\d+)?/g, '<num>');
+}
+
+/** The default components: type, function and file of the culprit frame; with no frames, type and message. */
+export function defaultComponents(record: Pick<ErrorRecord, 'type' | 'value' | 'frames'>): string[] {
+  const frame = culpritFrame(record.frames);
+  if (frame) return ['frame', record.type, frame.function ?? '', normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '')];
+  return ['message', record.type, normalizeMessage(record.value)];
+}
+
+/** The fingerprint of an error: the client's list when it sent one (`{{ default }}` expanded), else the default. */
+export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'frames' | 'fingerprint'>): Fingerprint {
+  const defaults = defaultComponents(record);
+  const components = record.fingerprint?.length
+    ? record.fingerprint.flatMap((entry) => (DEFAULT_MARKER.test(entry) ? defaults : [entry]))
+    : defaults;
+  return { version: FINGERPRINT_VERSION, components, hash: hashOf(JSON.stringify([FINGERPRINT_VERSION, ...components])) };
+}
+
+/** Recent hashes: a project's errors mostly repeat a few fingerprints, and SHA-256 per event is avoidable work. */
+const recentHashes = new Map<string, string>();
+const MAX_RECENT_HASHES = 10_000;
+
+function hashOf(material: string): string {
+  let hash = recentHashes.get(material);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(material).digest('hex').slice(0, 32);
+    if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
+    recentHashes.set(material, hash);
+  }
+  return hash;
+}

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { ErrorRecord } from '@tlm/signals';
+import { culpritFrame, fingerprintOf, normalizeFileName, type Fingerprint } from './fingerprint';
+
+/** Longest title kept; the full value stays on every error row. */
+const MAX_TITLE_LENGTH = 256;
+
+/** An error with what grouping derives from it. */
+export interface GroupedError {
+  record: ErrorRecord;
+  fingerprint: Fingerprint;
+  issueId: string;
+  title: string;
+  culprit: string;
+  /** Who the error happened to, for the issue's distinct-user count; null when the event names nobody. */
+  userKey: string | null;
+}
+
+/** Recent issue ids: deriving one is a SHA-256, and a batch mostly repeats a few issues. */
+const recentIssueIds = new Map<string, string>();
+const MAX_RECENT_ISSUE_IDS = 10_000;
+
+/**
+ * The issue's id as a function of (project, fingerprint): a UUID (version 8, RFC 9562's custom layout) made of the
+ * first 128 bits of SHA-256. Error rows can name their issue before the issue's row exists, and every processor
+ * instance names the same issue the same way.
+ */
+export function issueIdOf(projectId: string, fingerprintHash: string): string {
+  const key = `${projectId}\u0000${fingerprintHash}`;
+  let id = recentIssueIds.get(key);
+  if (id === undefined) {
+    id = deriveIssueId(key);
+    if (recentIssueIds.size >= MAX_RECENT_ISSUE_IDS) recentIssueIds.clear();
+    recentIssueIds.set(key, id);
+  }
+  return id;
+}
+
+function deriveIssueId(key: string): string {
+  const bytes = createHash('sha256').update(key).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** `type: value` (first line of the value), or whichever of the two the error has. */
+export function titleOf(record: Pick<ErrorRecord, 'type' | 'value'>): string {
+  const value = record.value.split('\n', 1)[0]!.trim();
+  const title = record.type && value ? `${record.type}: ${value}` : record.type || value || '(no message)';
+  return title.length > MAX_TITLE_LENGTH ? `${title.slice(0, MAX_TITLE_LENGTH - 1)}…` : title;
+}
+
+/** `function in file` of the culprit frame; without frames, the transaction the error happened in, if known. */
+export function culpritOf(record: Pick<ErrorRecord, 'frames' | 'tags'>): string {
+  const frame = culpritFrame(record.frames);
+  if (!frame) return typeof record.tags['transaction'] === 'string' ? record.tags['transaction'] : '';
+  const file = normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '');
+  if (frame.function && file) return `${frame.function} in ${file}`;
+  return frame.function ?? file;
+}
+
+/** A user is their id, else their email, else their IP address, else their username. */
+export function userKeyOf(record: Pick<ErrorRecord, 'user'>): string | null {
+  for (const field of ['id', 'email', 'ip', 'username']) {
+    const value = record.user[field];
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return `${field}:${String(value)}`;
+  }
+  return null;
+}
+
+export function groupError(record: ErrorRecord): GroupedError {
+  const fingerprint = fingerprintOf(record);
+  return {
+    record,
+    fingerprint,
+    issueId: issueIdOf(record.projectId, fingerprint.hash),
+    title: titleOf(record),
+    culprit: culpritOf(record),
+    userKey: userKeyOf(record),
+  };
+}

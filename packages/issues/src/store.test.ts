@@ -1,0 +1,273 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { ANALYTICS_TABLES, DuckDBStore, issuesTable } from '@tlm/analytics-store';
+import { PGliteStore, PostgresStore, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
+import type { ErrorRecord, StackFrame } from '@tlm/signals';
+import { issueIdOf } from './grouping';
+import { fingerprintOf } from './fingerprint';
+import { applyIssueAction, issueSnapshot, recordErrors, type IssueStores } from './store';
+
+const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+
+/** Asked once, synchronously, in a child process (jest declares suites synchronously). */
+function postgresUnavailableReason(): string | undefined {
+  const probe = `const pg = require('pg');
+const client = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
+client.connect().then(() => client.query('select 1')).then(() => client.end()).then(
+  () => process.exit(0),
+  (error) => { process.stderr.write(error.message); process.exit(1); });`;
+  const result = spawnSync(process.execPath, ['-e', probe, POSTGRES_URL], {
+    cwd: path.join(__dirname, '..', '..', 'metadata-store'),
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
+  if (result.status === 0) return undefined;
+  return result.stderr.trim() || result.error?.message || `probe exited with ${String(result.status ?? result.signal)}`;
+}
+
+interface OpenedMetadata {
+  store: MetadataStore;
+  dispose(): Promise<void>;
+}
+
+async function openPglite(): Promise<OpenedMetadata> {
+  const store = await PGliteStore.open();
+  return { store, dispose: () => store.close() };
+}
+
+/** A schema of its own per run, dropped afterwards; ten connections, so transactions really run at once. */
+async function openPostgres(): Promise<OpenedMetadata> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = await PostgresStore.connect(POSTGRES_URL, 1);
+  await admin.query(`create schema ${schema}`);
+  const store = await PostgresStore.connect(`${POSTGRES_URL}?options=-c%20search_path%3D${schema}`, 10);
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.close();
+    },
+  };
+}
+
+const frame = (fn: string, filename: string): StackFrame => ({
+  function: fn,
+  filename,
+  module: null,
+  lineno: 12,
+  colno: 4,
+  in_app: true,
+  abs_path: null,
+  context_line: null,
+});
+
+function suite(label: string, openMetadata: () => Promise<OpenedMetadata>): void {
+  describe(label, () => {
+    let metadata: OpenedMetadata;
+    let analytics: DuckDBStore;
+    let stores: IssueStores;
+    let projectId: string;
+
+    beforeAll(async () => {
+      metadata = await openMetadata();
+      await migrate(metadata.store);
+      analytics = await DuckDBStore.open(':memory:');
+      await analytics.migrate(ANALYTICS_TABLES);
+      stores = { metadata: metadata.store, analytics };
+    });
+    afterAll(async () => {
+      await analytics.close();
+      await metadata.dispose();
+    });
+    beforeEach(() => {
+      projectId = randomUUID();
+    });
+
+    const error = (overrides: Partial<ErrorRecord> = {}): ErrorRecord => ({
+      id: randomUUID(),
+      projectId,
+      timestamp: T0,
+      receivedAt: T0,
+      type: 'TypeError',
+      value: "Cannot read properties of undefined (reading 'total')",
+      level: 'error',
+      release: null,
+      environment: 'production',
+      platform: 'node',
+      source: 'generic',
+      traceId: null,
+      spanId: null,
+      user: {},
+      tags: {},
+      extra: {},
+      frames: [frame('charge', 'src/billing.ts')],
+      breadcrumbs: [],
+      fingerprint: null,
+      retentionDays: 30,
+      ...overrides,
+    });
+
+    const issueOf = (record: ErrorRecord) => issueIdOf(record.projectId, fingerprintOf(record).hash);
+
+    async function snapshot(issueId: string) {
+      const rows = await analytics.query('SELECT * FROM issues WHERE project_id = $project AND id = $id', { project: projectId, id: issueId });
+      expect(rows).toHaveLength(1);
+      return rows[0]!;
+    }
+
+    async function errorRows() {
+      return analytics.query('SELECT id, issue_id, fingerprint_hash, type FROM errors WHERE project_id = $project ORDER BY id', { project: projectId });
+    }
+
+    it('creates an unresolved issue with event_count 1 for a new fingerprint, numbered per project', async () => {
+      const first = error({ release: 'web@1.0.0', user: { id: 'u1' } });
+      const outcome = await recordErrors(stores, [first]);
+      expect(outcome).toMatchObject({ recorded: 1, duplicates: 0 });
+      const issue = await snapshot(issueOf(first));
+      expect(issue).toMatchObject({
+        short_id: 1,
+        title: "TypeError: Cannot read properties of undefined (reading 'total')",
+        culprit: 'charge in src/billing.ts',
+        fingerprint: fingerprintOf(first).hash,
+        status: 'unresolved',
+        level: 'error',
+        event_count: 1,
+        user_count: 1,
+        first_seen: new Date(T0).toISOString(),
+        last_seen: new Date(T0).toISOString(),
+        release_first: 'web@1.0.0',
+        release_last: 'web@1.0.0',
+        resolved_in_release: null,
+      });
+      expect(await errorRows()).toEqual([{ id: first.id, issue_id: issueOf(first), fingerprint_hash: fingerprintOf(first).hash, type: 'TypeError' }]);
+
+      const other = error({ type: 'RangeError' });
+      await recordErrors(stores, [other]);
+      expect((await snapshot(issueOf(other)))['short_id']).toBe(2);
+    });
+
+    it('counts events and distinct users, and follows the newest event for last_seen, level and release_last', async () => {
+      await recordErrors(stores, [error({ release: 'web@1.0.0', user: { id: 'u1' }, timestamp: T0 })]);
+      await recordErrors(stores, [
+        error({ release: 'web@1.1.0', user: { id: 'u1' }, timestamp: T0 + 2_000, level: 'fatal' }),
+        error({ release: null, user: { email: 'b@example.com' }, timestamp: T0 + 1_000 }),
+        error({ release: 'web@0.9.0', timestamp: T0 - 5_000, level: 'warning' }),
+      ]);
+      const issue = await snapshot(issueOf(error()));
+      expect(issue).toMatchObject({
+        event_count: 4,
+        user_count: 2,
+        level: 'fatal',
+        first_seen: new Date(T0 - 5_000).toISOString(),
+        last_seen: new Date(T0 + 2_000).toISOString(),
+        release_first: 'web@1.0.0',
+        release_last: 'web@1.1.0',
+      });
+    });
+
+    it('counts an event id once: a retry in a later batch and a repeat within one batch are skipped', async () => {
+      const original = error();
+      await recordErrors(stores, [original]);
+      const retried = await recordErrors(stores, [{ ...original, receivedAt: T0 + 60_000 }]);
+      expect(retried).toMatchObject({ recorded: 0, duplicates: 1 });
+      const twice = error();
+      expect(await recordErrors(stores, [twice, { ...twice }])).toMatchObject({ recorded: 1, duplicates: 1 });
+      expect((await snapshot(issueOf(original)))['event_count']).toBe(2);
+      expect(await errorRows()).toHaveLength(2);
+    });
+
+    it('creates exactly one issue for 50 simultaneous events of a new fingerprint, with event_count 50', async () => {
+      const events = Array.from({ length: 50 }, (_, index) => error({ type: 'ConcurrencyError', user: { id: `u${index % 7}` } }));
+      const outcomes = await Promise.all(events.map((event) => recordErrors(stores, [event])));
+      expect(outcomes.reduce((sum, outcome) => sum + outcome.recorded, 0)).toBe(50);
+      const issues = await metadata.store.query<{ id: string; short_id: number; event_count: number; user_count: number }>(
+        'select id, short_id, event_count, user_count from issues where project_id = $1',
+        [projectId],
+      );
+      expect(issues).toEqual([{ id: issueOf(events[0]!), short_id: 1, event_count: 50, user_count: 7 }]);
+      expect(await snapshot(issueOf(events[0]!))).toMatchObject({ event_count: 50, user_count: 7 });
+      expect(await errorRows()).toHaveLength(50);
+    });
+
+    it('follows SPEC.md transitions: resolve in a release, regress on another release, ignore, unresolve', async () => {
+      const first = error({ release: 'web@1.0.0' });
+      const issueId = issueOf(first);
+      await recordErrors(stores, [first]);
+
+      expect(await applyIssueAction(stores, projectId, issueId, { action: 'resolve', release: 'web@1.0.0' })).toMatchObject({
+        status: 'resolved',
+        resolved_in_release: 'web@1.0.0',
+      });
+      expect(await snapshot(issueId)).toMatchObject({ status: 'resolved', resolved_in_release: 'web@1.0.0' });
+
+      await recordErrors(stores, [error({ release: 'web@1.0.0' })]);
+      expect(await snapshot(issueId)).toMatchObject({ status: 'resolved', event_count: 2 });
+
+      await recordErrors(stores, [error({ release: 'web@1.1.0' })]);
+      expect(await snapshot(issueId)).toMatchObject({ status: 'regressed', event_count: 3, resolved_in_release: 'web@1.0.0', release_last: 'web@1.1.0' });
+
+      await recordErrors(stores, [error({ release: 'web@1.2.0' })]);
+      expect((await snapshot(issueId))['status']).toBe('regressed');
+
+      await applyIssueAction(stores, projectId, issueId, { action: 'ignore' });
+      await recordErrors(stores, [error({ release: 'web@1.3.0' })]);
+      expect(await snapshot(issueId)).toMatchObject({ status: 'ignored', event_count: 5, resolved_in_release: null });
+
+      await applyIssueAction(stores, projectId, issueId, { action: 'unresolve' });
+      expect((await snapshot(issueId))['status']).toBe('unresolved');
+      await recordErrors(stores, [error({ release: 'web@1.3.0' })]);
+      expect((await snapshot(issueId))['status']).toBe('unresolved');
+    });
+
+    it('regresses an issue resolved without a release on any later error, with or without a release', async () => {
+      for (const release of [null, 'web@2.0.0']) {
+        const first = error({ type: `NoRelease${String(release)}` });
+        const issueId = issueOf(first);
+        await recordErrors(stores, [first]);
+        await applyIssueAction(stores, projectId, issueId, { action: 'resolve', release: null });
+        expect(await snapshot(issueId)).toMatchObject({ status: 'resolved', resolved_in_release: null });
+        await recordErrors(stores, [error({ type: first.type, release })]);
+        expect((await snapshot(issueId))['status']).toBe('regressed');
+      }
+    });
+
+    it('regresses an issue resolved in a release on an error without a release', async () => {
+      const first = error({ type: 'Unreleased' });
+      await recordErrors(stores, [first]);
+      await applyIssueAction(stores, projectId, issueOf(first), { action: 'resolve', release: 'web@1.0.0' });
+      await recordErrors(stores, [error({ type: 'Unreleased', release: null })]);
+      expect((await snapshot(issueOf(first)))['status']).toBe('regressed');
+    });
+
+    it("answers undefined for an issue that is not the project's", async () => {
+      const first = error();
+      await recordErrors(stores, [first]);
+      expect(await applyIssueAction(stores, randomUUID(), issueOf(first), { action: 'ignore' })).toBeUndefined();
+      expect(await applyIssueAction(stores, projectId, randomUUID(), { action: 'ignore' })).toBeUndefined();
+      expect((await snapshot(issueOf(first)))['status']).toBe('unresolved');
+    });
+
+    it('keeps the newest snapshot when an older one is written after it', async () => {
+      const first = error();
+      const issueId = issueOf(first);
+      await recordErrors(stores, [first]);
+      const unresolved = (await metadata.store.query<IssueStateRow>('select * from issues where id = $1', [issueId]))[0]!;
+      await applyIssueAction(stores, projectId, issueId, { action: 'resolve', release: null });
+      await analytics.insert(issuesTable, [issueSnapshot(unresolved)]);
+      expect((await snapshot(issueId))['status']).toBe('resolved');
+    });
+  });
+}
+
+suite('issues on PGlite and DuckDB', openPglite);
+
+const unavailable = postgresUnavailableReason();
+if (unavailable) {
+  console.log(`skipping the Postgres issues suite: ${unavailable}`);
+  describe.skip('issues on Postgres and DuckDB', () => undefined);
+} else {
+  suite('issues on Postgres and DuckDB', openPostgres);
+}

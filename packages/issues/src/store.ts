@@ -1,0 +1,189 @@
+import { errorRow, errorsTable, issuesTable, type AnalyticsStore, type IssueRow } from '@tlm/analytics-store';
+import {
+  addIssueUsers,
+  findIssues,
+  insertNewIssues,
+  lockIssues,
+  markEventsProcessed,
+  setIssueStatus,
+  updateIssueCounts,
+  type IssueStateRow,
+  type MetadataStore,
+  type SqlClient,
+} from '@tlm/metadata-store';
+import type { ErrorRecord } from '@tlm/signals';
+import { groupError, type GroupedError } from './grouping';
+import { countEvents, statusAfterAction, type IssueAction } from './lifecycle';
+
+export interface IssueStores {
+  metadata: MetadataStore;
+  analytics: AnalyticsStore;
+}
+
+export interface RecordOutcome {
+  /** Events counted by this call. */
+  recorded: number;
+  /** Events skipped because their event id was processed before (SDK retries, bus redelivery). */
+  duplicates: number;
+  /** Snapshots written: every issue the batch touched, as now stored. */
+  issues: IssueStateRow[];
+}
+
+/** Postgres errors a concurrent writer can cause; the transaction is retried, since it changed nothing. */
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01', '23505']);
+const MAX_ATTEMPTS = 5;
+
+const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${eventId}`;
+
+/**
+ * Stores a batch of errors, exactly once in effect. In one metadata transaction:
+ * 1. record the batch's event ids as processed; only those this transaction records go on (SDK retries and bus
+ *    redeliveries of processed events stop here, and a concurrent transaction holding the same event id is waited
+ *    for, so two batches never both take it);
+ * 2. write their error rows to the analytics store (issue ids derive from project and fingerprint, so the rows need
+ *    no issue row), overlapped with 3, and wait for the write before committing;
+ * 3. create missing issues (unique per project and fingerprint), add users and count the events into the locked issues.
+ * After the commit, a snapshot of every touched issue goes to the analytics `issues` table. A failure before the
+ * commit leaves nothing counted, so the redelivered batch is counted in full; error rows written again by it
+ * collapse in ClickHouse (ReplacingMergeTree on the row id).
+ */
+export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
+  if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
+  const grouped = uniqueEvents(records.map(groupError));
+  const { counted, issues } = await retrying(() => stores.metadata.transaction((tx) => recordInTransaction(tx, stores.analytics, grouped)));
+  const updated = new Set(issues.map((issue) => issue.id));
+  const untouched = [...new Set(grouped.map((error) => error.issueId))].filter((id) => !updated.has(id));
+  const snapshots = [...issues, ...(await findIssues(stores.metadata, untouched))];
+  await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
+  return { recorded: counted, duplicates: records.length - counted, issues: snapshots };
+}
+
+/** The transaction of recordErrors; every lock is taken in key order, so concurrent batches wait rather than deadlock. */
+async function recordInTransaction(
+  tx: SqlClient,
+  analytics: AnalyticsStore,
+  errors: readonly GroupedError[],
+): Promise<{ counted: number; issues: IssueStateRow[] }> {
+  const recorded = await markEventsProcessed(
+    tx,
+    errors.map((error) => ({ projectId: error.record.projectId, eventId: error.record.id })),
+  );
+  const counted = errors.filter((error) => recorded.has(eventKey(error.record.projectId, error.record.id)));
+  if (counted.length === 0) return { counted: 0, issues: [] };
+  const rowsWritten = analytics.insert(
+    errorsTable,
+    counted.map((error) => errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash })),
+  );
+  try {
+    const issues = await countIntoLockedIssues(tx, counted);
+    await rowsWritten;
+    return { counted: counted.length, issues };
+  } finally {
+    // A failed count still waits for the row write, so no write outlives its transaction unobserved.
+    await rowsWritten.catch(() => undefined);
+  }
+}
+
+/** Creates the batch's new issues, locks all of its issues and writes their counts; returns them as stored. */
+async function countIntoLockedIssues(tx: SqlClient, counted: readonly GroupedError[]): Promise<IssueStateRow[]> {
+  const byIssue = new Map<string, GroupedError[]>();
+  for (const error of counted) {
+    const events = byIssue.get(error.issueId);
+    if (events) events.push(error);
+    else byIssue.set(error.issueId, [error]);
+  }
+  const ids = [...byIssue.keys()];
+  let locked = await lockIssues(tx, ids);
+  if (locked.length < ids.length) {
+    const existing = new Set(locked.map((issue) => issue.id));
+    await insertNewIssues(
+      tx,
+      ids
+        .filter((id) => !existing.has(id))
+        .map((id) => {
+          const first = byIssue.get(id)!.reduce((earliest, error) => (error.record.timestamp < earliest.record.timestamp ? error : earliest));
+          return {
+            id,
+            projectId: first.record.projectId,
+            fingerprint: first.fingerprint.hash,
+            title: first.title,
+            culprit: first.culprit,
+            level: first.record.level,
+            firstSeen: first.record.timestamp,
+          };
+        }),
+    );
+    locked = await lockIssues(tx, ids);
+  }
+  const users = new Map<string, { projectId: string; issueId: string; userKey: string }>();
+  for (const error of counted) {
+    if (error.userKey) users.set(`${error.issueId}\u0000${error.userKey}`, { projectId: error.record.projectId, issueId: error.issueId, userKey: error.userKey });
+  }
+  const newUsers = await addIssueUsers(tx, [...users.values()]);
+  return updateIssueCounts(
+    tx,
+    locked.map((issue) =>
+      countEvents(
+        issue,
+        byIssue.get(issue.id)!.map((error) => ({ timestamp: error.record.timestamp, release: error.record.release, level: error.record.level })),
+        newUsers.get(issue.id) ?? 0,
+      ),
+    ),
+  );
+}
+
+/** A person's action on an issue (SPEC.md Issue status); undefined when the project has no such issue. */
+export async function applyIssueAction(
+  stores: IssueStores,
+  projectId: string,
+  issueId: string,
+  action: IssueAction,
+): Promise<IssueStateRow | undefined> {
+  const next = statusAfterAction(action);
+  const issue = await setIssueStatus(stores.metadata, projectId, issueId, next.status, next.resolvedInRelease);
+  if (issue) await stores.analytics.insert(issuesTable, [issueSnapshot(issue)]);
+  return issue;
+}
+
+/** The analytics snapshot of an issue; `updated_at` orders snapshots, so the newest wins wherever they race. */
+export function issueSnapshot(issue: IssueStateRow): IssueRow {
+  return {
+    project_id: issue.project_id,
+    id: issue.id,
+    short_id: Number(issue.short_id),
+    title: issue.title,
+    culprit: issue.culprit,
+    fingerprint: issue.fingerprint,
+    status: issue.status,
+    level: issue.level,
+    event_count: Number(issue.event_count),
+    user_count: Number(issue.user_count),
+    first_seen: issue.first_seen.getTime(),
+    last_seen: issue.last_seen.getTime(),
+    release_first: issue.release_first,
+    release_last: issue.release_last,
+    resolved_in_release: issue.resolved_in_release,
+    updated_at: issue.updated_at.getTime(),
+  };
+}
+
+/** One entry per (project, event id): a batch may hold an event twice (an SDK retry published next to the original). */
+function uniqueEvents(errors: GroupedError[]): GroupedError[] {
+  const byKey = new Map<string, GroupedError>();
+  for (const error of errors) {
+    const key = eventKey(error.record.projectId, error.record.id);
+    if (!byKey.has(key)) byKey.set(key, error);
+  }
+  return [...byKey.values()];
+}
+
+async function retrying<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;
+    }
+  }
+}

@@ -1,0 +1,209 @@
+import type { SqlClient } from '../store';
+
+export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'] as const;
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+
+/** An issue as the metadata store holds it (migration 0002); the analytics `issues` table holds snapshots of it. */
+export interface IssueStateRow {
+  id: string;
+  project_id: string;
+  fingerprint: string;
+  short_id: number;
+  title: string;
+  culprit: string;
+  status: IssueStatus;
+  level: string;
+  event_count: number;
+  user_count: number;
+  first_seen: Date;
+  last_seen: Date;
+  release_first: string | null;
+  release_last: string | null;
+  resolved_in_release: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What a new issue starts from: its first event; counts start at zero and are added like any event's. */
+export interface NewIssue {
+  id: string;
+  projectId: string;
+  fingerprint: string;
+  title: string;
+  culprit: string;
+  level: string;
+  /** Epoch milliseconds of its first event. */
+  firstSeen: number;
+}
+
+/** The counted state of an issue after a batch of events, written over the locked row. */
+export interface IssueCounts {
+  id: string;
+  status: IssueStatus;
+  level: string;
+  eventCount: number;
+  userCount: number;
+  firstSeen: number;
+  lastSeen: number;
+  releaseFirst: string | null;
+  releaseLast: string | null;
+}
+
+export interface ProcessedEvent {
+  projectId: string;
+  eventId: string;
+}
+
+const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${eventId}`;
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+/** Strictly increasing per issue, in whole milliseconds, so the newest analytics snapshot always wins. */
+const NEXT_VERSION = `greatest(date_trunc('milliseconds', clock_timestamp()), issues.updated_at + interval '1 millisecond')`;
+
+/**
+ * Records events as processed; returns the keys of those this call recorded. An event another transaction recorded
+ * first is left out, so it is counted exactly once. Rows go in key order so concurrent batches cannot deadlock.
+ */
+export async function markEventsProcessed(sql: SqlClient, events: readonly ProcessedEvent[]): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const sorted = [...events].sort((a, b) => compare(eventKey(a.projectId, a.eventId), eventKey(b.projectId, b.eventId)));
+  const rows = await sql.query<{ project_id: string; event_id: string }>(
+    `insert into processed_errors (project_id, event_id)
+     select * from unnest($1::uuid[], $2::uuid[])
+     on conflict do nothing
+     returning project_id, event_id`,
+    [sorted.map((event) => event.projectId), sorted.map((event) => event.eventId)],
+  );
+  return new Set(rows.map((row) => eventKey(row.project_id, row.event_id)));
+}
+
+/** Locks the issues that exist among `ids`, in id order (the order every writer takes them in). */
+export async function lockIssues(sql: SqlClient, ids: readonly string[]): Promise<IssueStateRow[]> {
+  if (ids.length === 0) return [];
+  return sql.query<IssueStateRow>('select * from issues where id = any($1::uuid[]) order by id for update', [[...ids]]);
+}
+
+export async function findIssues(sql: SqlClient, ids: readonly string[]): Promise<IssueStateRow[]> {
+  if (ids.length === 0) return [];
+  return sql.query<IssueStateRow>('select * from issues where id = any($1::uuid[]) order by id', [[...ids]]);
+}
+
+export async function findIssue(sql: SqlClient, projectId: string, issueId: string): Promise<IssueStateRow | undefined> {
+  return (await sql.query<IssueStateRow>('select * from issues where project_id = $1 and id = $2', [projectId, issueId]))[0];
+}
+
+/**
+ * Creates the issues among `issues` that do not exist yet, unresolved with no events counted, numbering them per
+ * project. The project's counter row is locked first and existence checked under that lock, so simultaneous first
+ * events of one fingerprint create one issue and use one short id.
+ */
+export async function insertNewIssues(sql: SqlClient, issues: readonly NewIssue[]): Promise<void> {
+  if (issues.length === 0) return;
+  const projects = [...new Set(issues.map((issue) => issue.projectId))].sort(compare);
+  await sql.query(
+    `insert into issue_short_ids (project_id, last_short_id) select unnest($1::uuid[]), 0 on conflict do nothing`,
+    [projects],
+  );
+  await sql.query('select project_id from issue_short_ids where project_id = any($1::uuid[]) order by project_id for update', [projects]);
+  const existing = new Set(
+    (await sql.query<{ id: string }>('select id from issues where id = any($1::uuid[])', [issues.map((issue) => issue.id)])).map((row) => row.id),
+  );
+  const missing = issues.filter((issue) => !existing.has(issue.id)).sort((a, b) => compare(a.id, b.id));
+  if (missing.length === 0) return;
+  const perProject = new Map<string, number>();
+  for (const issue of missing) perProject.set(issue.projectId, (perProject.get(issue.projectId) ?? 0) + 1);
+  const counted = [...perProject.keys()].sort(compare);
+  const counters = await sql.query<{ project_id: string; last_short_id: number }>(
+    `update issue_short_ids c set last_short_id = c.last_short_id + n.added
+     from unnest($1::uuid[], $2::bigint[]) as n(project_id, added)
+     where c.project_id = n.project_id
+     returning c.project_id, c.last_short_id`,
+    [counted, counted.map((project) => perProject.get(project)!)],
+  );
+  const next = new Map(counters.map((row) => [row.project_id, Number(row.last_short_id) - perProject.get(row.project_id)! + 1]));
+  const shortIds = missing.map((issue) => {
+    const shortId = next.get(issue.projectId)!;
+    next.set(issue.projectId, shortId + 1);
+    return shortId;
+  });
+  await sql.query(
+    `insert into issues (id, project_id, fingerprint, short_id, title, culprit, status, level, first_seen, last_seen, updated_at)
+     select id, project_id, fingerprint, short_id, title, culprit, 'unresolved', level, first_seen, first_seen,
+            date_trunc('milliseconds', clock_timestamp())
+     from unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+       as n(id, project_id, fingerprint, short_id, title, culprit, level, first_seen)`,
+    [
+      missing.map((issue) => issue.id),
+      missing.map((issue) => issue.projectId),
+      missing.map((issue) => issue.fingerprint),
+      shortIds,
+      missing.map((issue) => issue.title),
+      missing.map((issue) => issue.culprit),
+      missing.map((issue) => issue.level),
+      missing.map((issue) => iso(issue.firstSeen)),
+    ],
+  );
+}
+
+/** Adds users to issues; returns, per issue id, how many of them the issue had not seen. */
+export async function addIssueUsers(
+  sql: SqlClient,
+  users: readonly { projectId: string; issueId: string; userKey: string }[],
+): Promise<Map<string, number>> {
+  const added = new Map<string, number>();
+  if (users.length === 0) return added;
+  const sorted = [...users].sort((a, b) => compare(`${a.issueId}\u0000${a.userKey}`, `${b.issueId}\u0000${b.userKey}`));
+  const rows = await sql.query<{ issue_id: string }>(
+    `insert into issue_users (issue_id, user_key, project_id)
+     select * from unnest($1::uuid[], $2::text[], $3::uuid[])
+     on conflict do nothing
+     returning issue_id`,
+    [sorted.map((user) => user.issueId), sorted.map((user) => user.userKey), sorted.map((user) => user.projectId)],
+  );
+  for (const row of rows) added.set(row.issue_id, (added.get(row.issue_id) ?? 0) + 1);
+  return added;
+}
+
+/** Writes the counted state of locked issues and returns the rows as stored. */
+export async function updateIssueCounts(sql: SqlClient, issues: readonly IssueCounts[]): Promise<IssueStateRow[]> {
+  if (issues.length === 0) return [];
+  return sql.query<IssueStateRow>(
+    `update issues set status = u.status, level = u.level, event_count = u.event_count, user_count = u.user_count,
+       first_seen = u.first_seen, last_seen = u.last_seen, release_first = u.release_first, release_last = u.release_last,
+       updated_at = ${NEXT_VERSION}
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
+       as u(id, status, level, event_count, user_count, first_seen, last_seen, release_first, release_last)
+     where issues.id = u.id
+     returning issues.*`,
+    [
+      issues.map((issue) => issue.id),
+      issues.map((issue) => issue.status),
+      issues.map((issue) => issue.level),
+      issues.map((issue) => issue.eventCount),
+      issues.map((issue) => issue.userCount),
+      issues.map((issue) => iso(issue.firstSeen)),
+      issues.map((issue) => iso(issue.lastSeen)),
+      issues.map((issue) => issue.releaseFirst),
+      issues.map((issue) => issue.releaseLast),
+    ],
+  );
+}
+
+/** A person's status change (SPEC.md Issue status); undefined when the project has no such issue. */
+export async function setIssueStatus(
+  sql: SqlClient,
+  projectId: string,
+  issueId: string,
+  status: IssueStatus,
+  resolvedInRelease: string | null,
+): Promise<IssueStateRow | undefined> {
+  const rows = await sql.query<IssueStateRow>(
+    `update issues set status = $3, resolved_in_release = $4, updated_at = ${NEXT_VERSION}
+     where project_id = $1 and id = $2 returning *`,
+    [projectId, issueId, status, resolvedInRelease],
+  );
+  return rows[0];
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { requestProject, requireMember, requireProject, requireUser } from '@tlm/auth';
+import { isUuid, jsonBody, notFound, parseBody } from '@tlm/core';
+import { applyIssueAction, type IssueAction } from '@tlm/issues';
+import { Router } from 'express';
+import type { DashboardDeps } from '../deps';
+import { issueJson } from '../wire';
+
+const ResolveBody = Type.Object(
+  { release: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])) },
+  { additionalProperties: false },
+);
+const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+/** Each action from its request body; an absent body is an empty one. */
+const ACTIONS: Record<IssueAction['action'], (body: unknown) => IssueAction> = {
+  resolve: (body) => ({ action: 'resolve', release: parseBody(ResolveBody, body).release ?? null }),
+  ignore: (body) => {
+    parseBody(EmptyBody, body);
+    return { action: 'ignore' };
+  },
+  unresolve: (body) => {
+    parseBody(EmptyBody, body);
+    return { action: 'unresolve' };
+  },
+};
+
+/**
+ * Issue actions (SPEC.md Dashboard API, Issue status): resolve (`{release?}`), ignore, unresolve, from any status.
+ * They answer with the issue as it now is; issue reads go through GQL (`from:issues`).
+ */
+export function issueRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const liveProject = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
+
+  for (const [name, actionOf] of Object.entries(ACTIONS)) {
+    router.post(`/api/orgs/:org/projects/:project/issues/:issue/${name}`, ...liveProject, jsonBody(16 * 1024), async (req, res) => {
+      const action = actionOf(req.body ?? {});
+      const issueId = String(req.params['issue']);
+      const issue = isUuid(issueId) ? await applyIssueAction(deps, requestProject(res).id, issueId, action) : undefined;
+      if (!issue) throw notFound('issue not found');
+      res.json(issueJson(issue));
+    });
+  }
+  return router;
+}

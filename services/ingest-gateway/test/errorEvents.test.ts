@@ -1,0 +1,157 @@
+import { gzipSync } from 'node:zlib';
+import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+
+/** Envelope `event` items (Sentry error and message events) through both envelope routes, and their bad inputs. */
+let server: TestServer;
+let setup: Awaited<ReturnType<typeof setupProject>>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api);
+});
+afterAll(() => server.close());
+
+type Item = { type: string; payload: unknown; withLength?: boolean };
+
+/** An envelope: header line, then per item a header line (with `length` unless told otherwise) and the payload. */
+function envelope(items: Item[], header: Record<string, unknown> = {}): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
+  for (const item of items) {
+    const payload = Buffer.isBuffer(item.payload) ? item.payload : Buffer.from(typeof item.payload === 'string' ? item.payload : JSON.stringify(item.payload));
+    const itemHeader = item.withLength === false ? { type: item.type } : { type: item.type, length: payload.length };
+    parts.push(Buffer.from(`${JSON.stringify(itemHeader)}\n`), payload, Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+const sentryAuth = (key: string) => ({ 'x-sentry-auth': `Sentry sentry_key=${key}, sentry_version=7, sentry_client=test/1.0` });
+const postSentry = (body: Buffer, key = setup.publicKey, dsnId = setup.project.dsn_id, headers: Record<string, string> = {}) =>
+  server.api.post(`/api/${dsnId}/envelope/`, { body, headers: { 'content-type': 'application/x-sentry-envelope', ...sentryAuth(key), ...headers } });
+
+const exceptionEvent = (value: string, extra: Record<string, unknown> = {}) => ({
+  exception: { values: [{ type: 'TypeError', value, stacktrace: { frames: [{ function: 'pay', filename: 'src/pay.ts', lineno: 3, in_app: true }] } }] },
+  platform: 'node',
+  ...extra,
+});
+
+async function storedErrors(value: string) {
+  return server.standalone.analytics.query(
+    'SELECT id, type, value, trace_id, frames, extra FROM errors WHERE project_id = $project AND value = $value',
+    { project: setup.project.id, value },
+  );
+}
+
+describe('envelope event items', () => {
+  it('stores an event sent to /v1/envelope with a Bearer key, gzipped and without lengths, joined to the traceparent', async () => {
+    const body = gzipSync(envelope([{ type: 'event', payload: exceptionEvent('bearer gzip'), withLength: false }], { event_id: 'f'.repeat(32) }));
+    const reply = await server.api.post('/v1/envelope', {
+      token: setup.secretKey,
+      body,
+      headers: { 'content-encoding': 'gzip', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ id: 'f'.repeat(32), accepted: 1, rejected: 0, skipped: 0, errors: [] });
+    expect(await storedErrors('bearer gzip')).toEqual([
+      expect.objectContaining({ id: 'ffffffff-ffff-ffff-ffff-ffffffffffff', type: 'TypeError', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' }),
+    ]);
+  });
+
+  it('rejects a malformed envelope with 400 VALIDATION_ERROR and stores nothing', async () => {
+    for (const body of [
+      Buffer.from('not json\n{"type":"event"}\n{"message":"never stored"}\n'),
+      Buffer.from('{}\n{"length":5}\n{"message":"never stored"}\n'),
+      Buffer.from('{}\n{"type":"event","length":500}\n{"message":"never stored"}\n'),
+    ]) {
+      const reply = await postSentry(body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+      expect(reply.body.error.message).toMatch(/^malformed envelope: /);
+    }
+    expect(await storedErrors('never stored')).toEqual([]);
+  });
+
+  it('rejects an event item over 1 MiB and keeps the items beside it', async () => {
+    const big = exceptionEvent('too big', { extra: { blob: 'x'.repeat(1024 * 1024) } });
+    const reply = await postSentry(envelope([{ type: 'event', payload: big }, { type: 'event', payload: exceptionEvent('small neighbour') }]));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 1, errors: [{ index: 0, message: 'event item exceeds 1048576 bytes' }] });
+    expect(await storedErrors('too big')).toEqual([]);
+    expect(await storedErrors('small neighbour')).toHaveLength(1);
+  });
+
+  it('rejects an event with neither an exception nor a message with a reason, keeping its neighbours', async () => {
+    const reply = await postSentry(
+      envelope([
+        { type: 'event', payload: { level: 'error', tags: { only: 'tags' } } },
+        { type: 'event', payload: { message: 'kept message' } },
+        { type: 'event', payload: 'not json at all' },
+      ]),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      accepted: 1,
+      rejected: 2,
+      errors: [
+        { index: 0, message: 'event item: the event has neither an exception nor a message' },
+        { index: 2, message: 'event item: the payload is not a JSON object' },
+      ],
+    });
+    expect(await storedErrors('kept message')).toHaveLength(1);
+  });
+
+  it('truncates a stack of 10,000 frames to the innermost 250 instead of failing', async () => {
+    const frames = Array.from({ length: 10_000 }, (_, index) => ({ function: `recurse${index}`, filename: 'src/tree.ts', lineno: index, in_app: true }));
+    const reply = await postSentry(envelope([{ type: 'event', payload: { exception: { values: [{ type: 'RangeError', value: 'deep stack', stacktrace: { frames } }] } } }]));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });
+    const [row] = await storedErrors('deep stack');
+    const stored = JSON.parse(row!['frames'] as string) as { function: string }[];
+    expect(stored).toHaveLength(250);
+    expect(stored[249]!.function).toBe('recurse9999');
+    expect(JSON.parse(row!['extra'] as string)['frames_omitted']).toBe(9_750);
+  });
+
+  it("answers 401 UNAUTHORIZED when the DSN id is not the key's project", async () => {
+    const other = await setupProject(server.api);
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('wrong project') }]), setup.publicKey, other.project.dsn_id);
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+    expect(await storedErrors('wrong project')).toEqual([]);
+  });
+
+  it('authenticates from ?sentry_key= and from the dsn in the envelope header', async () => {
+    const body = envelope([{ type: 'event', payload: exceptionEvent('query key') }]);
+    const byQuery = await server.api.post(`/api/${setup.project.dsn_id}/envelope/?sentry_key=${setup.publicKey}&sentry_version=7`, { body });
+    expect(byQuery.status).toBe(200);
+    const dsn = `http://${setup.publicKey}@127.0.0.1/${setup.project.dsn_id}`;
+    const byHeader = await server.api.post(`/api/${setup.project.dsn_id}/envelope/`, { body: envelope([{ type: 'event', payload: exceptionEvent('header dsn') }], { dsn }) });
+    expect(byHeader.status).toBe(200);
+    expect(await storedErrors('query key')).toHaveLength(1);
+    expect(await storedErrors('header dsn')).toHaveLength(1);
+  });
+});
+
+describe('envelope rate limits', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ RATE_LIMIT_ENABLED: 'true' });
+  });
+  afterAll(() => limited.close());
+
+  it('answers 429 RATE_LIMITED with Retry-After and X-Sentry-Rate-Limits over the free plan rate', async () => {
+    const project = await setupProject(limited.api);
+    const body = envelope([{ type: 'event', payload: { message: 'burst' } }]);
+    const send = () =>
+      limited.api.post(`/api/${project.project.dsn_id}/envelope/`, { body, headers: sentryAuth(project.publicKey) });
+    expect((await send()).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));
+    const replies = await Promise.all(Array.from({ length: 15 }, send));
+    const rejected = replies.filter((reply) => reply.status === 429);
+    expect(rejected.length).toBeGreaterThanOrEqual(5);
+    for (const reply of rejected) {
+      expect(reply.body.error.code).toBe('RATE_LIMITED');
+      expect(reply.headers.get('retry-after')).toBe('1');
+      expect(reply.headers.get('x-sentry-rate-limits')).toBe('1::organization');
+    }
+  });
+});
