@@ -1,0 +1,91 @@
+import { MAX_ERROR_FRAMES, type ErrorRecord, type Properties, type StackFrame } from '@tlm/signals';
+import { v5 as uuidv5 } from 'uuid';
+import { parseTrace } from './traces';
+
+/** A log row the scanner reads: an `error` or `fatal` log of the look-back window. */
+export interface ScannedLog {
+  projectId: string;
+  id: string;
+  /** Epoch milliseconds. */
+  timestamp: number;
+  severity: 'error' | 'fatal';
+  message: string;
+  properties: Properties;
+  traceId: string | null;
+  spanId: string | null;
+  retentionDays: number;
+}
+
+/** Namespace of the UUIDv5 that names the error made of a log row; changing it would make every log an error again. */
+const LOG_ERROR_NAMESPACE = 'd3c1a4e2-5b7f-4c0e-9a61-2f8e7b3c9d40';
+
+/** The error id of a log row: the same on every pass and every restart, so the issues processor stores it once. */
+export function errorIdOfLog(logId: string): string {
+  return uuidv5(logId, LOG_ERROR_NAMESPACE);
+}
+
+/** The text before a trace is kept, trimmed to this many characters; the log row keeps all of it. */
+const MAX_LOG_MESSAGE_CHARS = 1_024;
+
+function innermost(frames: StackFrame[]): StackFrame[] {
+  return frames.length > MAX_ERROR_FRAMES ? frames.slice(frames.length - MAX_ERROR_FRAMES) : frames;
+}
+
+function text(value: unknown): string | null {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return null;
+}
+
+/**
+ * The error a log row becomes: the parsed trace's type, value and frames, or (no trace) an empty type and the
+ * message as the value, like a captured message. The log's properties go to `extra`, below the scanner's own keys:
+ * `synthetic` = 'logs' (SPEC.md), `log_id` (the row it came from), `chain`, `log_message`, `exception_module`.
+ */
+export function logErrorRecord(log: ScannedLog, receivedAt: number): ErrorRecord {
+  const trace = parseTrace(log.message);
+  const extra: Properties = { ...log.properties, synthetic: 'logs', log_id: log.id };
+  if (trace?.prefix) extra['log_message'] = trace.prefix.slice(0, MAX_LOG_MESSAGE_CHARS);
+  if (trace?.exception.module) extra['exception_module'] = trace.exception.module;
+  if (trace && trace.chain.length > 0) {
+    extra['chain'] = trace.chain.map((chained) => ({
+      type: chained.type,
+      value: chained.value,
+      relation: chained.relation,
+      frames: innermost(chained.frames),
+    }));
+  }
+  const frames = trace?.exception.frames ?? [];
+  if (frames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = frames.length - MAX_ERROR_FRAMES;
+
+  const user: Properties = {};
+  const userId = text(log.properties['distinct_id']) ?? text(log.properties['$distinct_id']) ?? text(log.properties['user.id']);
+  if (userId) user['id'] = userId;
+  const tags: Properties = {};
+  const logger = text(log.properties['logger']);
+  if (logger) tags['logger'] = logger;
+
+  return {
+    id: errorIdOfLog(log.id),
+    projectId: log.projectId,
+    timestamp: log.timestamp,
+    receivedAt,
+    type: trace?.exception.type ?? '',
+    value: trace ? trace.exception.value : log.message,
+    level: log.severity === 'fatal' ? 'fatal' : 'error',
+    release: text(log.properties['release']),
+    environment: text(log.properties['environment']),
+    platform: trace?.platform ?? null,
+    source: null,
+    traceId: log.traceId,
+    spanId: log.spanId,
+    user,
+    tags,
+    extra,
+    frames: innermost(frames),
+    breadcrumbs: [],
+    fingerprint: null,
+    // The error lives as long as the log row it came from.
+    retentionDays: log.retentionDays,
+  };
+}

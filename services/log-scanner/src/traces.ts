@@ -1,0 +1,267 @@
+import type { StackFrame } from '@tlm/signals';
+
+/**
+ * Best-effort parsing of the stack traces people log (SPEC.md "States and transitions": the log scanner): Python
+ * tracebacks with their `During handling…` / `The above exception…` chains, and V8 stacks (`Error.stack`, and
+ * Node's `util.inspect` output with its `[cause]:` blocks). Anything else is not a trace, and says so with null.
+ */
+
+export interface ParsedException {
+  type: string;
+  value: string;
+  /** Python's dotted module of the exception type (`requests.exceptions`), when printed. */
+  module: string | null;
+  /** Innermost last, as in ErrorRecord. */
+  frames: StackFrame[];
+}
+
+/** How a chained exception led to the one after it: Python's `__cause__` and `__context__`. */
+export type ChainRelation = 'cause' | 'context';
+
+export interface ChainedException extends ParsedException {
+  relation: ChainRelation;
+}
+
+export interface ParsedTrace {
+  platform: 'python' | 'javascript';
+  /** The exception that ended the program or the request: Python's last block, V8's outermost error. */
+  exception: ParsedException;
+  /**
+   * The exceptions that led to it, nearest first (as `extra.chain` of SDK errors); each one's `relation` says how it
+   * is attached to the exception before it in this list (or to `exception` for the first).
+   */
+  chain: ChainedException[];
+  /** Text the log line carried before the trace (`logger.exception("charge failed")`), or null. */
+  prefix: string | null;
+}
+
+/** Chained exceptions kept, the ones nearest the main exception. */
+export const MAX_CHAIN = 10;
+
+export function parseTrace(message: string): ParsedTrace | null {
+  const lines = message.replace(/\r\n?/g, '\n').split('\n');
+  return parsePython(lines) ?? parseV8(lines);
+}
+
+function frame(fields: Partial<StackFrame>): StackFrame {
+  return {
+    function: null,
+    filename: null,
+    module: null,
+    lineno: null,
+    colno: null,
+    in_app: true,
+    abs_path: null,
+    context_line: null,
+    ...fields,
+  };
+}
+
+function prefixOf(lines: string[], end: number): string | null {
+  const text = lines.slice(0, end).join('\n').trim();
+  return text.length > 0 ? text : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Python
+
+const PY_HEADER = /^\s*Traceback \(most recent call last\):\s*$/;
+const PY_FRAME = /^\s+File "(.+)", line (\d+)(?:, in (.+?))?\s*$/;
+const PY_REPEATED = /^\s+\[Previous line repeated \d+ more times?\]\s*$/;
+/** `ValueError: bad`, `requests.exceptions.ConnectionError: …`, or a bare `StopIteration`. */
+const PY_EXCEPTION = /^((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(?::(?: (.*))?)?$/;
+const PY_CHAIN_MARKERS: Record<string, ChainRelation> = {
+  'During handling of the above exception, another exception occurred:': 'context',
+  'The above exception was the direct cause of the following exception:': 'cause',
+};
+
+/** Library and interpreter code, which Sentry's Python SDK also marks as not in-app. */
+const PY_NOT_IN_APP = /[\\/](?:site-packages|dist-packages)[\\/]|[\\/]lib[\\/]python\d(?:\.\d+)?[\\/]|^<frozen /;
+
+function parsePython(lines: string[]): ParsedTrace | null {
+  const start = lines.findIndex((line) => PY_HEADER.test(line));
+  if (start < 0) return null;
+  const blocks: ParsedException[] = [];
+  const relations: ChainRelation[] = [];
+  let index = start;
+  for (;;) {
+    const block = pythonBlock(lines, index);
+    if (!block) break;
+    blocks.push(block.exception);
+    index = block.next;
+    while (index < lines.length && lines[index]!.trim() === '') index += 1;
+    const relation = PY_CHAIN_MARKERS[lines[index]?.trim() ?? ''];
+    if (!relation) break;
+    index += 1;
+    while (index < lines.length && lines[index]!.trim() === '') index += 1;
+    relations.push(relation);
+  }
+  // A marker with nothing parsable after it leaves a relation without a following exception.
+  relations.length = Math.max(0, blocks.length - 1);
+  const exception = blocks.pop();
+  if (!exception) return null;
+  const chain = blocks.map((block, position) => ({ ...block, relation: relations[position]! })).reverse();
+  return { platform: 'python', exception, chain: chain.slice(0, MAX_CHAIN), prefix: prefixOf(lines, start) };
+}
+
+/**
+ * One exception starting at `index`: a `Traceback` header with `File` lines and the exception line, or (after a
+ * chain marker) an exception line alone, for an exception raised without a traceback.
+ */
+function pythonBlock(lines: string[], index: number): { exception: ParsedException; next: number } | null {
+  const frames: StackFrame[] = [];
+  let at = index;
+  if (PY_HEADER.test(lines[at] ?? '')) {
+    at += 1;
+    while (at < lines.length) {
+      const line = lines[at]!;
+      const match = PY_FRAME.exec(line);
+      if (match) {
+        const [, path, lineno, fn] = match as unknown as [string, string, string, string | undefined];
+        const indent = line.length - line.trimStart().length;
+        const next = lines[at + 1];
+        // The source line follows, indented deeper; Python 3.11+ adds a line of carets under it.
+        const source =
+          next !== undefined && !PY_FRAME.test(next) && next.length - next.trimStart().length > indent && next.trim() !== ''
+            ? next.trim()
+            : null;
+        frames.push(
+          frame({
+            function: fn ?? null,
+            filename: path,
+            abs_path: path,
+            lineno: Number(lineno),
+            context_line: source,
+            in_app: !PY_NOT_IN_APP.test(path),
+          }),
+        );
+        at += source === null ? 1 : 2;
+      } else if (PY_REPEATED.test(line) || (/^\s/.test(line) && line.trim() !== '')) {
+        at += 1;
+      } else break;
+    }
+    if (frames.length === 0) return null;
+  }
+  const headline = PY_EXCEPTION.exec(lines[at] ?? '');
+  if (!headline) return null;
+  const [, modulePath, type, first] = headline as unknown as [string, string, string, string | undefined];
+  at += 1;
+  // Multi-line messages continue until a blank line, a chain marker or the next traceback.
+  const valueLines = first === undefined ? [] : [first];
+  while (at < lines.length && lines[at]!.trim() !== '' && !PY_HEADER.test(lines[at]!) && !PY_CHAIN_MARKERS[lines[at]!.trim()]) {
+    valueLines.push(lines[at]!);
+    at += 1;
+  }
+  return {
+    exception: {
+      type,
+      value: valueLines.join('\n').trim(),
+      module: modulePath ? modulePath.slice(0, -1) : null,
+      frames,
+    },
+    next: at,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// V8
+
+/** `    at fn (location)` or `    at location`; Node's inspect output may end the last one with ` {`. */
+const V8_FRAME = /^\s+at (.+?)(?: \{)?\s*$/;
+const V8_LOCATION = /^(.*):(\d+):(\d+)$/;
+/** What a script location looks like: a path, a URL, or an eval'd script. */
+const V8_FILE = /[\\/.]|^<anonymous>$|^\[eval\]/;
+const V8_SPECIAL_LOCATION = /^(?:native|<anonymous>|index \d+|unknown location)$/;
+/** `... 4 lines matching cause stack trace ...` in Node's inspect output. */
+const V8_ELIDED = /^\s*\.\.\. \d+ lines? matching cause stack trace \.\.\.\s*$/;
+const V8_CAUSE = /^(\s*)\[cause\]: (.*)$/;
+/** `TypeError: msg`, `Error [ERR_X]: msg`, `Uncaught TypeError: msg`, or a bare `Error`. */
+const V8_HEADLINE = /^(?:Uncaught )?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)(?: \[[^\]]+\])?(?:: ([\s\S]*))?$/;
+/** An error type inside prefixed text: `worker crashed: TypeError: …`. */
+const V8_EMBEDDED_HEADLINE = /(?:^|[\s:])([A-Z][\w$]*(?:Error|Exception))(?: \[[^\]]+\])?: ([\s\S]*)$/;
+
+/** Dependencies and the runtime itself, which Sentry's JavaScript SDKs also mark as not in-app. */
+const V8_NOT_IN_APP = /[\\/]node_modules[\\/]|^node:|^internal[\\/]|^native$|^<anonymous>$|^index \d+$/;
+
+function v8Frame(line: string): StackFrame | undefined {
+  const text = V8_FRAME.exec(line)?.[1];
+  if (text === undefined) return undefined;
+  let fn: string | null = null;
+  let location = text;
+  const open = text.indexOf(' (');
+  if (text.endsWith(')') && open > 0) {
+    fn = text.slice(0, open);
+    location = text.slice(open + 2, -1);
+  }
+  // `eval at outer (file.js:1:1), <anonymous>:1:1`: the position is the one after the last comma.
+  if (location.startsWith('eval at ')) location = location.slice(location.lastIndexOf(', ') + 2);
+  const position = V8_LOCATION.exec(location);
+  // `at 10:30:15` is a time of day, not a file.
+  if (position ? !V8_FILE.test(position[1]!) : !V8_SPECIAL_LOCATION.test(location)) return undefined;
+  if (fn?.startsWith('async ')) fn = fn.slice('async '.length);
+  const path = position ? position[1]! : location;
+  return frame({
+    function: fn,
+    filename: path.startsWith('file://') ? path.slice('file://'.length) : path,
+    abs_path: path,
+    lineno: position ? Number(position[2]) : null,
+    colno: position ? Number(position[3]) : null,
+    in_app: !V8_NOT_IN_APP.test(path),
+  });
+}
+
+function headline(text: string): { type: string; value: string; prefix: string | null } {
+  const whole = V8_HEADLINE.exec(text);
+  if (whole) return { type: whole[1]!, value: (whole[2] ?? '').trim(), prefix: null };
+  const embedded = V8_EMBEDDED_HEADLINE.exec(text);
+  if (embedded) {
+    const prefix = text.slice(0, embedded.index).replace(/[\s:]+$/, '');
+    return { type: embedded[1]!, value: embedded[2]!.trim(), prefix: prefix || null };
+  }
+  return { type: 'Error', value: text.trim(), prefix: null };
+}
+
+function parseV8(lines: string[]): ParsedTrace | null {
+  const first = lines.findIndex((line) => v8Frame(line) !== undefined);
+  if (first < 0) return null;
+  // The headline is the text before the frames, back to the previous blank line.
+  let start = first;
+  while (start > 0 && lines[start - 1]!.trim() !== '') start -= 1;
+  if (start === first) return null;
+  const main = headline(lines.slice(start, first).join('\n').trim());
+  const stacks: { type: string; value: string; frames: StackFrame[] }[] = [];
+  let current = { type: main.type, value: main.value, frames: [] as StackFrame[] };
+  let located = false;
+  for (let at = first; at < lines.length; at += 1) {
+    const line = lines[at]!;
+    const parsed = v8Frame(line);
+    if (parsed) {
+      current.frames.push(parsed);
+      located ||= parsed.lineno !== null;
+      continue;
+    }
+    if (V8_ELIDED.test(line)) continue;
+    const cause = V8_CAUSE.exec(line);
+    if (cause) {
+      stacks.push(current);
+      const causeHeadline = headline(cause[2]!.trim());
+      current = { type: causeHeadline.type, value: causeHeadline.value, frames: [] };
+      continue;
+    }
+    // Indented lines are Node's `code: 'E…'` properties; anything else (a closing brace, a blank line, more log
+    // text) ends the trace.
+    if (!/^\s/.test(line)) break;
+  }
+  stacks.push(current);
+  // Without one frame that names a file and line, `at` lines were prose.
+  if (!located) return null;
+  const [outer, ...causes] = stacks.map((stack) => ({
+    type: stack.type,
+    value: stack.value,
+    module: null,
+    // V8 prints the innermost frame first.
+    frames: stack.frames.reverse(),
+  }));
+  const chain = causes.map((cause) => ({ ...cause, relation: 'cause' as const }));
+  return { platform: 'javascript', exception: outer!, chain: chain.slice(0, MAX_CHAIN), prefix: prefixOf(lines, start) ?? main.prefix };
+}
