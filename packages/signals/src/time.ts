@@ -12,3 +12,10 @@ export function itemTimestamp(value: string | undefined, receivedAt: number): It
   if (parsed > receivedAt + MAX_FUTURE_MS) return reject('timestamp is more than 24 hours in the future');
   return accept(parsed);
 }
+
+/** A time the client gave as epoch milliseconds (spans, vitals): finite, not before 1970, not far ahead. */
+export function epochTimestamp(ms: number, receivedAt: number, field = 'timestamp'): ItemResult<number> {
+  if (!Number.isFinite(ms) || ms < 0) return reject(`${field} must be a time after 1970`);
+  if (ms > receivedAt + MAX_FUTURE_MS) return reject(`${field} is more than 24 hours in the future`);
+  return accept(ms);
+}

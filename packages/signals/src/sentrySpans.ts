@@ -1,0 +1,149 @@
+import { SPAN_KINDS, type SpanKind } from './spans';
+import { accept, reject, type ItemResult } from './result';
+import { VITAL_NAMES } from './vitals';
+
+/**
+ * Sentry's two span formats as span items: `transaction` events (https://develop.sentry.dev/sdk/data-model/event-payloads/transaction/)
+ * and span v2 items (https://develop.sentry.dev/sdk/telemetry/spans/span-protocol/). Fields come out unchecked;
+ * `toSpanRecord` and `toVitalRecord` check them one span or vital at a time, so one bad child span costs only itself.
+ */
+
+type Json = Record<string, unknown>;
+
+const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** Sentry times: float seconds since the epoch or RFC 3339 text; epoch milliseconds, or undefined. */
+export function sentryTime(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value * 1_000 : undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  const parsed = Date.parse(HAS_ZONE.test(value) ? value : `${value}Z`);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}
+
+/** Sentry's span statuses (ok, cancelled, internal_error, not_found…) reduced to ok or error, as Sentry itself does. */
+export function sentryStatus(status: unknown): 'ok' | 'error' {
+  return status === undefined || status === null || status === '' || status === 'ok' || status === 'cancelled' ? 'ok' : 'error';
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+const object = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+const defined = (fields: Json): Json => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+
+/** `otel.kind` (SERVER, CLIENT…) that Sentry's OpenTelemetry-based SDKs put in span data. */
+function kindOf(data: Json): SpanKind | undefined {
+  const kind = text(data['otel.kind'])?.toLowerCase();
+  return SPAN_KINDS.find((known) => known === kind);
+}
+
+/** What a transaction holds: its own span, its child spans, and web vitals from its measurements. */
+export interface TransactionParts {
+  root: Json;
+  children: Json[];
+  vitals: Json[];
+}
+
+/**
+ * A transaction event as span items. The transaction is the root span (its name is the transaction name); children
+ * inherit its trace id, service, release and environment. Tags join the attributes (span data wins on a clash).
+ */
+export function transactionParts(event: Json): ItemResult<TransactionParts> {
+  const trace = object(object(event['contexts'])['trace']);
+  if (text(trace['span_id']) === undefined) return reject('contexts.trace.span_id is required');
+  const tags = object(event['tags']);
+  const traceData = object(trace['data']);
+  const traceId = text(trace['trace_id']);
+  const release = text(event['release']);
+  const environment = text(event['environment']);
+  const service = text(traceData['service.name']) ?? text(tags['service']);
+  const name = text(event['transaction']) ?? '';
+  const root = defined({
+    trace_id: traceId,
+    span_id: trace['span_id'],
+    parent_span_id: text(trace['parent_span_id']),
+    name,
+    op: text(trace['op']),
+    kind: kindOf(traceData),
+    status: sentryStatus(trace['status']),
+    start_timestamp: sentryTime(event['start_timestamp']),
+    end_timestamp: sentryTime(event['timestamp']),
+    attributes: { ...tags, ...traceData },
+    service,
+    release,
+    environment,
+  });
+  const spans = Array.isArray(event['spans']) ? (event['spans'] as unknown[]) : [];
+  const children = spans.map((value) => {
+    const span = object(value);
+    const data = object(span['data']);
+    return defined({
+      trace_id: text(span['trace_id']) ?? traceId,
+      span_id: span['span_id'],
+      parent_span_id: text(span['parent_span_id']),
+      name: text(span['description']) ?? text(span['op']) ?? '',
+      op: text(span['op']),
+      kind: kindOf(data),
+      status: sentryStatus(span['status']),
+      start_timestamp: sentryTime(span['start_timestamp']),
+      end_timestamp: sentryTime(span['timestamp']),
+      attributes: { ...object(span['tags']), ...data },
+      service: text(data['service.name']) ?? service,
+      release,
+      environment,
+    });
+  });
+  return accept({ root, children, vitals: measurementVitals(event, name, traceId, release, environment) });
+}
+
+/** The Core Web Vitals among a browser transaction's measurements, with the transaction name as their route. */
+function measurementVitals(event: Json, route: string, traceId: string | undefined, release?: string, environment?: string): Json[] {
+  const measurements = object(event['measurements']);
+  const start = sentryTime(event['start_timestamp']);
+  const vitals: Json[] = [];
+  for (const name of VITAL_NAMES) {
+    const measurement = object(measurements[name]);
+    const value = measurement['value'];
+    if (typeof value !== 'number') continue;
+    vitals.push(
+      defined({
+        name,
+        value: measurement['unit'] === 'second' ? value * 1_000 : value,
+        route,
+        timestamp: start === undefined || start > 8.64e15 ? undefined : new Date(Math.floor(start)).toISOString(),
+        trace_id: traceId,
+        release,
+        environment,
+      }),
+    );
+  }
+  return vitals;
+}
+
+/** The typed attributes of span v2 (`{name: {type, value, unit?}}`) as plain values. */
+function attributeValues(attributes: unknown): Json {
+  const values: Json = {};
+  for (const [name, attribute] of Object.entries(object(attributes))) {
+    values[name] = attribute && typeof attribute === 'object' && 'value' in attribute ? (attribute as { value: unknown }).value : attribute;
+  }
+  return values;
+}
+
+/** One span of a span v2 item: `sentry.op`, `sentry.release` and `sentry.environment` are read from its attributes. */
+export function spanV2Item(value: unknown): Json {
+  const span = object(value);
+  const attributes = attributeValues(span['attributes']);
+  return defined({
+    trace_id: span['trace_id'],
+    span_id: span['span_id'],
+    parent_span_id: text(span['parent_span_id']),
+    name: span['name'],
+    op: text(attributes['sentry.op']),
+    kind: kindOf(attributes),
+    status: sentryStatus(span['status']),
+    start_timestamp: sentryTime(span['start_timestamp']),
+    end_timestamp: sentryTime(span['end_timestamp']),
+    attributes,
+    service: text(attributes['service.name']),
+    release: text(attributes['sentry.release']),
+    environment: text(attributes['sentry.environment']),
+  });
+}

@@ -1,0 +1,131 @@
+import { requestKey } from '@tlm/auth';
+import { Topics, type Bus, type Topic } from '@tlm/bus';
+import { jsonBody, metrics, unsupportedMediaType, validationError } from '@tlm/core';
+import {
+  MAX_BODY_BYTES,
+  MAX_OTLP_ITEMS,
+  otlpLogItem,
+  otlpLogRecords,
+  otlpSpanItem,
+  otlpSpans,
+  processBatch,
+  toLogRecord,
+  toSpanRecord,
+  validateOtlpLogsRequest,
+  validateOtlpTraceRequest,
+  type IngestContext,
+  type ItemError,
+  type ItemResult,
+} from '@tlm/signals';
+import type { RequestHandler } from 'express';
+import { ingestContext } from './request';
+
+/**
+ * OTLP/HTTP with JSON bodies (https://opentelemetry.io/docs/specs/otlp/#otlphttp), so unmodified OpenTelemetry
+ * exporters send spans and logs: a malformed request is a 400, a valid one a 200 whose `partialSuccess` counts and
+ * explains the items that were rejected one by one.
+ */
+
+/** Protobuf bodies are not decoded: OTLP asks for 415 on an unsupported format, and exporters can switch to JSON. */
+const requireJson: RequestHandler = (req, _res, next) => {
+  if (req.headers['content-type'] === undefined || req.is('json')) return next();
+  throw unsupportedMediaType(
+    `OTLP/HTTP accepts JSON bodies (Content-Type: application/json), not ${req.headers['content-type']}; ` +
+      'use the exporter for http/json (e.g. @opentelemetry/exporter-trace-otlp-http)',
+  );
+};
+
+export const otlpJsonBody: RequestHandler[] = [requireJson, jsonBody(MAX_BODY_BYTES)];
+
+/** How many reasons `partialSuccess.errorMessage` spells out before it only counts. */
+const MAX_REASONS = 10;
+
+interface OtlpSignal<Wire, Entry, R> {
+  /** `spans` or `logs`, for metrics. */
+  signal: string;
+  /** The singular in reasons: "span 3: …". */
+  noun: string;
+  /** The request message, for the 400. */
+  message: string;
+  topic: Topic;
+  /** The response's count field (`rejectedSpans`, `rejectedLogRecords`). */
+  rejectedField: string;
+  validate: (body: unknown) => ItemResult<Wire>;
+  /** The items of a request in order, each with what its resource and scope say about it. */
+  entries: (request: Wire) => Entry[];
+  toRecord: (entry: Entry, context: IngestContext) => ItemResult<R>;
+}
+
+function otlpExport<Wire, Entry, R extends { projectId: string }>(bus: Bus, kind: OtlpSignal<Wire, Entry, R>): RequestHandler {
+  return async (req, res) => {
+    const body: unknown = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw validationError(`request body must be an OTLP ${kind.message} JSON object`);
+    }
+    const request = kind.validate(body);
+    if (!request.ok) throw validationError(`malformed OTLP ${kind.message}: ${request.reason}`);
+    const items = kind.entries(request.value);
+    if (items.length > MAX_OTLP_ITEMS) {
+      throw validationError(`the request holds ${items.length} ${kind.signal}; at most ${MAX_OTLP_ITEMS} are accepted per request`, {
+        limit: MAX_OTLP_ITEMS,
+        received: items.length,
+      });
+    }
+    const context = ingestContext(req, requestKey(res));
+    const outcome = processBatch(items, (entry) => kind.toRecord(entry as Entry, context));
+    await bus.publish(
+      kind.topic,
+      outcome.records.map((record) => ({ key: record.projectId, value: record })),
+    );
+    metrics.ingestItems.inc({ signal: kind.signal, outcome: 'accepted' }, outcome.records.length);
+    metrics.ingestItems.inc({ signal: kind.signal, outcome: 'rejected' }, outcome.errors.length);
+    if (outcome.errors.length === 0) {
+      res.status(200).json({});
+      return;
+    }
+    res.status(200).json({
+      partialSuccess: { [kind.rejectedField]: outcome.errors.length, errorMessage: errorMessage(kind.noun, items.length, outcome.errors) },
+    });
+  };
+}
+
+/** "2 of 5 spans rejected: span 1: …; span 4: …", the reasons in request order. */
+function errorMessage(noun: string, total: number, errors: ItemError[]): string {
+  const reasons = errors.slice(0, MAX_REASONS).map((error) => `${noun} ${error.index}: ${error.message}`);
+  if (errors.length > MAX_REASONS) reasons.push(`and ${errors.length - MAX_REASONS} more`);
+  return `${errors.length} of ${total} ${noun === 'span' ? 'spans' : 'log records'} rejected: ${reasons.join('; ')}`;
+}
+
+/** `POST /v1/otlp/v1/traces`: each span in request order, its resource and scope attributes merged under its own. */
+export function exportTraces(bus: Bus): RequestHandler {
+  return otlpExport(bus, {
+    signal: 'spans',
+    noun: 'span',
+    message: 'ExportTraceServiceRequest',
+    topic: Topics.spans,
+    rejectedField: 'rejectedSpans',
+    validate: validateOtlpTraceRequest,
+    entries: otlpSpans,
+    toRecord: ({ span, scope }, context) => {
+      const item = otlpSpanItem(span, scope);
+      return item.ok ? toSpanRecord(item.value, context) : item;
+    },
+  });
+}
+
+/** `POST /v1/otlp/v1/logs`: each log record as one log of POST /v1/logs. */
+export function exportLogs(bus: Bus): RequestHandler {
+  return otlpExport(bus, {
+    signal: 'logs',
+    noun: 'log record',
+    message: 'ExportLogsServiceRequest',
+    topic: Topics.logs,
+    rejectedField: 'rejectedLogRecords',
+    validate: validateOtlpLogsRequest,
+    entries: otlpLogRecords,
+    toRecord: ({ record, resource }, context) => {
+      const item = otlpLogItem(record, resource);
+      return item.ok ? toLogRecord(item.value, context) : item;
+    },
+  });
+}

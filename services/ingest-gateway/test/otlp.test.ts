@@ -1,0 +1,459 @@
+import { gzipSync } from 'node:zlib';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+
+let server: TestServer;
+let setup: Awaited<ReturnType<typeof setupProject>>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api, { allow_browser_logs: false });
+});
+afterAll(() => server.close());
+
+const TRACES = '/v1/otlp/v1/traces';
+const LOGS = '/v1/otlp/v1/logs';
+/** ExportResultCode.SUCCESS of @opentelemetry/core. */
+const EXPORT_SUCCESS = 0;
+
+async function gql(q: string) {
+  const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } });
+  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
+  return reply.body.data.results as Record<string, any>[];
+}
+
+function tracerProvider(serviceName: string, key: string, processor: 'batch' | 'simple' = 'batch') {
+  const exporter = new OTLPTraceExporter({ url: `${server.url}${TRACES}`, headers: { Authorization: `Bearer ${key}` } });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName, 'service.version': '2.4.1', 'deployment.environment.name': 'production' }),
+    spanProcessors: [processor === 'batch' ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter)],
+  });
+  return { provider, tracer: provider.getTracer('shop-instrumentation', '0.3.0') };
+}
+
+/** Finished spans from the SDK without exporting them, for driving the exporter by hand. */
+async function recordedSpans(record: (tracer: ReturnType<BasicTracerProvider['getTracer']>) => void): Promise<ReadableSpan[]> {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
+  record(provider.getTracer('by-hand'));
+  await provider.forceFlush();
+  return memory.getFinishedSpans();
+}
+
+function exportWith(key: string | undefined, spans: ReadableSpan[]) {
+  const exporter = new OTLPTraceExporter({ url: `${server.url}${TRACES}`, headers: key ? { Authorization: `Bearer ${key}` } : {} });
+  return new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
+}
+
+const sendTraces = (body: unknown, token = setup.secretKey, headers: Record<string, string> = {}) =>
+  server.api.post(TRACES, { token, body, headers });
+
+/** A minimal valid OTLP span in JSON, with overrides. */
+const otlpSpan = (overrides: Record<string, unknown> = {}) => ({
+  traceId: '5b8efff798038103d269b633813fc60c',
+  spanId: 'eee19b7ec3c1b174',
+  name: 'GET /api/cart',
+  kind: 2,
+  startTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
+  endTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n + 12_345_678n),
+  ...overrides,
+});
+const traceRequest = (spans: unknown[], resource: unknown[] = [{ key: 'service.name', value: { stringValue: 'cart' } }]) => ({
+  resourceSpans: [{ resource: { attributes: resource }, scopeSpans: [{ scope: { name: 'manual' }, spans }] }],
+});
+
+describe('POST /v1/otlp/v1/traces with the OpenTelemetry SDK and OTLPTraceExporter', () => {
+  it('stores a trace of nested spans with kinds, attributes, events and an error status, readable through GQL', async () => {
+    const { provider, tracer } = tracerProvider('checkout', setup.secretKey);
+    const root = tracer.startSpan('POST /checkout', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST', 'http.route': '/checkout' } });
+    const traceId = root.spanContext().traceId;
+    const rootContext = trace.setSpan(context.active(), root);
+    const query = tracer.startSpan('SELECT orders', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', rows: 3 } }, rootContext);
+    query.addEvent('cache miss', { key: 'orders:42', attempt: 2 });
+    query.end();
+    const charge = tracer.startSpan('charge card', { attributes: { 'payment.amount': 12.5, 'payment.retried': true } }, rootContext);
+    try {
+      throw new Error('card declined');
+    } catch (error) {
+      charge.recordException(error as Error);
+      charge.setStatus({ code: SpanStatusCode.ERROR, message: 'card declined' });
+    } finally {
+      charge.end();
+    }
+    root.end();
+    await provider.forceFlush();
+    await provider.shutdown();
+
+    const spans = await gql(`from:spans trace_id:${traceId} | sort timestamp asc`);
+    expect(spans).toHaveLength(3);
+    const byName = Object.fromEntries(spans.map((span) => [span['name'], span]));
+    expect(byName['POST /checkout']).toMatchObject({
+      trace_id: traceId,
+      span_id: root.spanContext().spanId,
+      parent_span_id: null,
+      op: 'http.server',
+      kind: 'server',
+      status: 'ok',
+      service: 'checkout',
+      release: '2.4.1',
+      environment: 'production',
+    });
+    expect(byName['POST /checkout']!['attributes']).toMatchObject({
+      'http.route': '/checkout',
+      'service.name': 'checkout',
+      'otel.scope.name': 'shop-instrumentation',
+      'otel.scope.version': '0.3.0',
+    });
+    expect(byName['SELECT orders']).toMatchObject({ parent_span_id: root.spanContext().spanId, op: 'db', kind: 'client', status: 'ok' });
+    expect(byName['SELECT orders']!['attributes']).toMatchObject({ 'db.system.name': 'postgresql', rows: 3 });
+    expect(byName['SELECT orders']!['events']).toEqual([
+      { name: 'cache miss', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), attributes: { key: 'orders:42', attempt: 2 } },
+    ]);
+    expect(byName['charge card']).toMatchObject({ status: 'error', kind: 'internal', op: null });
+    expect(byName['charge card']!['attributes']).toMatchObject({ 'payment.amount': 12.5, 'payment.retried': true, 'otel.status_description': 'card declined' });
+    expect(byName['charge card']!['events']).toEqual([
+      expect.objectContaining({ name: 'exception', attributes: expect.objectContaining({ 'exception.type': 'Error', 'exception.message': 'card declined' }) }),
+    ]);
+    for (const span of spans) {
+      expect(typeof span['duration_ms']).toBe('number');
+      expect(span['duration_ms']).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(span['end_timestamp'])).toBeGreaterThanOrEqual(Date.parse(span['timestamp']));
+    }
+  });
+
+  it('keeps the exact duration from nanosecond times and answers an exporter with success', async () => {
+    const now = Math.floor(Date.now() / 1000) - 10;
+    const spans = await recordedSpans((tracer) => {
+      tracer.startSpan('timed', { startTime: [now, 250_000_000] }).end([now + 1, 500_500_000]);
+    });
+    const span = spans[0]!;
+    const result = await exportWith(setup.secretKey, [span]);
+    expect(result.code).toBe(EXPORT_SUCCESS);
+    const [row] = await gql(`from:spans trace_id:${span.spanContext().traceId}`);
+    expect(row!['duration_ms']).toBe(1250.5);
+    expect(row!['timestamp']).toBe(new Date(now * 1000 + 250).toISOString());
+  });
+
+  it('joins spans of two services that share a trace id into one trace', async () => {
+    const frontend = tracerProvider('frontend', setup.secretKey);
+    const backend = tracerProvider('payments', setup.publicKey);
+    const request = frontend.tracer.startSpan('GET /pay', { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'GET' } });
+    // The backend continues the trace from the propagated span context, as a traceparent header would carry it.
+    const handled = backend.tracer.startSpan('handle payment', { kind: SpanKind.SERVER }, trace.setSpanContext(context.active(), request.spanContext()));
+    handled.end();
+    request.end();
+    await Promise.all([frontend.provider.forceFlush(), backend.provider.forceFlush()]);
+    const spans = await gql(`from:spans trace_id:${request.spanContext().traceId} | sort timestamp asc`);
+    expect(spans.map((span) => [span['service'], span['name'], span['parent_span_id']])).toEqual([
+      ['frontend', 'GET /pay', null],
+      ['payments', 'handle payment', request.spanContext().spanId],
+    ]);
+    expect(spans[0]!['op']).toBe('http.client');
+  });
+
+  it('lets GQL aggregate spans: p95 duration by service and error counts', async () => {
+    const { provider, tracer } = tracerProvider('aggregated', setup.secretKey);
+    for (let index = 0; index < 4; index += 1) {
+      const span = tracer.startSpan('work');
+      if (index === 0) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    await provider.forceFlush();
+    expect(await gql('from:spans service:aggregated | count by status | sort status asc')).toEqual([
+      { status: 'error', value: 1 },
+      { status: 'ok', value: 3 },
+    ]);
+    const [p95] = await gql('from:spans service:aggregated | p95(duration_ms) by service');
+    expect(p95).toEqual({ service: 'aggregated', value: expect.any(Number) });
+  });
+
+  it('answers the exporter with a failure for a missing key and stores nothing', async () => {
+    const spans = await recordedSpans((tracer) => tracer.startSpan('unauthenticated').end());
+    const result = await exportWith(undefined, spans);
+    expect(result.code).not.toBe(EXPORT_SUCCESS);
+    expect(await gql(`from:spans trace_id:${spans[0]!.spanContext().traceId}`)).toEqual([]);
+  });
+});
+
+describe('POST /v1/otlp/v1/traces: the JSON encoding', () => {
+  it('accepts int64 times as numbers, enums by name, and ignores unknown fields', async () => {
+    const start = (Date.now() - 5_000) * 1_000_000;
+    const reply = await sendTraces({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'numbers' } }], droppedAttributesCount: 0 },
+          schemaUrl: 'https://opentelemetry.io/schemas/1.24.0',
+          scopeSpans: [
+            {
+              scope: { name: 'raw' },
+              spans: [
+                otlpSpan({
+                  traceId: 'A1B2C3D4E5F60718293A4B5C6D7E8F90',
+                  spanId: 'ABCDEF0123456789',
+                  parentSpanId: '',
+                  kind: 'SPAN_KIND_PRODUCER',
+                  startTimeUnixNano: start,
+                  endTimeUnixNano: start + 2_000_000,
+                  status: { code: 'STATUS_CODE_ERROR' },
+                  traceState: 'vendor=1',
+                  flags: 257,
+                  links: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' }],
+                  attributes: [
+                    { key: 'big', value: { intValue: '9007199254740993' } },
+                    { key: 'small', value: { intValue: '42' } },
+                    { key: 'ratio', value: { doubleValue: 0.5 } },
+                    { key: 'tags', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 2 }] } } },
+                    { key: 'nested', value: { kvlistValue: { values: [{ key: 'inner', value: { boolValue: false } }] } } },
+                    { key: 'raw', value: { bytesValue: 'AQID' } },
+                    { key: 'empty', value: {} },
+                    { value: { stringValue: 'no key' } },
+                    { key: 'messaging.system', value: { stringValue: 'kafka' } },
+                  ],
+                  futureField: { anything: true },
+                }),
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({});
+    const [span] = await gql('from:spans trace_id:a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    expect(span).toMatchObject({ span_id: 'abcdef0123456789', parent_span_id: null, kind: 'producer', status: 'error', op: 'message', duration_ms: 2 });
+    expect(span!['attributes']).toEqual({
+      'service.name': 'numbers',
+      'otel.scope.name': 'raw',
+      big: '9007199254740993',
+      small: 42,
+      ratio: 0.5,
+      tags: ['a', 2],
+      'nested.inner': false,
+      raw: 'AQID',
+      'messaging.system': 'kafka',
+    });
+  });
+
+  it('accepts a gzip-compressed body', async () => {
+    const body = gzipSync(JSON.stringify(traceRequest([otlpSpan({ traceId: '0af7651916cd43dd8448eb211c80319c' })])));
+    const reply = await server.api.post(TRACES, {
+      token: setup.secretKey,
+      body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(200);
+    expect(await gql('from:spans trace_id:0af7651916cd43dd8448eb211c80319c')).toHaveLength(1);
+  });
+
+  it('rejects spans with invalid ids or times one by one and reports them in partialSuccess', async () => {
+    const reply = await sendTraces(
+      traceRequest([
+        otlpSpan({ traceId: 'c0ffee00c0ffee00c0ffee00c0ffee00', spanId: '1111111111111111', name: 'kept' }),
+        otlpSpan({ traceId: 'not-hex' }),
+        otlpSpan({ traceId: '00000000000000000000000000000000' }),
+        otlpSpan({ spanId: 'abc' }),
+        otlpSpan({ startTimeUnixNano: '0' }),
+        otlpSpan({ startTimeUnixNano: '2000', endTimeUnixNano: '1000' }),
+        otlpSpan({ name: 42 }),
+        otlpSpan({ traceId: 'c0ffee00c0ffee00c0ffee00c0ffee00', spanId: '2222222222222222', name: 'kept too' }),
+      ]),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      partialSuccess: {
+        rejectedSpans: 6,
+        errorMessage:
+          '6 of 8 spans rejected: span 1: trace_id must be 32 hex digits, not all zero; ' +
+          'span 2: trace_id must be 32 hex digits, not all zero; span 3: span_id must be 16 hex digits, not all zero; ' +
+          'span 4: startTimeUnixNano is required; span 5: end_timestamp is before start_timestamp; span 6: name must be string',
+      },
+    });
+    const kept = await gql('from:spans trace_id:c0ffee00c0ffee00c0ffee00c0ffee00 | sort name asc');
+    expect(kept.map((span) => span['name'])).toEqual(['kept', 'kept too']);
+  });
+
+  it('answers 200 with nothing stored for an empty request', async () => {
+    for (const body of [{}, { resourceSpans: [] }, { resourceSpans: [{ scopeSpans: [{ spans: [] }] }] }]) {
+      const reply = await sendTraces(body);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({});
+    }
+  });
+
+  it('rejects a body that is not JSON with 400 VALIDATION_ERROR', async () => {
+    const reply = await server.api.post(TRACES, { token: setup.secretKey, body: '{"resourceSpans": [', headers: { 'content-type': 'application/json' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it.each([
+    ['an array', [], 'request body must be an OTLP ExportTraceServiceRequest JSON object'],
+    ['resourceSpans that is not an array', { resourceSpans: {} }, 'malformed OTLP ExportTraceServiceRequest: resourceSpans must be array'],
+    ['scopeSpans of the wrong type', { resourceSpans: [{ scopeSpans: 'x' }] }, 'malformed OTLP ExportTraceServiceRequest: resourceSpans.0.scopeSpans must be array'],
+    ['spans of the wrong type', { resourceSpans: [{ scopeSpans: [{ spans: {} }] }] }, 'malformed OTLP ExportTraceServiceRequest: resourceSpans.0.scopeSpans.0.spans must be array'],
+  ])('rejects %s with 400 VALIDATION_ERROR', async (_what, body, message) => {
+    const reply = await sendTraces(body);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message } });
+  });
+
+  it('rejects more than 1,000 spans in one request with 400 VALIDATION_ERROR', async () => {
+    const reply = await sendTraces(traceRequest(Array.from({ length: 1_001 }, () => otlpSpan())));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'the request holds 1001 spans; at most 1000 are accepted per request',
+      details: { limit: 1000, received: 1001 },
+    });
+  });
+
+  it('answers a protobuf body with 415 and the JSON alternative', async () => {
+    const reply = await server.api.post(TRACES, {
+      token: setup.secretKey,
+      body: Buffer.from([0x0a, 0x00]),
+      headers: { 'content-type': 'application/x-protobuf' },
+    });
+    expect(reply.status).toBe(415);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(reply.body.error.message).toContain('application/json');
+  });
+
+  it('answers 401 UNAUTHORIZED without a key', async () => {
+    const reply = await server.api.post(TRACES, { body: traceRequest([otlpSpan()]) });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 403 FORBIDDEN for a read-only key', async () => {
+    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reply = await sendTraces(traceRequest([otlpSpan()]), reader.key);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('answers a CORS preflight', async () => {
+    const reply = await server.api.request('OPTIONS', TRACES, { headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
+    expect(reply.status).toBe(204);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+  });
+});
+
+describe('POST /v1/otlp/v1/logs', () => {
+  const logRequest = (logRecords: unknown[]) => ({
+    resourceLogs: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'worker' } }, { key: 'host.name', value: { stringValue: 'web-1' } }] },
+        scopeLogs: [{ scope: { name: 'app-logger' }, logRecords }],
+      },
+    ],
+  });
+
+  it('stores records from the OpenTelemetry logs SDK and OTLPLogExporter as logs', async () => {
+    const exporter = new OTLPLogExporter({ url: `${server.url}${LOGS}`, headers: { Authorization: `Bearer ${setup.secretKey}` } });
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'billing' }),
+      processors: [new BatchLogRecordProcessor(exporter)],
+    });
+    const logger = provider.getLogger('billing-logger');
+    logger.emit({ severityNumber: 17 /* ERROR */, severityText: 'ERROR', body: 'otel sdk: charge failed', attributes: { order_id: 42 } });
+    logger.emit({ severityNumber: 14 /* WARN2 */, body: { event: 'otel sdk: slow', ms: 900 } });
+    await provider.forceFlush();
+    await provider.shutdown();
+    const rows = await gql('from:logs "otel sdk" | sort severity asc');
+    expect(rows.map((row) => [row['severity'], row['message']])).toEqual([
+      ['error', 'otel sdk: charge failed'],
+      ['warn', '{"event":"otel sdk: slow","ms":900}'],
+    ]);
+    expect(rows[0]!['properties']).toMatchObject({ order_id: 42, 'service.name': 'billing', 'otel.scope.name': 'billing-logger' });
+  });
+
+  it('maps severity numbers and texts, times, trace ids, and resource attributes into properties', async () => {
+    // Within the free plan's retention, so GQL reads it; the nanoseconds below a millisecond are dropped.
+    const millis = Math.floor(Date.now() / 1000) * 1000 - 60_000 + 678;
+    const time = BigInt(millis) * 1_000_000n + 123_456n;
+    const reply = await server.api.post(LOGS, {
+      token: setup.secretKey,
+      body: logRequest([
+        { severityNumber: 1, body: { stringValue: 'sev trace' } },
+        { severityNumber: 9, body: { stringValue: 'sev info' }, timeUnixNano: String(time) },
+        { severityNumber: 'SEVERITY_NUMBER_WARN', body: { stringValue: 'sev warn by name' } },
+        { severityNumber: 21, body: { stringValue: 'sev fatal' } },
+        { severityText: 'Error', body: { stringValue: 'sev text error' } },
+        { severityText: 'strange', body: { stringValue: 'sev unknown text' } },
+        {
+          severityNumber: 17,
+          body: { stringValue: 'sev traced' },
+          traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+          spanId: '00f067aa0ba902b7',
+          attributes: [{ key: 'host.name', value: { stringValue: 'overridden' } }],
+          eventName: 'payment.failed',
+        },
+      ]),
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({});
+    const rows = await gql('from:logs sev | fields message, severity, timestamp, trace_id, span_id, properties | limit 20');
+    const byMessage = Object.fromEntries(rows.map((row) => [row['message'], row]));
+    expect(Object.fromEntries(rows.map((row) => [row['message'], row['severity']]))).toEqual({
+      'sev trace': 'debug',
+      'sev info': 'info',
+      'sev warn by name': 'warn',
+      'sev fatal': 'fatal',
+      'sev text error': 'error',
+      'sev unknown text': 'info',
+      'sev traced': 'error',
+    });
+    expect(byMessage['sev info']!['timestamp']).toBe(new Date(millis).toISOString());
+    expect(byMessage['sev traced']).toMatchObject({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' });
+    expect(byMessage['sev traced']!['properties']).toMatchObject({
+      'service.name': 'worker',
+      'host.name': 'overridden',
+      'otel.scope.name': 'app-logger',
+      'event.name': 'payment.failed',
+    });
+  });
+
+  it('rejects bad records one by one in partialSuccess', async () => {
+    const reply = await server.api.post(LOGS, {
+      token: setup.secretKey,
+      body: logRequest([
+        { body: { stringValue: 'partial kept' } },
+        { body: { stringValue: 'x'.repeat(64 * 1024 + 1) } },
+        { body: { stringValue: 'bad trace' }, traceId: 'xyz' },
+        { body: { stringValue: 'bad time' }, timeUnixNano: 'yesterday' },
+      ]),
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.partialSuccess.rejectedLogRecords).toBe(3);
+    expect(reply.body.partialSuccess.errorMessage).toMatch(/^3 of 4 log records rejected: log record 1: message exceeds 65536 bytes; log record 2: trace_id .+; log record 3: timeUnixNano .+$/);
+    expect((await gql('from:logs "partial kept"')).length).toBe(1);
+  });
+
+  it('rejects malformed requests with 400 VALIDATION_ERROR', async () => {
+    const reply = await server.api.post(LOGS, { token: setup.secretKey, body: { resourceLogs: [{ scopeLogs: [{ logRecords: 'x' }] }] } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'malformed OTLP ExportLogsServiceRequest: resourceLogs.0.scopeLogs.0.logRecords must be array',
+    });
+  });
+
+  it("refuses a public key with 403 'CORS blocked' unless the project allows browser logs", async () => {
+    const reply = await server.api.post(LOGS, { token: setup.publicKey, body: logRequest([{ body: { stringValue: 'from a browser' } }]) });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error).toEqual({ code: 'FORBIDDEN', message: "CORS blocked: enable 'Allow browser logs' for this project" });
+  });
+
+  it('answers 401 without a key and 403 for a read-only key', async () => {
+    expect((await server.api.post(LOGS, { body: logRequest([]) })).status).toBe(401);
+    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reply = await server.api.post(LOGS, { token: reader.key, body: logRequest([]) });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('FORBIDDEN');
+  });
+});
