@@ -1,0 +1,4 @@
+export * from './store';
+export * from './keys';
+export * from './filesystem';
+export * from './s3';

@@ -1,0 +1,15 @@
+/**
+ * Where bodies live (docs/decisions.md, "Session replay and profiles"): `<project_id>/<signal>/<yyyy-mm-dd>/<object>`. The project comes
+ * first so a project's removal is one prefix; the day of receipt comes next so retention can drop whole days.
+ */
+
+/** `yyyy-mm-dd` (UTC) of an epoch-milliseconds time. */
+export const blobDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** One replay recording chunk: `<project>/replays/<day>/<session_id>/<seq>`. */
+export const replayChunkKey = (projectId: string, receivedAt: number, sessionId: string, seq: number): string =>
+  `${projectId}/replays/${blobDay(receivedAt)}/${sessionId}/${seq}`;
+
+/** One profile chunk: `<project>/profiles/<day>/<chunk_id>`. */
+export const profileChunkKey = (projectId: string, receivedAt: number, chunkId: string): string =>
+  `${projectId}/profiles/${blobDay(receivedAt)}/${chunkId}`;

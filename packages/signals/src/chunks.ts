@@ -1,0 +1,88 @@
+import { accept, reject, type ItemResult } from './result';
+import { itemTimestamp } from './time';
+
+/**
+ * What replay and profile chunks share: their query parameters, their ids (which become part of blob keys) and
+ * their size limits (docs/decisions.md "Replay and profiles").
+ */
+
+/** Session, chunk and profiler ids: 1 to 128 of letters, digits, `.`, `_`, `-` (UUIDs, Sentry's 32 hex digits). */
+export const CHUNK_ID_PATTERN = '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$';
+const CHUNK_ID = new RegExp(CHUNK_ID_PATTERN);
+const CHUNK_ID_RULE = '1 to 128 letters, digits, ".", "_" or "-", not starting with "."';
+
+/** A replay chunk travels gzipped; 10 MiB compressed and 100 MiB inflated, as Sentry's relay allows. */
+export const MAX_REPLAY_CHUNK_BYTES = 10 * 1024 * 1024;
+export const MAX_REPLAY_INFLATED_BYTES = 100 * 1024 * 1024;
+/** SPEC.md Limits: "Profile chunk body: up to 10 MiB". */
+export const MAX_PROFILE_CHUNK_BYTES = 10 * 1024 * 1024;
+
+/** Query parameters as express parses them: a repeated name arrives as an array. */
+export type ChunkQuery = Record<string, unknown>;
+
+/** A query parameter's single string value; undefined when absent or empty, a reason when repeated. */
+function single(query: ChunkQuery, name: string): ItemResult<string | undefined> {
+  const value = query[name];
+  if (value === undefined || value === '') return accept(undefined);
+  if (typeof value !== 'string') return reject(`${name} must be given once`);
+  return accept(value);
+}
+
+export function idParam(query: ChunkQuery, name: string, required: boolean): ItemResult<string | undefined> {
+  const value = single(query, name);
+  if (!value.ok) return value;
+  if (value.value === undefined) return required ? reject(`${name} is required`) : value;
+  return CHUNK_ID.test(value.value) ? value : reject(`${name} must be ${CHUNK_ID_RULE}`);
+}
+
+export const isChunkId = (value: unknown): value is string => typeof value === 'string' && CHUNK_ID.test(value);
+
+/** A non-negative integer below 2^31 written in decimal digits (`seq`, `event_count`, `sample_count`). */
+export function integerParam(query: ChunkQuery, name: string, required: boolean): ItemResult<number | undefined> {
+  const value = single(query, name);
+  if (!value.ok) return value;
+  if (value.value === undefined) return required ? reject(`${name} is required`) : accept(undefined);
+  if (!/^\d{1,10}$/.test(value.value) || Number(value.value) > 2_147_483_647) {
+    return reject(`${name} must be a non-negative integer, got ${JSON.stringify(value.value.slice(0, 40))}`);
+  }
+  return accept(Number(value.value));
+}
+
+/** A short free-text parameter (`profile_type`, `platform`, `release`, `environment`). */
+export function textParam(query: ChunkQuery, name: string, maxLength: number): ItemResult<string | undefined> {
+  const value = single(query, name);
+  if (!value.ok || value.value === undefined) return value;
+  return value.value.length <= maxLength ? value : reject(`${name} is longer than ${maxLength} characters`);
+}
+
+/**
+ * An instant given as epoch milliseconds (what rrweb and browsers count in) or as ISO 8601; more than 24 hours in the
+ * future is refused like any item time.
+ */
+export function instant(value: string | number, receivedAt: number, name: string): ItemResult<number> {
+  const numeric = typeof value === 'number' || /^\d{1,15}$/.test(value);
+  const epochMs = numeric ? Number(value) : NaN;
+  if (numeric && (!Number.isFinite(epochMs) || epochMs < 0 || epochMs > 8.64e15)) return reject(`${name} must be epoch milliseconds or an ISO 8601 date-time`);
+  const parsed = itemTimestamp(numeric ? new Date(epochMs).toISOString() : String(value), receivedAt);
+  if (parsed.ok) return parsed;
+  return reject(parsed.reason.includes('future') ? `${name} is more than 24 hours in the future` : `${name} must be epoch milliseconds or an ISO 8601 date-time`);
+}
+
+export function instantParam(query: ChunkQuery, name: string, receivedAt: number): ItemResult<number | undefined> {
+  const value = single(query, name);
+  if (!value.ok || value.value === undefined) return value as ItemResult<undefined>;
+  return instant(value.value, receivedAt, name);
+}
+
+/** The start and end of a chunk: as given, else as its content says, else the time it arrived; start ≤ end. */
+export function chunkSpan(
+  given: { start: number | undefined; end: number | undefined },
+  content: { first: number | null; last: number | null },
+  receivedAt: number,
+  names: [string, string],
+): ItemResult<{ start: number; end: number }> {
+  const start = given.start ?? content.first ?? receivedAt;
+  const end = given.end ?? content.last ?? Math.max(start, receivedAt);
+  if (end < start) return reject(`${names[1]} is before ${names[0]}`);
+  return accept({ start, end });
+}

@@ -1,0 +1,142 @@
+import { newId } from '@tlm/core';
+import { chunkSpan, idParam, instantParam, integerParam, textParam, type ChunkQuery } from './chunks';
+import type { IngestContext } from './context';
+import { accept, reject, type ItemResult } from './result';
+
+/** `POST /v1/profiles/chunks` query parameters (SPEC.md Endpoints, DECISIONS.md), checked and typed. */
+export interface ProfileChunkParams {
+  profilerId: string;
+  /** Generated (UUIDv7) when the client names none. */
+  chunkId: string;
+  profileType: string;
+  sampleCount: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  platform: string | undefined;
+  release: string | undefined;
+  environment: string | undefined;
+}
+
+/** One profile chunk's metadata; its body is in the blob store under `blobKey`. */
+export interface ProfileChunkRecord {
+  projectId: string;
+  chunkId: string;
+  profilerId: string;
+  profileType: string;
+  platform: string | null;
+  release: string | null;
+  environment: string | null;
+  sampleCount: number;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  endedAt: number;
+  sizeBytes: number;
+  blobKey: string;
+  receivedAt: number;
+  retentionDays: number;
+}
+
+/** SPEC.md: "profile_type (value seen: cpu)"; the default when the client names none. */
+export const DEFAULT_PROFILE_TYPE = 'cpu';
+
+export function profileChunkParams(query: ChunkQuery, receivedAt: number): ItemResult<ProfileChunkParams> {
+  const profilerId = idParam(query, 'profiler_id', true);
+  if (!profilerId.ok) return profilerId;
+  const chunkId = idParam(query, 'chunk_id', false);
+  if (!chunkId.ok) return chunkId;
+  const profileType = textParam(query, 'profile_type', 64);
+  if (!profileType.ok) return profileType;
+  const sampleCount = integerParam(query, 'sample_count', false);
+  if (!sampleCount.ok) return sampleCount;
+  const startedAt = instantParam(query, 'started_at', receivedAt);
+  if (!startedAt.ok) return startedAt;
+  const endedAt = instantParam(query, 'ended_at', receivedAt);
+  if (!endedAt.ok) return endedAt;
+  const texts: Record<'platform' | 'release' | 'environment', string | undefined> = { platform: undefined, release: undefined, environment: undefined };
+  for (const name of ['platform', 'release', 'environment'] as const) {
+    const value = textParam(query, name, 256);
+    if (!value.ok) return value;
+    texts[name] = value.value;
+  }
+  return accept({
+    profilerId: profilerId.value!,
+    chunkId: chunkId.value ?? newId(),
+    profileType: profileType.value ?? DEFAULT_PROFILE_TYPE,
+    sampleCount: sampleCount.value,
+    startedAt: startedAt.value,
+    endedAt: endedAt.value,
+    ...texts,
+  });
+}
+
+/** What a profile body says about itself, for parameters the client left out. */
+export interface InspectedProfile {
+  sampleCount: number | null;
+  /** Epoch milliseconds of the first and last sample, when the samples carry times. */
+  firstTs: number | null;
+  lastTs: number | null;
+}
+
+/** Checks that a profile body is one JSON object, then reads what it says about itself (`describeProfile`). */
+export function inspectProfile(body: Buffer): ItemResult<InspectedProfile> {
+  let profile: unknown;
+  try {
+    profile = JSON.parse(body.toString('utf8'));
+  } catch {
+    return reject('the body is not valid JSON');
+  }
+  if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) return reject('the body must be a JSON object');
+  return accept(describeProfile(profile as Record<string, unknown>));
+}
+
+/**
+ * Sentry's sample format v2 gives samples and their times (`profile.samples[].timestamp`, seconds); of other formats
+ * only a top-level `samples` array is counted. Bodies are stored as they are either way.
+ */
+export function describeProfile(profile: Record<string, unknown>): InspectedProfile {
+  const nested = (profile['profile'] as { samples?: unknown } | null | undefined)?.samples;
+  const samples = Array.isArray(nested) ? nested : profile['samples'];
+  if (!Array.isArray(samples)) return { sampleCount: null, firstTs: null, lastTs: null };
+  let firstTs: number | null = null;
+  let lastTs: number | null = null;
+  for (const sample of Array.isArray(nested) ? nested : []) {
+    const seconds = (sample as { timestamp?: unknown } | null)?.timestamp;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds)) continue;
+    const ms = Math.round(seconds * 1000);
+    if (firstTs === null || ms < firstTs) firstTs = ms;
+    if (lastTs === null || ms > lastTs) lastTs = ms;
+  }
+  return { sampleCount: samples.length, firstTs, lastTs };
+}
+
+export function toProfileChunkRecord(
+  params: ProfileChunkParams,
+  profile: InspectedProfile,
+  sizeBytes: number,
+  blobKey: string,
+  context: IngestContext,
+): ItemResult<ProfileChunkRecord> {
+  const span = chunkSpan(
+    { start: params.startedAt, end: params.endedAt },
+    { first: profile.firstTs, last: profile.lastTs },
+    context.receivedAt,
+    ['started_at', 'ended_at'],
+  );
+  if (!span.ok) return span;
+  return accept({
+    projectId: context.projectId,
+    chunkId: params.chunkId,
+    profilerId: params.profilerId,
+    profileType: params.profileType,
+    platform: params.platform ?? null,
+    release: params.release ?? null,
+    environment: params.environment ?? null,
+    sampleCount: params.sampleCount ?? profile.sampleCount ?? 0,
+    startedAt: span.value.start,
+    endedAt: span.value.end,
+    sizeBytes,
+    blobKey,
+    receivedAt: context.receivedAt,
+    retentionDays: context.retentionDays,
+  });
+}

@@ -1,0 +1,200 @@
+import { promisify } from 'node:util';
+import { gunzip, gzip, inflate } from 'node:zlib';
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  MAX_REPLAY_INFLATED_BYTES,
+  CHUNK_ID_PATTERN,
+  chunkSpan,
+  idParam,
+  instant,
+  instantParam,
+  integerParam,
+  type ChunkQuery,
+} from './chunks';
+import { withClientProperties, type IngestContext } from './context';
+import { flattenInto, propertyProblem, type Properties } from './properties';
+import { accept, reject, type ItemResult } from './result';
+import { itemValidator } from './validation';
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+const gzipAsync = promisify(gzip);
+
+/** Fields of a session upsert that are columns; every other field of the body goes to `properties`. */
+const SESSION_FIELDS = new Set(['session_id', 'distinct_id', 'started_at', 'url', 'user_agent', 'properties']);
+
+/** `POST /v1/replay/sessions` (DECISIONS.md): the session's metadata; unknown fields are kept as properties. */
+export const ReplaySessionSchema = Type.Object(
+  {
+    session_id: Type.String({ pattern: CHUNK_ID_PATTERN, description: '1 to 128 letters, digits, ".", "_" or "-"' }),
+    distinct_id: Type.Optional(Type.Union([Type.String({ maxLength: 400 }), Type.Number()])),
+    started_at: Type.Union([Type.String({ minLength: 1 }), Type.Number()], { description: 'ISO 8601 or epoch milliseconds' }),
+    url: Type.Optional(Type.String({ maxLength: 8192 })),
+    user_agent: Type.Optional(Type.String({ maxLength: 1024 })),
+    properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: true },
+);
+export type ReplaySessionItem = Static<typeof ReplaySessionSchema>;
+
+/** A replay session as the platform carries it on the bus; a later upsert of the same session replaces it. */
+export interface ReplaySessionRecord {
+  kind: 'session';
+  projectId: string;
+  sessionId: string;
+  distinctId: string | null;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  url: string | null;
+  userAgent: string | null;
+  properties: Properties;
+  receivedAt: number;
+  retentionDays: number;
+}
+
+/** One recording chunk's metadata; its body is in the blob store under `blobKey`. */
+export interface ReplayChunkRecord {
+  kind: 'chunk';
+  projectId: string;
+  sessionId: string;
+  seq: number;
+  /** Epoch milliseconds. */
+  startTs: number;
+  endTs: number;
+  eventCount: number;
+  /** Bytes of the stored (gzipped) body. */
+  sizeBytes: number;
+  blobKey: string;
+  receivedAt: number;
+  retentionDays: number;
+}
+
+export type ReplayRecord = ReplaySessionRecord | ReplayChunkRecord;
+
+const validateSession = itemValidator(ReplaySessionSchema);
+
+export function toReplaySessionRecord(input: unknown, context: IngestContext, requestUserAgent?: string): ItemResult<ReplaySessionRecord> {
+  const checked = validateSession(input);
+  if (!checked.ok) return checked;
+  const item = checked.value;
+  const startedAt = instant(item.started_at, context.receivedAt, 'started_at');
+  if (!startedAt.ok) return startedAt;
+  const properties: Properties = {};
+  const extra = Object.fromEntries(Object.entries(item).filter(([name]) => !SESSION_FIELDS.has(name)));
+  flattenInto(properties, extra);
+  if (item.properties) flattenInto(properties, item.properties);
+  const problem = propertyProblem(properties);
+  if (problem) return reject(problem);
+  const distinctId = item.distinct_id === undefined || item.distinct_id === '' ? null : String(item.distinct_id);
+  return accept({
+    kind: 'session',
+    projectId: context.projectId,
+    sessionId: item.session_id,
+    distinctId,
+    startedAt: startedAt.value,
+    url: item.url ?? null,
+    userAgent: item.user_agent ?? requestUserAgent ?? null,
+    properties: withClientProperties(properties, context.client),
+    receivedAt: context.receivedAt,
+    retentionDays: context.retentionDays,
+  });
+}
+
+/** What the gateway learned from a recording body: the bytes to store (gzip) and what the events say. */
+export interface InspectedRecording {
+  gzipped: Buffer;
+  eventCount: number;
+  /** Smallest and largest rrweb `timestamp` (epoch milliseconds), null when no event has one. */
+  firstTs: number | null;
+  lastTs: number | null;
+}
+
+const isGzip = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+/** RFC 1950: deflate method, and the header's two bytes are a multiple of 31. */
+const isZlib = (bytes: Buffer): boolean => bytes.length >= 2 && (bytes[0]! & 0x0f) === 8 && ((bytes[0]! << 8) | bytes[1]!) % 31 === 0;
+
+/**
+ * Checks a recording body: gzip (required at `POST /v1/replay/chunks`; Sentry SDKs may also send zlib or plain
+ * JSON) holding a JSON array of rrweb events, at most 100 MiB inflated. Stored bodies are always gzip: a gzip body is
+ * kept byte for byte, others are gzipped.
+ */
+export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zlib or json'): Promise<ItemResult<InspectedRecording>> {
+  const gzipped = isGzip(body);
+  if (!gzipped && accepts === 'gzip') return reject('the body must be gzip (a gzipped JSON array of rrweb events)');
+  let json: Buffer;
+  try {
+    const limits = { maxOutputLength: MAX_REPLAY_INFLATED_BYTES };
+    json = gzipped ? await gunzipAsync(body, limits) : isZlib(body) ? await inflateAsync(body, limits) : body;
+  } catch (error) {
+    const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+    return reject(tooLarge ? `the recording inflates to more than ${MAX_REPLAY_INFLATED_BYTES} bytes` : 'the body is not valid gzip or zlib data');
+  }
+  let events: unknown;
+  try {
+    events = JSON.parse(json.toString('utf8'));
+  } catch {
+    return reject('the recording is not JSON (expected a JSON array of rrweb events)');
+  }
+  if (!Array.isArray(events)) return reject('the recording must be a JSON array of rrweb events');
+  let firstTs: number | null = null;
+  let lastTs: number | null = null;
+  for (const event of events) {
+    const timestamp = (event as { timestamp?: unknown } | null)?.timestamp;
+    if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) continue;
+    if (firstTs === null || timestamp < firstTs) firstTs = timestamp;
+    if (lastTs === null || timestamp > lastTs) lastTs = timestamp;
+  }
+  return accept({ gzipped: gzipped ? body : await gzipAsync(json), eventCount: events.length, firstTs, lastTs });
+}
+
+/** `POST /v1/replay/chunks` query parameters (SPEC.md Endpoints), checked and typed. */
+export interface ReplayChunkParams {
+  sessionId: string;
+  seq: number;
+  startTs: number | undefined;
+  endTs: number | undefined;
+  eventCount: number | undefined;
+}
+
+export function replayChunkParams(query: ChunkQuery, receivedAt: number): ItemResult<ReplayChunkParams> {
+  const sessionId = idParam(query, 'session_id', true);
+  if (!sessionId.ok) return sessionId;
+  const seq = integerParam(query, 'seq', true);
+  if (!seq.ok) return seq;
+  const startTs = instantParam(query, 'start_ts', receivedAt);
+  if (!startTs.ok) return startTs;
+  const endTs = instantParam(query, 'end_ts', receivedAt);
+  if (!endTs.ok) return endTs;
+  const eventCount = integerParam(query, 'event_count', false);
+  if (!eventCount.ok) return eventCount;
+  return accept({ sessionId: sessionId.value!, seq: seq.value!, startTs: startTs.value, endTs: endTs.value, eventCount: eventCount.value });
+}
+
+/** The chunk's metadata: the parameters as given, the rest from the recording itself. */
+export function toReplayChunkRecord(
+  params: ReplayChunkParams,
+  recording: InspectedRecording,
+  blobKey: string,
+  context: IngestContext,
+): ItemResult<ReplayChunkRecord> {
+  const span = chunkSpan(
+    { start: params.startTs, end: params.endTs },
+    { first: recording.firstTs, last: recording.lastTs },
+    context.receivedAt,
+    ['start_ts', 'end_ts'],
+  );
+  if (!span.ok) return span;
+  return accept({
+    kind: 'chunk',
+    projectId: context.projectId,
+    sessionId: params.sessionId,
+    seq: params.seq,
+    startTs: span.value.start,
+    endTs: span.value.end,
+    eventCount: params.eventCount ?? recording.eventCount,
+    sizeBytes: recording.gzipped.length,
+    blobKey,
+    receivedAt: context.receivedAt,
+    retentionDays: context.retentionDays,
+  });
+}

@@ -1,0 +1,24 @@
+import { payloadTooLarge } from '@tlm/core';
+import express, { type Request, type RequestHandler } from 'express';
+
+/**
+ * Reads a chunk body as bytes, up to `limitBytes`; over that, 413 PAYLOAD_TOO_LARGE naming this limit (not the
+ * 2 MB of JSON bodies). With `keepEncoded`, a `Content-Encoding: gzip` label is ignored: a replay chunk is gzip by
+ * contract and is stored exactly as sent, never inflated by the parser.
+ */
+export function chunkBody(what: string, limitBytes: number, options: { keepEncoded: boolean }): RequestHandler {
+  const parse = express.raw({ type: () => true, limit: limitBytes });
+  return (req, res, next) => {
+    if (options.keepEncoded) delete req.headers['content-encoding'];
+    parse(req, res, (error?: unknown) => {
+      if ((error as { type?: string } | undefined)?.type === 'entity.too.large') {
+        next(payloadTooLarge(`${what} exceeds ${limitBytes} bytes (${limitBytes / 1024 / 1024} MiB)`));
+        return;
+      }
+      next(error);
+    });
+  };
+}
+
+/** The bytes `chunkBody` read; empty when the request had no body. */
+export const bodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));

@@ -1,0 +1,166 @@
+import { profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import type { BlobStore } from '@tlm/blob-store';
+import { notFound, validationError } from '@tlm/core';
+import { defineSource, type Guard } from '@tlm/gql';
+import { isChunkId } from '@tlm/signals';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { aggregateBy, findRows } from './lookup';
+
+/** Replay and profile metadata as read sources; not GQL sources (GQL names only what DECISIONS.md lists). */
+const replaySessions = defineSource({ name: 'replay_sessions', description: 'replay sessions', table: replaySessionsTable as TableDefinition<never>, timeColumn: 'started_at' });
+const replayChunks = defineSource({ name: 'replay_chunks', description: 'replay recording chunks', table: replayChunksTable as TableDefinition<never>, timeColumn: 'start_ts' });
+const profileChunks = defineSource({ name: 'profile_chunks', description: 'profile chunks', table: profileChunksTable as TableDefinition<never>, timeColumn: 'started_at' });
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1_000;
+/** A session has one chunk every few seconds for at most an hour or so; this bounds one session's chunk list. */
+const MAX_CHUNKS_PER_SESSION = 10_000;
+
+const SESSION_FIELDS = {
+  session_id: 'id',
+  distinct_id: 'distinct_id',
+  started_at: 'started_at',
+  url: 'url',
+  user_agent: 'user_agent',
+  properties: 'properties',
+  updated_at: 'updated_at',
+};
+const CHUNK_FIELDS = { seq: 'seq', start_ts: 'start_ts', end_ts: 'end_ts', event_count: 'event_count', size_bytes: 'size_bytes' };
+const PROFILE_FIELDS = {
+  chunk_id: 'id',
+  profiler_id: 'profiler_id',
+  profile_type: 'profile_type',
+  platform: 'platform',
+  release: 'release',
+  environment: 'environment',
+  sample_count: 'sample_count',
+  started_at: 'started_at',
+  ended_at: 'ended_at',
+  size_bytes: 'size_bytes',
+  received_at: 'updated_at',
+};
+
+function limitOf(req: Request): number {
+  const given = req.query['limit'];
+  if (given === undefined) return DEFAULT_LIMIT;
+  const limit = typeof given === 'string' && /^\d{1,5}$/.test(given) ? Number(given) : NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT)) throw validationError(`query parameter limit must be an integer from 1 to ${MAX_LIMIT}`);
+  return limit;
+}
+
+function idOf(value: unknown, name: string): string {
+  if (!isChunkId(value)) throw validationError(`${name} must be 1 to 128 letters, digits, ".", "_" or "-"`);
+  return value;
+}
+
+/** An optional single-valued query filter. */
+function filterOf(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw validationError(`query parameter ${name} must be given once`);
+  return value;
+}
+
+/** Sends stored bytes as they are: no Content-Encoding, so clients receive exactly what was stored. */
+function sendBody(res: Response, body: Buffer, contentType: string): void {
+  res.status(200).set({ 'Content-Type': contentType, 'Content-Length': String(body.length), 'Cache-Control': 'private, max-age=3600' }).end(body);
+}
+
+export interface ChunkReadDeps {
+  analytics: AnalyticsStore;
+  blobs: BlobStore;
+}
+
+/**
+ * `data:read` reads of replays and profiles (DECISIONS.md): metadata from the analytics store under the key's
+ * project and plan retention, bodies byte for byte from the blob store.
+ */
+export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], guardOf: (res: Response) => Guard): Router {
+  const router = Router();
+
+  router.get('/v1/replay/sessions', ...reader, async (req, res) => {
+    const guard = guardOf(res);
+    const distinctId = filterOf(req, 'distinct_id');
+    const sessions = await findRows(deps.analytics, replaySessions, guard, {
+      equals: distinctId === undefined ? {} : { distinct_id: distinctId },
+      fields: SESSION_FIELDS,
+      sort: [['started_at', 'desc'], ['id', 'asc']],
+      limit: limitOf(req),
+    });
+    const ids = sessions.map((session) => String(session['session_id']));
+    const [counts, ends] =
+      ids.length === 0
+        ? [new Map<string, unknown>(), new Map<string, unknown>()]
+        : await Promise.all([
+            aggregateBy(deps.analytics, replayChunks, guard, { equals: { session_id: ids }, groupBy: 'session_id', func: 'count', limit: ids.length }),
+            aggregateBy(deps.analytics, replayChunks, guard, { equals: { session_id: ids }, groupBy: 'session_id', func: 'max', column: 'end_ts', limit: ids.length }),
+          ]);
+    res.json({
+      sessions: sessions.map((session) => {
+        const id = String(session['session_id']);
+        return { ...session, chunk_count: Number(counts.get(id) ?? 0), ended_at: isoOrNull(ends.get(id)) };
+      }),
+    });
+  });
+
+  router.get('/v1/replay/sessions/:id', ...reader, async (req, res) => {
+    const guard = guardOf(res);
+    const sessionId = idOf(req.params['id'], 'session id');
+    const [sessions, chunks] = await Promise.all([
+      findRows(deps.analytics, replaySessions, guard, { equals: { id: sessionId }, fields: SESSION_FIELDS, sort: [['started_at', 'desc']], limit: 1 }),
+      findRows(deps.analytics, replayChunks, guard, { equals: { session_id: sessionId }, fields: CHUNK_FIELDS, sort: [['seq', 'asc']], limit: MAX_CHUNKS_PER_SESSION }),
+    ]);
+    if (sessions.length === 0 && chunks.length === 0) throw notFound(`replay session ${sessionId} not found`);
+    const session = sessions[0] ?? { ...Object.fromEntries(Object.keys(SESSION_FIELDS).map((key) => [key, null])), session_id: sessionId };
+    res.json({ ...session, chunks });
+  });
+
+  router.get('/v1/replay/sessions/:id/chunks/:seq', ...reader, async (req, res) => {
+    const sessionId = idOf(req.params['id'], 'session id');
+    const seqText = String(req.params['seq']);
+    if (!/^\d{1,10}$/.test(seqText) || Number(seqText) > 2_147_483_647) throw validationError('seq must be a non-negative integer');
+    const [chunk] = await findRows(deps.analytics, replayChunks, guardOf(res), {
+      equals: { session_id: sessionId, seq: Number(seqText) },
+      fields: { blob_key: 'blob_key' },
+      sort: [['seq', 'asc']],
+      limit: 1,
+    });
+    const body = chunk ? await deps.blobs.get(String(chunk['blob_key'])) : undefined;
+    if (!body) throw notFound(`chunk ${seqText} of replay session ${sessionId} not found`);
+    sendBody(res, body, 'application/gzip');
+  });
+
+  router.get('/v1/profiles/chunks', ...reader, async (req, res) => {
+    const profilerId = filterOf(req, 'profiler_id');
+    const chunks = await findRows(deps.analytics, profileChunks, guardOf(res), {
+      equals: profilerId === undefined ? {} : { profiler_id: idOf(profilerId, 'profiler_id') },
+      fields: PROFILE_FIELDS,
+      sort: [['started_at', 'desc'], ['id', 'asc']],
+      limit: limitOf(req),
+    });
+    res.json({ chunks });
+  });
+
+  router.get('/v1/profiles/chunks/:chunk_id', ...reader, async (req, res) => {
+    const chunkId = idOf(req.params['chunk_id'], 'chunk id');
+    const [chunk] = await findRows(deps.analytics, profileChunks, guardOf(res), {
+      equals: { id: chunkId },
+      fields: { blob_key: 'blob_key' },
+      sort: [['started_at', 'desc']],
+      limit: 1,
+    });
+    const body = chunk ? await deps.blobs.get(String(chunk['blob_key'])) : undefined;
+    if (!body) throw notFound(`profile chunk ${chunkId} not found`);
+    sendBody(res, body, 'application/json');
+  });
+
+  return router;
+}
+
+/** `max(end_ts)` comes back as the engine's time text; responses carry ISO 8601 with milliseconds. */
+function isoOrNull(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  const text = String(value);
+  const date = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
