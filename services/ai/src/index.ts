@@ -1,0 +1,156 @@
+import { Type } from '@sinclair/typebox';
+import type { AnalyticsStore } from '@tlm/analytics-store';
+import {
+  keyGuards,
+  requestKey,
+  requestMembership,
+  requestProject,
+  requireMember,
+  requireProject,
+  requireUser,
+  type KeyAccess,
+  type TokenIssuer,
+} from '@tlm/auth';
+import { PLANS, StringEnum, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
+import { compileQuery, gqlApiError, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
+import {
+  appendMessages,
+  countOrganizationUsage,
+  findConversation,
+  insertConversation,
+  monthOf,
+  readSchemaDocument,
+  recordUsage,
+  type MetadataStore,
+} from '@tlm/metadata-store';
+import { Router, type Response } from 'express';
+import { composeReply } from './compose';
+import type { NlMode, Translator } from './translator';
+
+export { OpenAiTranslator, queryText } from './openai';
+export { RuleTranslator, translate, type Translator } from './translator';
+
+export interface AiDeps extends KeyAccess {
+  metadata: MetadataStore;
+  analytics: AnalyticsStore;
+  tokens: TokenIssuer;
+  translator: Translator;
+  logger: Logger;
+}
+
+/** SPEC.md Limits: natural-language prompts of at most 500 characters. */
+const NlBody = Type.Object({
+  prompt: Type.String({ minLength: 1, maxLength: 500 }),
+  mode: Type.Optional(StringEnum(['explorer', 'alert'] as const)),
+});
+
+const ChatBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 4_000 }),
+  session_id: Type.Optional(Type.String()),
+});
+
+interface Translation {
+  gql: string;
+  valid: boolean;
+  parsed: unknown;
+  answer?: QueryAnswer;
+}
+
+export function aiRoutes(deps: AiDeps): Router {
+  const router = Router();
+  const body = jsonBody(64 * 1024);
+  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
+
+  /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */
+  async function translateValidated(projectId: string, prompt: string, mode: NlMode): Promise<Translation> {
+    const schema = await readSchemaDocument(deps.metadata, projectId);
+    let gql = '';
+    try {
+      gql = await deps.translator.translate({ prompt, mode, schema });
+      const { query } = compileQuery(gql);
+      return { gql, valid: true, parsed: query };
+    } catch (error) {
+      if (!gqlApiError(error)) deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');
+      return { gql, valid: false, parsed: null };
+    }
+  }
+
+  router.post('/v1/gql/nl', ...keyGuards(deps, 'data:read'), body, async (req, res) => {
+    const input = parseBody(NlBody, req.body);
+    res.json(await translateValidated(requestKey(res).projectId, input.prompt, input.mode ?? 'explorer'));
+  });
+
+  // SPEC.md Limits: each conversion through the dashboard endpoint uses one AI query of the plan's quota.
+  router.post('/api/orgs/:org/projects/:project/gql/nl', ...member, body, async (req, res) => {
+    const input = parseBody(NlBody, req.body);
+    const { organization } = requestMembership(res);
+    const project = requestProject(res);
+    const month = monthOf(Date.now());
+    const used = await countOrganizationUsage(deps.metadata, organization.id, 'ai_queries', month);
+    const limit = PLANS[organization.plan].aiQueriesPerMonth;
+    if (used >= limit) {
+      throw quotaExceeded(`the ${organization.plan} plan includes ${limit} AI queries a month`, {
+        limit,
+        used,
+        plan: organization.plan,
+        upgrade: upgradesAllowing(organization.plan, used + 1, (limits) => limits.aiQueriesPerMonth),
+      });
+    }
+    await recordUsage(deps.metadata, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
+    res.json(await translateValidated(project.id, input.prompt, input.mode ?? 'explorer'));
+  });
+
+  /** Translates a chat message, runs the query when it is valid, and keeps both turns in the conversation. */
+  async function chat(res: Response, input: { message: string; session_id?: string }) {
+    const key = requestKey(res);
+    let sessionId = input.session_id;
+    if (sessionId !== undefined && !(isUuid(sessionId) && (await findConversation(deps.metadata, key.projectId, sessionId)))) {
+      throw notFound('no conversation with this session_id');
+    }
+    const translation = await translateValidated(key.projectId, input.message, 'explorer');
+    let reply: string;
+    if (translation.valid) {
+      const guard: Guard = { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
+      const { query, plan } = compileQuery(translation.gql);
+      translation.answer = await runPlan(deps.analytics, query, plan, guard);
+      reply = composeReply(translation.gql, translation.answer);
+    } else {
+      reply = 'I could not turn that into a query. Try naming what to look at and when, e.g. "how many error logs in the last hour?"';
+    }
+    if (!sessionId) {
+      sessionId = newId();
+      await insertConversation(deps.metadata, sessionId, key.projectId);
+    }
+    const queries = translation.valid ? [translation.gql] : [];
+    await appendMessages(deps.metadata, sessionId, [
+      { id: newId(), role: 'user', content: input.message, queries: [] },
+      { id: newId(), role: 'assistant', content: reply, queries },
+    ]);
+    // SPEC.md: AI chat is billed separately by tokens; about four characters make a token.
+    const tokens = Math.ceil((input.message.length + reply.length) / 4);
+    await recordUsage(deps.metadata, [{ projectId: key.projectId, signal: 'ai_tokens', month: monthOf(Date.now()), items: tokens }]);
+    return { reply, sessionId, queries, translation };
+  }
+
+  const chatter = keyGuards(deps, 'ai:chat');
+
+  router.post('/v1/ai/chat', ...chatter, body, async (req, res) => {
+    const result = await chat(res, parseBody(ChatBody, req.body));
+    res.json({ reply: result.reply, session_id: result.sessionId, queries: result.queries });
+  });
+
+  // DECISIONS.md: event: delta {text}, event: query {gql, data}, and a final event: done {session_id}.
+  router.post('/v1/ai/chat/stream', ...chatter, body, async (req, res) => {
+    const result = await chat(res, parseBody(ChatBody, req.body));
+    res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (result.translation.answer) send('query', { gql: result.translation.gql, data: result.translation.answer.data });
+    for (const piece of result.reply.match(/\S+\s*/g) ?? []) send('delta', { text: piece });
+    send('done', { session_id: result.sessionId });
+    res.end();
+  });
+
+  return router;
+}
+export { aiProviderConfig } from './config';
+export { translatorFromConfig } from './provider';

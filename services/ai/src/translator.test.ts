@@ -1,0 +1,52 @@
+import { compileQuery, type SchemaDocument } from '@tlm/gql';
+import { queryText } from './openai';
+import { translate } from './translator';
+
+const schema: SchemaDocument = {
+  log_properties: [
+    { key: 'route', type: 'string', examples: ['/checkout', '/cart'], volume: 10 },
+    { key: 'duration_ms', type: 'number', examples: [12, 40], volume: 10 },
+    { key: '$browser', type: 'string', examples: ['Chrome'], volume: 10 },
+  ],
+  event_properties: [{ key: 'plan', type: 'string', examples: ['pro', 'free'], volume: 4 }],
+  event_names: [
+    { name: 'signup', volume: 3 },
+    { name: 'checkout_completed', volume: 2 },
+  ],
+};
+
+const explorer = (prompt: string) => translate({ prompt, mode: 'explorer', schema });
+const alert = (prompt: string) => translate({ prompt, mode: 'alert', schema });
+
+describe('the built-in translator', () => {
+  it.each([
+    ['how many error logs in the last hour?', 'from:logs severity:error | count | last:1h'],
+    ['show me fatal logs from the past 3 days', 'from:logs severity:fatal | last:3d'],
+    ['error logs on /checkout today', 'from:logs severity:error route:/checkout | last:24h'],
+    ['top 5 routes by error logs', 'from:logs severity:error | count by route | top 5 | last:24h'],
+    ['count of logs per route this week', 'from:logs | count by route | last:7d'],
+    ['average duration_ms of logs by route', 'from:logs | avg(duration_ms) by route | last:24h'],
+    ['unique users who did signup in the last 30 days', 'from:events event_name:signup | count_distinct(distinct_id) | last:30d'],
+    ['how many pro signups', 'from:events event_name:signup plan:pro | count | last:24h'],
+    ['unresolved issues', 'from:issues status:unresolved | last:24h'],
+    ['p75 of lcp by route', 'from:vitals name:lcp | p75(value) by route | last:24h'],
+    ['p95 latency of spans over time', 'from:spans | p95(duration_ms) by time(1h) | last:24h'],
+    ['logs mentioning "payment failed"', 'from:logs "payment failed" | last:24h'],
+    ['fatal crashes per release', 'from:errors level:fatal | count by release | last:24h'],
+  ])('%s → %s', (prompt, gql) => {
+    expect(explorer(prompt)).toBe(gql);
+    expect(() => compileQuery(gql)).not.toThrow();
+  });
+
+  it('makes alert metrics: one aggregate and no time range', () => {
+    expect(alert('more than 10 error logs in 5 minutes')).toBe('from:logs severity:error | count');
+    expect(alert('too many fatal crashes')).toBe('from:errors level:fatal | count');
+  });
+});
+
+describe('queryText', () => {
+  it('takes the query out of a code fence or the first line of a model answer', () => {
+    expect(queryText('```gql\nfrom:logs | count\n```\nThis counts logs.')).toBe('from:logs | count');
+    expect(queryText('\n  from:events | count | last:1d\nexplanation')).toBe('from:events | count | last:1d');
+  });
+});

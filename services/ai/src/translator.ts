@@ -1,0 +1,180 @@
+import type { SchemaDocument } from '@tlm/gql';
+
+export type NlMode = 'explorer' | 'alert';
+
+export interface NlRequest {
+  prompt: string;
+  /** explorer: a search or an aggregate over a time range; alert: an aggregate without a time range (a metric). */
+  mode: NlMode;
+  schema: SchemaDocument;
+}
+
+/** Turns a prompt into GQL text; the caller parses and validates whatever comes back. */
+export interface Translator {
+  readonly name: string;
+  translate(request: NlRequest): Promise<string>;
+}
+
+const SOURCE_WORDS: [RegExp, string][] = [
+  [/\balert events?\b|\balerts? (?:fired|triggered)\b|\bfirings?\b/, 'alert_events'],
+  [/\balert rules?\b|\balerts\b/, 'alerts'],
+  [/\bissues?\b/, 'issues'],
+  [/\b(?:web )?vitals?\b|\b(?:lcp|inp|cls|fcp|ttfb)\b/, 'vitals'],
+  [/\bspans?\b|\btraces?\b|\btransactions?\b|\blatency\b/, 'spans'],
+  [/\bexceptions?\b|\bcrash(?:es)?\b|\berrors\b(?! logs?)|\berror events?\b/, 'errors'],
+  [/\blogs?\b|\blog lines?\b|\bmessages?\b/, 'logs'],
+  [/\bevents?\b|\bpageviews?\b|\bsignups?\b|\busers\b|\bvisitors\b/, 'events'],
+];
+
+const SEVERITY_WORDS: [RegExp, string][] = [
+  [/\bfatal\b/, 'fatal'],
+  [/\berrors?\b/, 'error'],
+  [/\bwarn(?:ing)?s?\b/, 'warn'],
+  [/\bdebug\b/, 'debug'],
+  [/\binfo\b/, 'info'],
+];
+
+const STATUS_WORDS = ['unresolved', 'resolved', 'ignored', 'regressed'];
+const VITAL_NAMES = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'];
+const UNITS: Record<string, string> = { second: 's', minute: 'm', hour: 'h', day: 'd', week: 'w', sec: 's', min: 'm', hr: 'h' };
+const AGGREGATES: [RegExp, string][] = [
+  [/\b(?:p99|99th percentile)\b/, 'p99'],
+  [/\b(?:p95|95th percentile)\b/, 'p95'],
+  [/\b(?:p90|90th percentile)\b/, 'p90'],
+  [/\b(?:p75|75th percentile)\b/, 'p75'],
+  [/\b(?:p50|median)\b/, 'p50'],
+  [/\b(?:average|avg|mean)\b/, 'avg'],
+  [/\b(?:sum|total)\s+(?:of\s+)?(?=[a-z_$])/, 'sum'],
+  [/\b(?:max(?:imum)?|largest|highest)\b/, 'max'],
+  [/\b(?:min(?:imum)?|smallest|lowest)\b/, 'min'],
+];
+
+/** Built-in columns people name in prompts, per source (the rest come from the schema document). */
+const COLUMNS: Record<string, string[]> = {
+  logs: ['severity', 'message', 'trace_id'],
+  events: ['event_name', 'distinct_id'],
+  errors: ['type', 'value', 'level', 'release', 'environment', 'source', 'fingerprint_hash', 'issue_id'],
+  issues: ['status', 'level', 'release_last', 'release_first', 'title', 'culprit'],
+  spans: ['name', 'op', 'status', 'duration_ms', 'service', 'release', 'environment', 'trace_id'],
+  vitals: ['name', 'value', 'route', 'rating'],
+  alerts: ['name', 'severity', 'enabled'],
+  alert_events: ['rule_name', 'severity', 'value'],
+};
+
+/** GQL text of a plain value: bare when it is a simple word or path, quoted otherwise. */
+function value(text: string): string {
+  return /^[\w./-]+$/.test(text) && !/^\d/.test(text) ? text : `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * The deterministic translator, the default provider (DECISIONS.md "AI"): no network, no model. It recognises the
+ * source, levels and statuses, event names and property values known from the schema document, time phrases,
+ * aggregations (count, distinct, averages, percentiles), grouping ("by", "per", "top N") and quoted text.
+ */
+export class RuleTranslator implements Translator {
+  readonly name = 'built-in';
+
+  async translate(request: NlRequest): Promise<string> {
+    return translate(request);
+  }
+}
+
+export function translate({ prompt, mode, schema }: NlRequest): string {
+  const text = prompt.toLowerCase();
+  const source = SOURCE_WORDS.find(([pattern]) => pattern.test(text))?.[1] ?? 'logs';
+  const filters: string[] = [];
+
+  for (const quoted of prompt.matchAll(/"([^"]+)"|“([^”]+)”/g)) filters.push(`"${(quoted[1] ?? quoted[2])!.replace(/"/g, '')}"`);
+
+  if (source === 'logs') {
+    const severity = SEVERITY_WORDS.find(([pattern]) => pattern.test(text))?.[1];
+    if (severity) filters.push(`severity:${severity}`);
+  }
+  if (source === 'errors' && /\bfatal\b/.test(text)) filters.push('level:fatal');
+  if (source === 'issues') {
+    const status = STATUS_WORDS.find((word) => new RegExp(`\\b${word}\\b`).test(text));
+    if (status) filters.push(`status:${status}`);
+  }
+  if (source === 'vitals') {
+    const vital = VITAL_NAMES.find((name) => new RegExp(`\\b${name}\\b`).test(text));
+    if (vital) filters.push(`name:${vital}`);
+  }
+  if (source === 'events') {
+    const named = [...schema.event_names]
+      .sort((a, b) => b.name.length - a.name.length)
+      .find((event) => new RegExp(`\\b${escapeRegExp(event.name.toLowerCase())}s?\\b`).test(text));
+    if (named) filters.push(`event_name:${value(named.name)}`);
+  }
+
+  const properties = source === 'events' ? schema.event_properties : source === 'logs' ? schema.log_properties : [];
+  for (const property of properties) {
+    if (property.key.startsWith('$')) continue;
+    const example = property.examples.find(
+      (candidate) => typeof candidate === 'string' && candidate.length > 1 && text.includes(candidate.toLowerCase()),
+    );
+    if (typeof example === 'string') filters.push(`${property.key}:${value(example)}`);
+  }
+
+  const fields = [...(COLUMNS[source] ?? []), ...properties.map((property) => property.key)];
+  const fieldIn = (fragment: string) =>
+    fields.find((field) => fragment === field.toLowerCase() || fragment === field.toLowerCase().replace(/_/g, ' ')) ??
+    fields.find((field) => fragment.startsWith(field.toLowerCase()));
+
+  const stages: string[] = [];
+  const distinct = /\b(?:unique|distinct)\s+(users?|visitors?|people|[a-z_.$]+)/.exec(text);
+  const aggregate = AGGREGATES.find(([pattern]) => pattern.test(text));
+  const topMatch = /\btop\s+(\d+)\s+([a-z_.$]+)/.exec(text);
+  const byMatch = /\b(?:by|per|for each|grouped by|broken down by)\s+([a-z_.$ ]+?)(?:\s+(?:in|over|during|for|last|past|since)\b|[?.,]|$)/.exec(text);
+  const overTime = /\bover time\b|\btrend\b|\btimeline\b|\bper (hour|day|minute)\b|\b(hourly|daily)\b/.exec(text);
+  const counting = /\bhow many\b|\bcount\b|\bnumber of\b|\btotal\b|\bhow often\b/.test(text);
+
+  let func: string | undefined;
+  if (distinct) {
+    const target = /^(users?|visitors?|people)$/.test(distinct[1]!) ? 'distinct_id' : (fieldIn(distinct[1]!) ?? distinct[1]!);
+    func = `count_distinct(${target})`;
+  } else if (aggregate) {
+    const after = text.slice(text.search(aggregate[0])).replace(aggregate[0], '').trim().replace(/^(?:of|the)\s+/, '');
+    const numeric = fieldIn(after.split(/\s+/).slice(0, 2).join(' ')) ?? fieldIn(after.split(/\s+/)[0] ?? '');
+    const fallback = source === 'spans' ? 'duration_ms' : source === 'vitals' ? 'value' : undefined;
+    const field = numeric ?? fallback;
+    if (field) func = `${aggregate[1]}(${field})`;
+  }
+  const groupField = topMatch ? fieldIn(singular(topMatch[2]!)) : byMatch ? fieldIn(byMatch[1]!.trim()) : undefined;
+  if (!func && (counting || groupField || overTime || topMatch || mode === 'alert')) func = 'count';
+
+  if (func) {
+    const groups: string[] = [];
+    if (groupField) groups.push(groupField);
+    if (overTime && mode === 'explorer') {
+      const unit = overTime[1] ?? overTime[2];
+      groups.push(`time(${unit === 'day' || unit === 'daily' ? '1d' : unit === 'minute' ? '1m' : '1h'})`);
+    }
+    stages.push(groups.length > 0 ? `${func} by ${groups.join(', ')}` : func);
+    if (topMatch) stages.push(`top ${Math.min(Number(topMatch[1]), 1_000)}`);
+  }
+
+  if (mode === 'explorer') stages.push(timeRange(text));
+  const head = [`from:${source}`, ...filters].join(' ');
+  return [head, ...stages].join(' | ');
+}
+
+/** "last 3 days", "past hour", "in the last 15 minutes", "today", "this week"; 24 hours when nothing is said. */
+function timeRange(text: string): string {
+  const counted = /\b(?:last|past|previous|in the last)\s+(\d+)\s*(second|sec|minute|min|hour|hr|day|week)s?\b/.exec(text);
+  if (counted) return `last:${counted[1]}${UNITS[counted[2]!]}`;
+  const single = /\b(?:last|past|previous)\s+(minute|hour|day|week)\b/.exec(text);
+  if (single) return `last:1${UNITS[single[1]!]}`;
+  if (/\bthis week\b/.test(text)) return 'last:7d';
+  if (/\bthis month\b|\blast month\b/.test(text)) return 'last:30d';
+  if (/\byesterday\b/.test(text)) return 'last:48h';
+  return 'last:24h';
+}
+
+/** "routes" → "route", "releases" → "release": group fields are named in the plural after "top N". */
+function singular(word: string): string {
+  return word.endsWith('es') && /(?:ss|sh|ch|x)es$/.test(word) ? word.slice(0, -2) : word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,38 @@
+import { unprocessable } from '@tlm/core';
+import { compileQuery, gqlApiError, type GqlQuery, type Plan } from '@tlm/gql';
+
+export interface Metric {
+  query: GqlQuery;
+  plan: Plan;
+}
+
+/**
+ * A GQL query usable as an alert metric or an SLO count: one aggregate value, no time range (the rule's window or
+ * the SLO's days supply it), no grouping. Parse errors are 400, anything else that does not fit is 422.
+ */
+export function compileMetric(text: string, field: string): Metric {
+  let compiled: Metric;
+  try {
+    compiled = compileQuery(text);
+  } catch (error) {
+    throw gqlApiError(error) ?? error;
+  }
+  const { plan } = compiled;
+  if (plan.mode !== 'aggregate' || !plan.aggregate) {
+    throw unprocessable(`${field} must be an aggregate query such as "from:logs severity:error | count"`);
+  }
+  if (plan.since || plan.until) throw unprocessable(`${field} must not name a time range; the window supplies it`);
+  if (plan.aggregate.groups.length > 0) throw unprocessable(`${field} must yield one value: remove "by ..."`);
+  return compiled;
+}
+
+/** The plan of a metric over the last `windowMs`. */
+export function overWindow(metric: Metric, windowMs: number): Plan {
+  return { ...metric.plan, since: { ago: windowMs } };
+}
+
+/** The single value an aggregate answered; no rows (nothing matched) counts as 0. */
+export function singleValue(results: Record<string, unknown>[]): number {
+  const value = results[0]?.['value'];
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}

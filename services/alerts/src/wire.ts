@@ -1,0 +1,127 @@
+import { Type } from '@sinclair/typebox';
+import type { AlertRuleSnapshotRow } from '@tlm/analytics-store';
+import { StringEnum, isoTime } from '@tlm/core';
+import type { AlertRuleRow, SloRow } from '@tlm/metadata-store';
+
+const Channel = Type.Object({
+  type: Type.Literal('webhook'),
+  url: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }),
+});
+
+const ruleFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  metric: Type.String({ minLength: 1, maxLength: 4000 }),
+  threshold: Type.Number(),
+  comparator: StringEnum(['gt', 'gte', 'lt', 'lte'] as const),
+  window_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
+  severity: StringEnum(['info', 'warning', 'critical'] as const),
+  enabled: Type.Boolean(),
+  channels: Type.Array(Channel, { maxItems: 10 }),
+};
+
+/** POST /v1/alerts: comparator defaults to gt, severity to warning, enabled to true (DECISIONS.md "Alerts"). */
+export const NewAlertRule = Type.Object(
+  {
+    name: ruleFields.name,
+    metric: ruleFields.metric,
+    threshold: ruleFields.threshold,
+    window_minutes: ruleFields.window_minutes,
+    comparator: Type.Optional(ruleFields.comparator),
+    severity: Type.Optional(ruleFields.severity),
+    enabled: Type.Optional(ruleFields.enabled),
+    channels: Type.Optional(ruleFields.channels),
+  },
+  { additionalProperties: false },
+);
+
+/** PUT /v1/alerts/:id: any of the fields. */
+export const AlertRulePatch = Type.Partial(Type.Object(ruleFields), { additionalProperties: false });
+
+export const Mute = Type.Object({ minutes: Type.Integer({ minimum: 0, maximum: 525_600 }) }, { additionalProperties: false });
+
+const sloFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  target_percent: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
+  good: Type.String({ minLength: 1, maxLength: 4000 }),
+  total: Type.String({ minLength: 1, maxLength: 4000 }),
+  window_days: Type.Integer({ minimum: 1, maximum: 365 }),
+};
+
+export const NewSlo = Type.Object(
+  { ...sloFields, window_days: Type.Optional(sloFields.window_days) },
+  { additionalProperties: false },
+);
+export const SloPatch = Type.Partial(Type.Object(sloFields), { additionalProperties: false });
+
+export const ruleJson = (rule: AlertRuleRow) => ({
+  id: rule.id,
+  name: rule.name,
+  metric: rule.metric,
+  threshold: rule.threshold,
+  comparator: rule.comparator,
+  window_minutes: rule.window_minutes,
+  severity: rule.severity,
+  enabled: rule.enabled,
+  muted_until: isoTime(rule.muted_until),
+  channels: rule.channels,
+  last_evaluated_at: isoTime(rule.last_evaluated_at),
+  last_value: rule.last_value,
+  last_triggered_at: isoTime(rule.last_triggered_at),
+  created_at: isoTime(rule.created_at),
+  updated_at: isoTime(rule.updated_at),
+});
+
+/** The analytics snapshot behind `from:alerts`; a deleted rule leaves a tombstone so the newest version hides it. */
+export const ruleSnapshot = (rule: AlertRuleRow, deleted = false): AlertRuleSnapshotRow => ({
+  project_id: rule.project_id,
+  id: rule.id,
+  name: rule.name,
+  metric: rule.metric,
+  threshold: rule.threshold,
+  comparator: rule.comparator,
+  window_minutes: rule.window_minutes,
+  severity: rule.severity,
+  enabled: rule.enabled,
+  muted_until: rule.muted_until ? rule.muted_until.getTime() : null,
+  created_at: rule.created_at.getTime(),
+  deleted,
+  updated_at: deleted ? Date.now() : rule.updated_at.getTime(),
+});
+
+export interface SloStatus {
+  current_percent: number | null;
+  error_budget_remaining: number | null;
+  good_count: number;
+  total_count: number;
+}
+
+export const sloJson = (slo: SloRow, status: SloStatus) => ({
+  id: slo.id,
+  name: slo.name,
+  target_percent: slo.target_percent,
+  good: slo.good,
+  total: slo.total,
+  window_days: slo.window_days,
+  ...status,
+  created_at: isoTime(slo.created_at),
+  updated_at: isoTime(slo.updated_at),
+});
+
+/**
+ * current_percent = good / total over the window; error_budget_remaining = the share of the allowed failures (100 -
+ * target) not yet spent, in percent: 100 when nothing failed, 0 at the target, negative below it.
+ */
+export function sloStatus(target: number, good: number, total: number): SloStatus {
+  if (total <= 0) return { current_percent: null, error_budget_remaining: null, good_count: good, total_count: total };
+  const current = (good / total) * 100;
+  const budget = 100 - target;
+  const remaining = budget > 0 ? ((budget - (100 - current)) / budget) * 100 : current >= 100 ? 100 : -Infinity;
+  return {
+    current_percent: round(current),
+    error_budget_remaining: Number.isFinite(remaining) ? round(remaining) : null,
+    good_count: good,
+    total_count: total,
+  };
+}
+
+const round = (value: number) => Math.round(value * 1_000) / 1_000;

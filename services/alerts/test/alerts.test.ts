@@ -1,0 +1,156 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createKey, eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+
+let server: TestServer;
+let setup: Awaited<ReturnType<typeof setupProject>>;
+let webhook: http.Server;
+const delivered: unknown[] = [];
+
+beforeAll(async () => {
+  webhook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      delivered.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({ ALERT_EVALUATION_INTERVAL_MS: '1000' });
+  setup = await setupProject(server.api);
+});
+afterAll(async () => {
+  await server.close();
+  await new Promise((resolve) => webhook.close(resolve));
+});
+
+const webhookUrl = () => `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`;
+const gql = async (q: string) => (await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } })).body;
+const logErrors = (count: number, marker: string) =>
+  server.api.post('/v1/logs', {
+    token: setup.secretKey,
+    body: { batch: Array.from({ length: count }, () => ({ severity: 'error', message: `${marker} failure` })) },
+  });
+
+describe('alert rules', () => {
+  it('creates a rule with defaults, reads, updates and deletes it, and mirrors it to from:alerts', async () => {
+    const created = await server.api.post('/v1/alerts', {
+      token: setup.secretKey,
+      body: { name: 'Error burst', metric: 'from:logs severity:error | count', threshold: 100, window_minutes: 5 },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Error burst', comparator: 'gt', severity: 'warning', enabled: true, muted_until: null, channels: [] });
+    const id = created.body.id as string;
+
+    expect((await server.api.get(`/v1/alerts/${id}`, { token: setup.secretKey })).body.name).toBe('Error burst');
+    const updated = await server.api.put(`/v1/alerts/${id}`, { token: setup.secretKey, body: { severity: 'critical', enabled: false } });
+    expect(updated.body).toMatchObject({ severity: 'critical', enabled: false, threshold: 100 });
+    const listed = await gql('from:alerts');
+    expect(listed.data.results.map((rule: { id: string; severity: string }) => [rule.id, rule.severity])).toContainEqual([id, 'critical']);
+
+    expect((await server.api.delete(`/v1/alerts/${id}`, { token: setup.secretKey })).status).toBe(204);
+    expect((await server.api.get(`/v1/alerts/${id}`, { token: setup.secretKey })).status).toBe(404);
+    expect((await gql('from:alerts')).data.results.map((rule: { id: string }) => rule.id)).not.toContain(id);
+  });
+
+  it.each([
+    [{ name: 'x', metric: 'from:logs | count by', threshold: 1, window_minutes: 5 }, 400],
+    [{ name: 'x', metric: 'from:logs | count | last:1h', threshold: 1, window_minutes: 5 }, 422],
+    [{ name: 'x', metric: 'from:logs | count by route', threshold: 1, window_minutes: 5 }, 422],
+    [{ name: 'x', metric: 'from:logs severity:error', threshold: 1, window_minutes: 5 }, 422],
+    [{ name: 'x', metric: 'from:nowhere | count', threshold: 1, window_minutes: 5 }, 422],
+    [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 0 }, 400],
+    [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, severity: 'urgent' }, 400],
+    [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, channels: [{ type: 'webhook', url: 'ftp://x' }] }, 400],
+  ])('refuses %j with %i VALIDATION_ERROR', async (body, status) => {
+    const reply = await server.api.post('/v1/alerts', { token: setup.secretKey, body });
+    expect(reply.status).toBe(status);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('reads with data:read or alerts:read and writes with data:write or alerts:write; public keys get 403', async () => {
+    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const alertWriter = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['alerts:write'] });
+    const rule = { name: 'scoped', metric: 'from:logs | count', threshold: 1, window_minutes: 5 };
+    expect((await server.api.get('/v1/alerts', { token: reader.key })).status).toBe(200);
+    expect((await server.api.post('/v1/alerts', { token: reader.key, body: rule })).body.error.code).toBe('FORBIDDEN');
+    expect((await server.api.post('/v1/alerts', { token: alertWriter.key, body: rule })).status).toBe(201);
+    expect((await server.api.get('/v1/alerts', { token: alertWriter.key })).status).toBe(403);
+    expect((await server.api.get('/v1/alerts', { token: setup.publicKey })).status).toBe(403);
+  });
+
+  it('mutes for a number of minutes and unmutes with 0', async () => {
+    const rule = (
+      await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: 'mutable', metric: 'from:logs | count', threshold: 1, window_minutes: 5 } })
+    ).body;
+    const muted = await server.api.post(`/v1/alerts/${rule.id}/mute`, { token: setup.secretKey, body: { minutes: 30 } });
+    expect(Date.parse(muted.body.muted_until) - Date.now()).toBeGreaterThan(29 * 60_000);
+    const unmuted = await server.api.post(`/v1/alerts/${rule.id}/mute`, { token: setup.secretKey, body: { minutes: 0 } });
+    expect(unmuted.body.muted_until).toBeNull();
+    expect((await server.api.post(`/v1/alerts/${rule.id}/mute`, { token: setup.secretKey, body: { minutes: -1 } })).status).toBe(400);
+  });
+});
+
+describe('the evaluator', () => {
+  it('writes one alert event per window while the condition holds, calls the webhook, and skips muted and disabled rules', async () => {
+    const marker = `eval-${Date.now()}`;
+    const metric = `from:logs severity:error "${marker}" | count`;
+    const firing = await server.api.post('/v1/alerts', {
+      token: setup.secretKey,
+      body: { name: `fires ${marker}`, metric, threshold: 2, window_minutes: 10, severity: 'critical', channels: [{ type: 'webhook', url: webhookUrl() }] },
+    });
+    const muted = await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: `muted ${marker}`, metric, threshold: 2, window_minutes: 10 } });
+    await server.api.post(`/v1/alerts/${muted.body.id}/mute`, { token: setup.secretKey, body: { minutes: 60 } });
+    await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: `disabled ${marker}`, metric, threshold: 2, window_minutes: 10, enabled: false } });
+    await logErrors(3, marker);
+
+    const events = await eventually(async () => {
+      const answer = await gql('from:alert_events | last:1h');
+      const mine = answer.data.results.filter((event: { rule_name: string }) => event.rule_name.endsWith(marker));
+      expect(mine).toHaveLength(1);
+      return mine;
+    }, 10_000);
+    expect(events[0]).toMatchObject({ rule_id: firing.body.id, rule_name: `fires ${marker}`, value: 3, threshold: 2, severity: 'critical' });
+    await eventually(async () => expect(delivered).toContainEqual(expect.objectContaining({ type: 'alert.triggered', event: expect.objectContaining({ rule_id: firing.body.id, value: 3 }) })), 5_000);
+
+    // Two more passes inside the window: still one event.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const later = await gql('from:alert_events | last:1h');
+    expect(later.data.results.filter((event: { rule_name: string }) => event.rule_name.endsWith(marker))).toHaveLength(1);
+    const rule = (await server.api.get(`/v1/alerts/${firing.body.id}`, { token: setup.secretKey })).body;
+    expect(rule.last_value).toBe(3);
+    expect(rule.last_triggered_at).not.toBeNull();
+  });
+});
+
+describe('SLOs', () => {
+  it('computes current_percent and the error budget left from the good and total counts over the window', async () => {
+    const marker = `slo${Date.now()}`;
+    await server.api.post('/v1/events', {
+      token: setup.secretKey,
+      body: { batch: [...Array.from({ length: 9 }, () => ({ event: `${marker}_ok` })), { event: `${marker}_failed` }] },
+    });
+    const created = await server.api.post('/v1/slos', {
+      token: setup.secretKey,
+      body: { name: 'Checkout succeeds', target_percent: 80, good: `from:events event_name:${marker}_ok | count`, total: `from:events event_name:[${marker}_ok, ${marker}_failed] | count` },
+    });
+    expect(created.status).toBe(201);
+    // 90% against a target of 80%: half of the 20% budget is spent.
+    expect(created.body).toMatchObject({ window_days: 30, current_percent: 90, error_budget_remaining: 50, good_count: 9, total_count: 10 });
+    const listed = await server.api.get('/v1/slos', { token: setup.secretKey });
+    expect(listed.body.slos.map((slo: { id: string }) => slo.id)).toContain(created.body.id);
+    const updated = await server.api.put(`/v1/slos/${created.body.id}`, { token: setup.secretKey, body: { target_percent: 95 } });
+    expect(updated.body.error_budget_remaining).toBe(-100);
+    expect((await server.api.delete(`/v1/slos/${created.body.id}`, { token: setup.secretKey })).status).toBe(204);
+    expect((await server.api.get(`/v1/slos/${created.body.id}`, { token: setup.secretKey })).status).toBe(404);
+  });
+
+  it('refuses a target outside (0, 100] and a count query with a time range', async () => {
+    const base = { name: 'x', good: 'from:events | count', total: 'from:events | count' };
+    expect((await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, target_percent: 101 } })).status).toBe(400);
+    const ranged = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, target_percent: 99, good: 'from:events | count | last:1d' } });
+    expect(ranged.status).toBe(422);
+    expect(ranged.body.error.code).toBe('VALIDATION_ERROR');
+  });
+});

@@ -1,0 +1,72 @@
+import { setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe('GET /api/orgs/:org/gdpr/export', () => {
+  it("gives the owner the profile, organization, every project (deleted ones too), key metadata and counts, never a key or hash", async () => {
+    const setup = await setupProject(server.api);
+    const org = setup.session.organization.id;
+    await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'info', message: 'a' }, { severity: 'info', message: 'b' }] } });
+    await server.api.post('/v1/events', { token: setup.secretKey, body: { batch: [{ event: 'x' }] } });
+    const gone = await server.api.post(`/api/orgs/${org}/projects`, { token: setup.session.token, body: { name: 'gone' } });
+    await server.api.delete(`/api/orgs/${org}/projects/${gone.body.id}`, { token: setup.session.token });
+
+    const reply = await server.api.get(`/api/orgs/${org}/gdpr/export`, { token: setup.session.token });
+    expect(reply.status).toBe(200);
+    expect(reply.body.user).toEqual({ email: setup.session.user.email, name: 'Test User', created_at: expect.any(String) });
+    expect(reply.body.organization).toMatchObject({ id: org, plan: 'free' });
+    expect(reply.body.projects.map((project: { name: string }) => project.name).sort()).toEqual(['gone', 'web']);
+    expect(reply.body.api_keys).toHaveLength(2);
+    expect(reply.body.api_keys[0]).toEqual(expect.objectContaining({ prefix: expect.any(String), type: expect.any(String), scopes: expect.any(Array) }));
+    expect(reply.body.counts).toEqual({ events: 1, logs: 2, alert_rules: 0 });
+    for (const secret of [setup.secretKey, setup.publicKey]) expect(reply.text).not.toContain(secret);
+    expect(reply.text).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('is refused to a member with 403 FORBIDDEN and to an outsider with 404', async () => {
+    const owner = await signup(server.api);
+    const member = await signup(server.api);
+    await server.api.post(`/api/orgs/${owner.organization.id}/members`, { token: owner.token, body: { email: member.user.email, role: 'member' } });
+    const denied = await server.api.get(`/api/orgs/${owner.organization.id}/gdpr/export`, { token: member.token });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('FORBIDDEN');
+    const outsider = await signup(server.api);
+    expect((await server.api.get(`/api/orgs/${owner.organization.id}/gdpr/export`, { token: outsider.token })).status).toBe(404);
+  });
+});
+
+describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
+  it("removes every event and log of one person and answers with the counts, leaving everyone else's", async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/events', {
+      token: setup.secretKey,
+      body: { batch: [{ event: 'a', distinct_id: 'u-1' }, { event: 'b', distinctId: 'u-1' }, { event: 'c', distinct_id: 'u-2' }] },
+    });
+    await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'x', properties: { distinct_id: 'u-1' } }, { severity: 'info', message: 'y', properties: { distinct_id: 'u-2' } }] },
+    });
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-1' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ distinct_id: 'u-1', removed: { events: 2, logs: 1 } });
+    const left = await server.standalone.analytics.query('SELECT distinct_id FROM events WHERE project_id = $p', { p: setup.project.id });
+    expect(left.map((row) => row['distinct_id'])).toEqual(['u-2']);
+    const again = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-1' } });
+    expect(again.body.removed).toMatchObject({ events: 0, logs: 0 });
+  });
+
+  it('needs a distinct_id (400) and an owner (403)', async () => {
+    const setup = await setupProject(server.api);
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    expect((await server.api.post(path, { token: setup.session.token, body: {} })).status).toBe(400);
+    const member = await signup(server.api);
+    await server.api.post(`/api/orgs/${setup.session.organization.id}/members`, { token: setup.session.token, body: { email: member.user.email, role: 'member' } });
+    expect((await server.api.post(path, { token: member.token, body: { distinct_id: 'u' } })).status).toBe(403);
+  });
+});

@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { clickhouseConfig } from '@tlm/analytics-store';
+import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { kafkaConfig } from '@tlm/bus';
+import { httpConfig } from '@tlm/core';
+import { s3Config } from '@tlm/blob-store';
+import { postgresConfig } from '@tlm/metadata-store';
+import { exportsConfig } from './runner';
+
+/** Fleet configuration of the exports service (jobs, runner and downloads; files live in the S3 blob store). */
+export const ExportsConfig = Type.Object({
+  ...httpConfig,
+  ...postgresConfig,
+  ...clickhouseConfig,
+  ...kafkaConfig,
+  ...keyCacheConfig,
+  ...rateLimitConfig,
+  ...regionConfig,
+  ...s3Config,
+  ...exportsConfig,
+  EXPORT_SIGNING_SECRET: Type.String({ minLength: 32, description: 'Signs export download links; the same on every exports instance.' }),
+});

@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
+import type { BlobStore } from '@tlm/blob-store';
+import { StringEnum, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
+import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
+import { findExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
+import { Router, type Request } from 'express';
+import { DOWNLOAD_TTL_MS, signDownload, verifyDownload } from './signing';
+
+export { exportsConfig, runNextExport, startExportRunner, type RunnerDeps } from './runner';
+export { signDownload, verifyDownload } from './signing';
+
+export interface ExportsDeps extends KeyAccess {
+  metadata: MetadataStore;
+  blobs: BlobStore;
+  /** Signs download links; the same value on every exports instance. */
+  signingSecret: string;
+}
+
+const NewExport = Type.Object(
+  {
+    format: StringEnum(['csv', 'json', 'gdpr_zip'] as const),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json', gdpr_zip: 'application/zip' } as const;
+
+function jobJson(job: ExportJobRow, req: Request, secret: string) {
+  const download =
+    job.status === 'done'
+      ? `${req.protocol}://${req.get('host')}/v1/exports/${job.id}/download?token=${signDownload(secret, job.id, Date.now() + DOWNLOAD_TTL_MS)}`
+      : undefined;
+  return {
+    id: job.id,
+    format: job.format,
+    status: job.status,
+    rows: job.rows,
+    size: job.size,
+    ...(job.error ? { error: job.error } : {}),
+    created_at: isoTime(job.created_at),
+    finished_at: isoTime(job.finished_at),
+    ...(download ? { download_url: download } : {}),
+  };
+}
+
+export function exportRoutes(deps: ExportsDeps): Router {
+  const router = Router();
+
+  router.post('/v1/exports', ...keyGuards(deps, 'exports:write'), jsonBody(64 * 1024), async (req, res) => {
+    const input = parseBody(NewExport, req.body);
+    if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
+    if (input.source !== undefined && !findSource(input.source)) throw validationError(`unknown source ${input.source}`);
+    if (input.query !== undefined) {
+      try {
+        compileQuery(input.query);
+      } catch (error) {
+        throw gqlApiError(error) ?? error;
+      }
+    }
+    const job = await insertExportJob(deps.metadata, {
+      id: newId(),
+      projectId: requestKey(res).projectId,
+      format: input.format,
+      query: input.query ?? null,
+      source: input.source ?? null,
+    });
+    res.status(202).json({ id: job.id, status: job.status });
+  });
+
+  router.get('/v1/exports', ...keyGuards(deps, 'exports:read'), async (req, res) => {
+    const jobs = await listExportJobs(deps.metadata, requestKey(res).projectId);
+    res.json({ exports: jobs.map((job) => jobJson(job, req, deps.signingSecret)) });
+  });
+
+  // DECISIONS.md: a signed, expiring link that needs no key.
+  router.get('/v1/exports/:id/download', async (req, res) => {
+    const id = String(req.params['id']);
+    const token = typeof req.query['token'] === 'string' ? req.query['token'] : '';
+    if (!isUuid(id) || !verifyDownload(deps.signingSecret, id, token)) throw unauthorized('invalid or expired download link');
+    const job = await findExportJob(deps.metadata, id);
+    const body = job?.blob_key ? await deps.blobs.get(job.blob_key) : undefined;
+    if (!job || !body) throw notFound('export not found');
+    res
+      .type(CONTENT_TYPES[job.format])
+      .set('content-disposition', `attachment; filename="export-${job.id}.${job.format === 'gdpr_zip' ? 'zip' : job.format}"`)
+      .send(body);
+  });
+
+  return router;
+}

@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox';
+import type { AnalyticsStore } from '@tlm/analytics-store';
+import type { BlobStore } from '@tlm/blob-store';
+import { PLANS, type Logger, type PlanName } from '@tlm/core';
+import { LIMITS, compileQuery, runPlan, type Guard, type Plan, type QueryAnswer } from '@tlm/gql';
+import {
+  claimExportJob,
+  findOrganization,
+  findProjectById,
+  finishExportJob,
+  requeueStaleExportJobs,
+  type ExportJobRow,
+  type MetadataStore,
+} from '@tlm/metadata-store';
+import { jsonLines, toCsv, toJson, toZip, type Row } from './render';
+
+export const exportsConfig = {
+  EXPORT_POLL_MS: Type.Integer({ minimum: 50, default: 1_000, description: 'How often the export runner looks for queued jobs.' }),
+  EXPORT_MAX_ROWS: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one export (or one source of a GDPR ZIP) holds at most.' }),
+};
+
+export interface RunnerDeps {
+  metadata: MetadataStore;
+  analytics: AnalyticsStore;
+  blobs: BlobStore;
+  logger: Logger;
+  maxRows: number;
+}
+
+/** Sources a GDPR ZIP holds, one JSON-lines file each. */
+const GDPR_SOURCES = ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events'];
+const EXTENSIONS = { csv: 'csv', json: 'json', gdpr_zip: 'zip' } as const;
+
+/** True when a search plan is ordered newest first by its time column, so it can be read page by page. */
+function pagesBackInTime(plan: Plan): boolean {
+  const [sort] = plan.sort;
+  const timeColumn = plan.source.timeColumn;
+  return (
+    plan.sort.length === 1 &&
+    timeColumn !== null &&
+    sort !== undefined &&
+    sort.direction === 'desc' &&
+    'field' in sort.target &&
+    sort.target.field.type === 'column' &&
+    sort.target.field.column.name === timeColumn
+  );
+}
+
+/**
+ * Every row a query answers, up to `maxRows`: aggregates in one run; searches newest first in pages of the GQL row
+ * limit, each page ending 1 ms after the last row's time, skipping rows already taken at that instant.
+ */
+async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Row[]> {
+  const { query, plan } = compileQuery(text);
+  const run = (page: Plan): Promise<QueryAnswer> => runPlan(deps.analytics, query, page, guard);
+  if (plan.mode === 'aggregate' || !pagesBackInTime(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
+  const timeColumn = plan.source.timeColumn!;
+  const rows: Row[] = [];
+  let until = plan.until;
+  let boundary = new Set<unknown>();
+  for (;;) {
+    const limit = Math.min(LIMITS.maxRows, deps.maxRows - rows.length + boundary.size);
+    const page = (await run({ ...plan, limit, until })).data.results;
+    const fresh = page.filter((row) => !boundary.has(row['id']));
+    rows.push(...fresh.slice(0, deps.maxRows - rows.length));
+    if (page.length < limit || rows.length >= deps.maxRows || fresh.length === 0) return rows;
+    const last = Date.parse(String(page.at(-1)![timeColumn]));
+    boundary = new Set(page.filter((row) => Date.parse(String(row[timeColumn])) === last).map((row) => row['id']));
+    until = { at: new Date(last + 1) };
+  }
+}
+
+async function render(deps: RunnerDeps, job: ExportJobRow, guard: Guard): Promise<{ body: Buffer; rows: number }> {
+  if (job.format === 'gdpr_zip') {
+    const project = (await findProjectById(deps.metadata, job.project_id))!;
+    const organization = (await findOrganization(deps.metadata, project.org_id))!;
+    const files: Record<string, string> = {
+      'project.json': JSON.stringify(
+        { project: { id: project.id, name: project.name, dsn_id: project.dsn_id, created_at: project.created_at }, organization: { id: organization.id, name: organization.name, plan: organization.plan, region: organization.region } },
+        null,
+        2,
+      ),
+    };
+    let rows = 0;
+    for (const source of GDPR_SOURCES) {
+      const taken = await collect(deps, `from:${source}`, guard);
+      files[`${source}.jsonl`] = jsonLines(taken);
+      rows += taken.length;
+    }
+    return { body: toZip(files), rows };
+  }
+  const rows = await collect(deps, job.query ?? `from:${job.source ?? 'logs'}`, guard);
+  return { body: Buffer.from(job.format === 'csv' ? toCsv(rows) : toJson(rows)), rows: rows.length };
+}
+
+/** Runs one queued job, if there is one: renders it, stores the file in the blob store and records the outcome. */
+export async function runNextExport(deps: RunnerDeps): Promise<ExportJobRow | undefined> {
+  const job = await claimExportJob(deps.metadata);
+  if (!job) return undefined;
+  try {
+    const project = (await findProjectById(deps.metadata, job.project_id))!;
+    const organization = (await findOrganization(deps.metadata, project.org_id))!;
+    const guard: Guard = { projectId: job.project_id, retentionDays: PLANS[organization.plan as PlanName].retentionDays, now: new Date() };
+    const { body, rows } = await render(deps, job, guard);
+    const blobKey = `exports/${job.project_id}/${job.id}.${EXTENSIONS[job.format]}`;
+    await deps.blobs.put(blobKey, body);
+    await finishExportJob(deps.metadata, job.id, { status: 'done', rows, size: body.length, blobKey });
+  } catch (error) {
+    deps.logger.error({ err: error, export_id: job.id }, 'export failed');
+    await finishExportJob(deps.metadata, job.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+  }
+  return job;
+}
+
+/** Polls the queue; jobs left running by a crashed runner for over 10 minutes are queued again at start. */
+export async function startExportRunner(deps: RunnerDeps, pollMs: number): Promise<{ stop(): Promise<void> }> {
+  await requeueStaleExportJobs(deps.metadata, new Date(Date.now() - 10 * 60_000));
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const drain = async () => {
+    while (!stopped && (await runNextExport(deps)));
+  };
+  const timer = setInterval(() => {
+    running = running.then(drain).catch((error: unknown) => deps.logger.error({ err: error }, 'export runner failed'));
+  }, pollMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { Type } from '@sinclair/typebox';
+import { requestMembership, requireMember, requireUser, type TokenIssuer } from '@tlm/auth';
+import { StringEnum, conflict, isUuid, jsonBody, newId, notFound, parseBody, validationError } from '@tlm/core';
+import {
+  deleteStatusPage,
+  findIncident,
+  findProject,
+  findStatusPageBySlug,
+  insertIncident,
+  insertStatusPage,
+  listIncidentsSince,
+  listStatusPages,
+  updateIncident,
+  updateStatusPage,
+  type MetadataStore,
+  type StatusPageRow,
+} from '@tlm/metadata-store';
+import { Router, type Request, type Response } from 'express';
+import { UPTIME_WINDOW_DAYS, incidentJson, pageJson, snapshotJson } from './status';
+
+export interface StatusPageDeps {
+  metadata: MetadataStore;
+  tokens: TokenIssuer;
+}
+
+const STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
+const IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
+const DAY_MS = 86_400_000;
+const Components = Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }), { maxItems: 50 });
+
+const NewPage = Type.Object({
+  slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$' }),
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  project_id: Type.Optional(Type.String({ format: 'uuid' })),
+  components: Type.Optional(Components),
+});
+const PagePatch = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    project_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+    components: Type.Optional(Components),
+  },
+  { additionalProperties: false },
+);
+const NewIncident = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 300 }),
+  status: StringEnum(STATUSES),
+  impact: StringEnum(IMPACTS),
+  components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
+  message: Type.Optional(Type.String({ maxLength: 5_000 })),
+});
+const IncidentPatch = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    status: Type.Optional(StringEnum(STATUSES)),
+    impact: Type.Optional(StringEnum(IMPACTS)),
+    components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
+    message: Type.Optional(Type.String({ maxLength: 5_000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Integer query parameter in a range, or the default when absent; anything else is 400. */
+function intParam(req: Request, name: string, fallback: number, min: number, max: number): number {
+  const raw = req.query[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(value) || value < min || value > max) {
+    throw validationError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export function statusPageRoutes(deps: StatusPageDeps): Router {
+  const router = Router();
+  const body = jsonBody(64 * 1024);
+  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
+
+  async function publicPage(req: Request) {
+    const page = await findStatusPageBySlug(deps.metadata, String(req.params['slug']));
+    if (!page) throw notFound('no status page with this slug');
+    return page;
+  }
+
+  /** The route's page, which must belong to the route's organization. */
+  async function managedPage(req: Request, res: Response): Promise<StatusPageRow> {
+    const page = await findStatusPageBySlug(deps.metadata, String(req.params['slug']));
+    if (!page || page.org_id !== requestMembership(res).organization.id) throw notFound('no status page with this slug');
+    return page;
+  }
+
+  async function checkProject(res: Response, projectId: string | null | undefined): Promise<void> {
+    if (!projectId) return;
+    const project = await findProject(deps.metadata, requestMembership(res).organization.id, projectId);
+    if (!project || project.deleted_at) throw notFound('project not found');
+  }
+
+  // Public, no authentication (SPEC.md "Public status pages").
+  router.get('/v1/status/:slug', async (req, res) => {
+    const page = await publicPage(req);
+    const now = new Date();
+    const { incidents } = await listIncidentsSince(deps.metadata, page.id, new Date(now.getTime() - UPTIME_WINDOW_DAYS * DAY_MS), {
+      limit: 1_000,
+      offset: 0,
+    });
+    res.json(snapshotJson(page, incidents, now));
+  });
+
+  router.get('/v1/status/:slug/incidents', async (req, res) => {
+    const page = await publicPage(req);
+    const days = intParam(req, 'days', 30, 1, 365);
+    const perPage = intParam(req, 'per_page', 20, 1, 100);
+    const pageNumber = intParam(req, 'page', 1, 1, 10_000);
+    const { incidents, total } = await listIncidentsSince(deps.metadata, page.id, new Date(Date.now() - days * DAY_MS), {
+      limit: perPage,
+      offset: (pageNumber - 1) * perPage,
+    });
+    res.json({ slug: page.slug, days, page: pageNumber, per_page: perPage, total, incidents: incidents.map(incidentJson) });
+  });
+
+  router.get('/v1/status-pages/:slug/resolve', async (req, res) => {
+    const page = await publicPage(req);
+    res.json({ slug: page.slug, region: page.region, title: page.title });
+  });
+
+  // Managed (DECISIONS.md "Status pages, managed").
+  router.post('/api/orgs/:org/status-pages', ...member, body, async (req, res) => {
+    const input = parseBody(NewPage, req.body);
+    await checkProject(res, input.project_id);
+    const page = await insertStatusPage(deps.metadata, {
+      id: newId(),
+      orgId: requestMembership(res).organization.id,
+      slug: input.slug,
+      title: input.title,
+      projectId: input.project_id ?? null,
+      components: input.components ?? [],
+    });
+    if (!page) throw conflict('this slug is taken');
+    res.status(201).json(pageJson(page));
+  });
+
+  router.get('/api/orgs/:org/status-pages', ...member, async (_req, res) => {
+    res.json({ status_pages: (await listStatusPages(deps.metadata, requestMembership(res).organization.id)).map(pageJson) });
+  });
+
+  router.get('/api/orgs/:org/status-pages/:slug', ...member, async (req, res) => {
+    res.json(pageJson(await managedPage(req, res)));
+  });
+
+  router.patch('/api/orgs/:org/status-pages/:slug', ...member, body, async (req, res) => {
+    const page = await managedPage(req, res);
+    const changes = parseBody(PagePatch, req.body);
+    await checkProject(res, changes.project_id);
+    res.json(pageJson(await updateStatusPage(deps.metadata, page.id, { title: changes.title, projectId: changes.project_id, components: changes.components })));
+  });
+
+  router.delete('/api/orgs/:org/status-pages/:slug', ...member, async (req, res) => {
+    await deleteStatusPage(deps.metadata, (await managedPage(req, res)).id);
+    res.status(204).end();
+  });
+
+  router.post('/api/orgs/:org/status-pages/:slug/incidents', ...member, body, async (req, res) => {
+    const page = await managedPage(req, res);
+    const input = parseBody(NewIncident, req.body);
+    const incident = await insertIncident(deps.metadata, {
+      id: newId(),
+      pageId: page.id,
+      title: input.title,
+      status: input.status,
+      impact: input.impact,
+      components: input.components ?? [],
+      update: { status: input.status, message: input.message ?? null, at: new Date().toISOString() },
+    });
+    res.status(201).json(incidentJson(incident));
+  });
+
+  router.patch('/api/orgs/:org/status-pages/:slug/incidents/:id', ...member, body, async (req, res) => {
+    const page = await managedPage(req, res);
+    const id = String(req.params['id']);
+    const current = isUuid(id) ? await findIncident(deps.metadata, page.id, id) : undefined;
+    if (!current) throw notFound('incident not found');
+    const changes = parseBody(IncidentPatch, req.body);
+    const newsworthy = changes.status !== undefined || changes.message !== undefined;
+    const incident = await updateIncident(deps.metadata, current.id, {
+      title: changes.title,
+      status: changes.status,
+      impact: changes.impact,
+      components: changes.components,
+      update: newsworthy ? { status: changes.status ?? current.status, message: changes.message ?? null, at: new Date().toISOString() } : undefined,
+    });
+    res.json(incidentJson(incident));
+  });
+
+  return router;
+}
