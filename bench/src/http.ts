@@ -13,7 +13,7 @@ export class BenchClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
   }
 
-  request(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  request(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string>): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const request = http.request(
         {

@@ -1,14 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { errorsSection } from './errorsSection';
 import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
+import { replaySection } from './replaySection';
+import { spansSection } from './spansSection';
 
-/** BENCH_SCALE multiplies every size (0.1 for a smoke run); BENCH_ONLY picks sections, e.g. "ingest,query". */
+/** BENCH_SCALE multiplies every size (0.1 for a smoke run); BENCH_ONLY picks sections, e.g. "ingest,spans,errors,query". */
 const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? '16');
 const PORT = Number(process.env['BENCH_PORT'] ?? '18080');
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,query').split(',').map((name) => name.trim()));
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query').split(',').map((name) => name.trim()));
 
 async function main(): Promise<void> {
   const results: Record<string, unknown> = {
@@ -21,6 +24,15 @@ async function main(): Promise<void> {
   console.log(`tlm bench: node ${process.version}, ${availableParallelism()} cores, scale ${SCALE}`);
   if (ONLY.has('ingest')) {
     results['ingest'] = await ingestSection({ items: Math.round(200_000 * SCALE), concurrency: CONCURRENCY, port: PORT });
+  }
+  if (ONLY.has('spans')) {
+    results['spans'] = await spansSection({ items: Math.round(100_000 * SCALE), concurrency: CONCURRENCY, port: PORT });
+  }
+  if (ONLY.has('errors')) {
+    results['errors'] = await errorsSection({ items: Math.round(50_000 * SCALE), concurrency: CONCURRENCY, port: PORT });
+  }
+  if (ONLY.has('replay')) {
+    results['replay'] = await replaySection({ chunks: Math.round(2_000 * SCALE), logs: Math.round(100_000 * SCALE), concurrency: CONCURRENCY, port: PORT });
   }
   if (ONLY.has('query')) {
     results['query'] = await querySection({ sizes: [1_000_000, 10_000_000].map((size) => Math.round(size * SCALE)), port: PORT });

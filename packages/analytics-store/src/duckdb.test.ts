@@ -9,12 +9,19 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  profileChunksTable,
+  replayChunksTable,
+  replaySessionsTable,
+  spansTable,
+  vitalsTable,
   type AlertEventRow,
-  type AlertRuleRow,
+  type AlertRuleSnapshotRow,
   type ErrorRow,
   type EventRow,
   type IssueRow,
   type LogRow,
+  type SpanRow,
+  type VitalRow,
 } from './tables';
 
 const T0 = Date.parse('2026-03-04T05:06:07.089Z');
@@ -88,7 +95,7 @@ const issueRow = (projectId: string, id: string, overrides: Partial<IssueRow> = 
   ...overrides,
 });
 
-const alertRuleRow = (projectId: string, overrides: Partial<AlertRuleRow> = {}): AlertRuleRow => ({
+const alertRuleRow = (projectId: string, overrides: Partial<AlertRuleSnapshotRow> = {}): AlertRuleSnapshotRow => ({
   project_id: projectId,
   id: randomUUID(),
   name: 'error spike',
@@ -116,6 +123,44 @@ const alertEventRow = (projectId: string): AlertEventRow => ({
   severity: 'critical',
 });
 
+const spanRow = (projectId: string): SpanRow => ({
+  project_id: projectId,
+  timestamp: T0,
+  id: randomUUID(),
+  trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+  span_id: '00f067aa0ba902b7',
+  parent_span_id: null,
+  name: 'GET /cart',
+  op: 'http.server',
+  kind: 'server',
+  status: 'ok',
+  duration_ms: 1.5,
+  end_timestamp: T0 + 1,
+  service: null,
+  release: null,
+  environment: null,
+  attributes: {},
+  events: [],
+  received_at: T0,
+  retention_days: 14,
+});
+
+const vitalRow = (projectId: string): VitalRow => ({
+  project_id: projectId,
+  timestamp: T0,
+  id: randomUUID(),
+  name: 'lcp',
+  value: 1200,
+  route: '/',
+  rating: 'good',
+  trace_id: null,
+  release: null,
+  environment: null,
+  properties: {},
+  received_at: T0,
+  retention_days: 14,
+});
+
 let store: DuckDBStore;
 
 beforeAll(async () => {
@@ -130,8 +175,8 @@ const count = async (table: string, projectId: string) =>
 describe('migrate', () => {
   it('creates every table of ANALYTICS_TABLES', async () => {
     const rows = await store.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name`);
-    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs']);
-    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs']);
+    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'spans', 'vitals']);
+    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'spans', 'vitals']);
   });
 
   it('is idempotent: running it again keeps tables and rows', async () => {
@@ -354,6 +399,17 @@ describe('deleteProjectRows', () => {
       await store.insert(issuesTable, [issueRow(projectId, randomUUID())]);
       await store.insert(alertsTable, [alertRuleRow(projectId)]);
       await store.insert(alertEventsTable, [alertEventRow(projectId)]);
+      await store.insert(spansTable, [spanRow(projectId)]);
+      await store.insert(vitalsTable, [vitalRow(projectId)]);
+      await store.insert(replaySessionsTable, [
+        { project_id: projectId, id: 'session-1', distinct_id: 'u', started_at: T0, url: null, user_agent: null, properties: {}, updated_at: T0, retention_days: 30 },
+      ]);
+      await store.insert(replayChunksTable, [
+        { project_id: projectId, id: 'session-1:0', session_id: 'session-1', seq: 0, start_ts: T0, end_ts: T0 + 1, event_count: 1, size_bytes: 10, blob_key: 'k', updated_at: T0, retention_days: 30 },
+      ]);
+      await store.insert(profileChunksTable, [
+        { project_id: projectId, id: 'chunk-1', profiler_id: 'p', profile_type: 'cpu', platform: null, release: null, environment: null, sample_count: 1, started_at: T0, ended_at: T0 + 1, size_bytes: 10, blob_key: 'k', updated_at: T0, retention_days: 30 },
+      ]);
     }
     await deleteProjectRows(store, removed);
     for (const table of ANALYTICS_TABLES) {

@@ -37,6 +37,8 @@ export interface TableDefinition<Row> {
   mode: 'append' | 'replace';
   /** Column the retention purge cuts on; replace tables (state, not telemetry) have none. */
   timeColumn?: keyof Row & string;
+  /** Where a row names the person it is about (GDPR erasure by distinct id): a column, or a key of a bag column. */
+  person?: { column: keyof Row & string; key?: string };
 }
 
 /** Values in stored rows: timestamps as epoch milliseconds, property bags as flat objects. */

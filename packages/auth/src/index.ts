@@ -7,3 +7,4 @@ export * from './tokens';
 export * from './rateLimit';
 export * from './config';
 export * from './regions';
+export * from './chains';

@@ -65,6 +65,20 @@ export class KeyResolver {
     private readonly options: { ttlMs: number; missTtlMs: number; lastUsedFlushMs: number; logger: Logger },
   ) {}
 
+  /** A resolver configured by `keyCacheConfig`'s variables. */
+  static fromConfig(
+    store: SqlClient,
+    config: { KEY_CACHE_TTL_MS: number; KEY_CACHE_MISS_TTL_MS: number; KEY_LAST_USED_FLUSH_MS: number },
+    logger: Logger,
+  ): KeyResolver {
+    return new KeyResolver(store, {
+      ttlMs: config.KEY_CACHE_TTL_MS,
+      missTtlMs: config.KEY_CACHE_MISS_TTL_MS,
+      lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS,
+      logger,
+    });
+  }
+
   async start(bus: Bus): Promise<void> {
     this.subscription = await bus.subscribe<KeyChange>(Topics.keyChanges, { group: ConsumerGroups.keyCache, broadcast: true }, async (changes) => {
       for (const change of changes) this.invalidate(change);

@@ -49,6 +49,8 @@ export const conflict = (message: string, details?: ErrorDetails) => new ApiErro
 export const quotaExceeded = (message: string, details: ErrorDetails) =>
   new ApiError(402, 'QUOTA_EXCEEDED', message, details);
 export const payloadTooLarge = (message: string) => new ApiError(413, 'PAYLOAD_TOO_LARGE', message);
+/** A body in a format the endpoint does not read, e.g. OTLP protobuf where only OTLP JSON is taken. */
+export const unsupportedMediaType = (message: string) => new ApiError(415, 'VALIDATION_ERROR', message);
 export const wrongRegion = (region: string) =>
   new ApiError(421, 'WRONG_REGION', `this key belongs to region '${region}', which this deployment cannot reach`, {
     region,

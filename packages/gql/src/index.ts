@@ -19,5 +19,7 @@ export {
 } from './parse';
 export { LIMITS, compileQuery, planQuery, type FieldRef, type Plan, type Predicate } from './plan';
 export { decodeResults, emit, jsonPointer, type CompiledQuery, type Guard, type OutputColumn } from './emit';
-export { SOURCES, findSource, type SourceDefinition } from './sources';
+export { SOURCES, defineSource, findSource, type SourceDefinition, type SourceOptions } from './sources';
 export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';
+export { runPlan, runQuery, type QueryAnswer } from './run';
+export { gqlApiError } from './apiErrors';

@@ -5,6 +5,8 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  spansTable,
+  vitalsTable,
   type ColumnType,
   type TableDefinition,
 } from '@tlm/analytics-store';
@@ -43,6 +45,8 @@ export interface SourceDefinition {
   aliases: Record<string, string>;
   /** Conditions every query of the source carries, e.g. hiding deleted alert rules. */
   baseFilters: { column: string; value: boolean }[];
+  /** Rows hidden unless the query filters on the column itself, e.g. ignored issues (`status:ignored` shows them). */
+  hiddenUnlessFiltered: { column: string; values: string[] } | null;
   /** Columns of a search result when the query has no `fields`. */
   projection: string[];
   defaultSort: { column: string; direction: 'asc' | 'desc' };
@@ -77,7 +81,7 @@ export function clickhouseColumnTypes(ddl: string): Map<string, string> {
   return types;
 }
 
-interface SourceOptions {
+export interface SourceOptions {
   name: string;
   description: string;
   table: TableDefinition<never>;
@@ -86,13 +90,15 @@ interface SourceOptions {
   fullText?: string[];
   aliases?: Record<string, string>;
   baseFilters?: { column: string; value: boolean }[];
+  hiddenUnlessFiltered?: { column: string; values: string[] };
   /** Columns left out of the default search projection (still selectable with `fields`). */
   hideInSearch?: string[];
   defaultSort?: { column: string; direction: 'asc' | 'desc' };
   knownValues?: Record<string, string[]>;
 }
 
-function defineSource(options: SourceOptions): SourceDefinition {
+/** A source over a table: GQL's catalog uses it, and so do reads that are not GQL queries (replay, profiles). */
+export function defineSource(options: SourceOptions): SourceDefinition {
   const table = options.table as unknown as TableDefinition<object>;
   const clickhouseTypes = clickhouseColumnTypes(table.ddl.clickhouse[0] ?? '');
   const columns = new Map<string, ColumnInfo>();
@@ -123,6 +129,7 @@ function defineSource(options: SourceOptions): SourceDefinition {
     fullText: options.fullText ?? [],
     aliases: options.aliases ?? {},
     baseFilters: options.baseFilters ?? [],
+    hiddenUnlessFiltered: options.hiddenUnlessFiltered ?? null,
     projection: table.columns.map((column) => column.name).filter((name) => !HIDDEN_COLUMNS.has(name) && !hidden.has(name)),
     defaultSort: options.defaultSort ?? { column: timeColumn ?? 'id', direction: 'desc' },
     knownValues: options.knownValues ?? {},
@@ -133,8 +140,12 @@ export const SEVERITIES = ['debug', 'info', 'warn', 'error', 'fatal'];
 export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'];
 const ERROR_LEVELS = ['fatal', 'error', 'warning', 'info', 'debug'];
 const ALERT_SEVERITIES = ['info', 'warning', 'critical'];
+const SPAN_STATUSES = ['ok', 'error'];
+const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'];
+const VITAL_NAMES = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'];
+const VITAL_RATINGS = ['good', 'needs-improvement', 'poor'];
 
-/** Every GQL source; adding one (spans, vitals) is one entry here. */
+/** Every GQL source; adding one is one entry here. */
 export const SOURCES: readonly SourceDefinition[] = [
   defineSource({
     name: 'logs',
@@ -175,6 +186,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     timeColumn: 'last_seen',
     fullText: ['title', 'culprit'],
     hideInSearch: ['updated_at'],
+    // SPEC.md Issue status: ignoring hides an issue from the default list.
+    hiddenUnlessFiltered: { column: 'status', values: ['ignored'] },
     knownValues: { status: ISSUE_STATUSES, level: ERROR_LEVELS },
   }),
   defineSource({
@@ -195,6 +208,27 @@ export const SOURCES: readonly SourceDefinition[] = [
     timeColumn: 'triggered_at',
     fullText: ['rule_name'],
     knownValues: { severity: ALERT_SEVERITIES },
+  }),
+  defineSource({
+    name: 'spans',
+    description: 'trace spans, one row per span; timestamp is the start',
+    table: spansTable as TableDefinition<never>,
+    timeColumn: 'timestamp',
+    defaultBag: 'attributes',
+    fullText: ['name'],
+    aliases: { duration: 'duration_ms' },
+    hideInSearch: ['received_at'],
+    knownValues: { status: SPAN_STATUSES, kind: SPAN_KINDS },
+  }),
+  defineSource({
+    name: 'vitals',
+    description: 'web vitals (LCP, INP, CLS, FCP, TTFB) with their rating',
+    table: vitalsTable as TableDefinition<never>,
+    timeColumn: 'timestamp',
+    defaultBag: 'properties',
+    fullText: ['route'],
+    hideInSearch: ['received_at'],
+    knownValues: { name: VITAL_NAMES, rating: VITAL_RATINGS },
   }),
 ];
 

@@ -10,5 +10,9 @@ export const ApiGatewayConfig = Type.Object({
   QUERY_URL: url('query'),
   KEY_ADMIN_URL: url('key-admin'),
   DASHBOARD_API_URL: url('dashboard-api'),
+  ALERTS_URL: url('alerts'),
+  AI_URL: url('ai'),
+  EXPORTS_URL: url('exports'),
+  STATUS_PAGES_URL: url('status-pages'),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000, description: 'How long the gateway waits for an upstream answer.' }),
 });

@@ -13,7 +13,7 @@ export { ROUTE_TABLE, upstreamOf, type Upstream } from './routes';
 export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: number): Router {
   const router = Router();
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
-    router: (req) => targets[upstreamOf(req.url?.split('?', 1)[0] ?? '/')!],
+    router: (req) => targets[upstreamOf(req.url?.split('?', 1)[0] ?? '/', req.method)!],
     target: targets['dashboard-api'],
     xfwd: true,
     proxyTimeout: timeoutMs,
@@ -28,7 +28,7 @@ export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: numb
     },
   });
   router.use((req, res, next) => {
-    if (!upstreamOf(req.path)) throw notFound('no such route');
+    if (!upstreamOf(req.path, req.method)) throw notFound('no such route');
     return proxy(req, res, next);
   });
   return router;

@@ -9,6 +9,10 @@ start(() =>
       query: config.QUERY_URL,
       'key-admin': config.KEY_ADMIN_URL,
       'dashboard-api': config.DASHBOARD_API_URL,
+      alerts: config.ALERTS_URL,
+      ai: config.AI_URL,
+      exports: config.EXPORTS_URL,
+      'status-pages': config.STATUS_PAGES_URL,
     };
     return {
       routes: gatewayRoutes(targets, config.UPSTREAM_TIMEOUT_MS),

@@ -23,8 +23,8 @@ describe('docker-compose.yml', () => {
     services: Record<string, { environment?: Record<string, string>; image?: string }>;
   };
 
-  it('runs Kafka, ClickHouse, Postgres and a container for every fleet service', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['clickhouse', 'kafka', 'postgres', ...FLEET].sort());
+  it('runs Kafka, ClickHouse, Postgres, MinIO and a container for every fleet service', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['clickhouse', 'kafka', 'minio', 'postgres', ...FLEET].sort());
   });
 
   it.each(FLEET)('gives %s every variable its configuration requires', (service) => {

@@ -3,6 +3,8 @@ import { createLogger, createServiceApp, finishServiceApp, listen, type RunningS
 import { Api, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 import { gatewayRoutes, upstreamOf, upstreamReadiness, type Upstream } from '@tlm/api-gateway';
 
+const UPSTREAMS: Upstream[] = ['ingest-gateway', 'query', 'key-admin', 'dashboard-api', 'alerts', 'ai', 'exports', 'status-pages'];
+
 describe('the route table', () => {
   it.each([
     ['/v1/logs', 'ingest-gateway'],
@@ -12,6 +14,8 @@ describe('the route table', () => {
     ['/batch/', 'ingest-gateway'],
     ['/i/v0/e/', 'ingest-gateway'],
     ['/v1/otlp/v1/traces', 'ingest-gateway'],
+    ['/v1/artifacts', 'ingest-gateway'],
+    ['/v1/symbolicate', 'ingest-gateway'],
     ['/v1/gql/query', 'query'],
     ['/v1/schema', 'query'],
     ['/v1/info', 'query'],
@@ -22,8 +26,37 @@ describe('the route table', () => {
     ['/api/auth/signup', 'dashboard-api'],
     ['/api/orgs/o/projects/p', 'dashboard-api'],
     ['/api/orgs/o/projects/p/restore', 'dashboard-api'],
+    ['/api/orgs/o/projects/p/issues/i/resolve', 'dashboard-api'],
+    ['/api/orgs/o/gdpr/export', 'dashboard-api'],
+    ['/v1/gql/nl', 'ai'],
+    ['/v1/ai/chat', 'ai'],
+    ['/v1/ai/chat/stream', 'ai'],
+    ['/api/orgs/o/projects/p/gql/nl', 'ai'],
+    ['/api/orgs/o/projects/p/gql/autocomplete', 'query'],
+    ['/v1/alerts', 'alerts'],
+    ['/v1/alerts/a/mute', 'alerts'],
+    ['/v1/slos/s', 'alerts'],
+    ['/v1/exports', 'exports'],
+    ['/v1/exports/e/download', 'exports'],
+    ['/v1/status/acme', 'status-pages'],
+    ['/v1/status/acme/incidents', 'status-pages'],
+    ['/v1/status-pages/acme/resolve', 'status-pages'],
+    ['/api/orgs/o/status-pages/acme/incidents', 'status-pages'],
   ])('sends %s to %s', (path, upstream) => {
     expect(upstreamOf(path)).toBe(upstream);
+  });
+
+  it.each([
+    ['GET', '/v1/replay/sessions', 'query'],
+    ['GET', '/v1/replay/sessions/s-1/chunks/0', 'query'],
+    ['GET', '/v1/profiles/chunks', 'query'],
+    ['GET', '/v1/profiles/chunks/c-1', 'query'],
+    ['POST', '/v1/replay/sessions', 'ingest-gateway'],
+    ['POST', '/v1/replay/chunks', 'ingest-gateway'],
+    ['POST', '/v1/profiles/chunks', 'ingest-gateway'],
+    ['OPTIONS', '/v1/replay/chunks', 'ingest-gateway'],
+  ])('sends %s %s to %s (reads and ingest share the replay and profile paths)', (method, path, upstream) => {
+    expect(upstreamOf(path, method)).toBe(upstream);
   });
 
   it('owns nothing outside /v1, /api and the SDK capture paths', () => {
@@ -41,9 +74,7 @@ describe('the API gateway in front of running services', () => {
   beforeAll(async () => {
     backend = await startTestServer();
     // Every upstream is the standalone server here: it serves all of their routes.
-    const targets = Object.fromEntries(
-      (['ingest-gateway', 'query', 'key-admin', 'dashboard-api'] as Upstream[]).map((name) => [name, backend.url]),
-    ) as Record<Upstream, string>;
+    const targets = Object.fromEntries(UPSTREAMS.map((name) => [name, backend.url])) as Record<Upstream, string>;
     const logger = createLogger('api-gateway', 'silent');
     const app = createServiceApp({ service: 'api-gateway', logger, readiness: upstreamReadiness(targets), trustedProxies: ['loopback'] });
     app.use(gatewayRoutes(targets, 5_000));
@@ -84,12 +115,7 @@ describe('the API gateway in front of running services', () => {
   it('is ready when every upstream answers /healthz', async () => {
     const reply = await api.get('/readyz');
     expect(reply.status).toBe(200);
-    expect(reply.body.checks.map((check: { name: string }) => check.name).sort()).toEqual([
-      'dashboard-api',
-      'ingest-gateway',
-      'key-admin',
-      'query',
-    ]);
+    expect(reply.body.checks.map((check: { name: string }) => check.name).sort()).toEqual([...UPSTREAMS].sort());
   });
 
   it('answers 502 when an upstream is down', async () => {
@@ -99,7 +125,7 @@ describe('the API gateway in front of running services', () => {
     const down = `http://127.0.0.1:${port}`;
     const logger = createLogger('api-gateway', 'silent');
     const app = createServiceApp({ service: 'api-gateway', logger, readiness: [], trustedProxies: [] });
-    app.use(gatewayRoutes({ 'ingest-gateway': down, query: down, 'key-admin': down, 'dashboard-api': down }, 1_000));
+    app.use(gatewayRoutes(Object.fromEntries(UPSTREAMS.map((name) => [name, down])) as Record<Upstream, string>, 1_000));
     finishServiceApp(app, logger);
     const broken = await listen(app, 0, '127.0.0.1', 100);
     try {

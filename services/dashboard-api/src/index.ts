@@ -1,15 +1,17 @@
 import { Router } from 'express';
 import type { DashboardDeps } from './deps';
 import { authRoutes } from './routes/auth';
+import { gdprRoutes } from './routes/gdpr';
+import { issueRoutes } from './routes/issues';
 import { organizationRoutes } from './routes/organizations';
 import { projectRoutes } from './routes/projects';
 
 export type { DashboardDeps } from './deps';
 export { purgeAccount } from './accounts';
 
-/** Every dashboard API route (`/api/auth`, `/api/orgs`, projects). */
+/** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions). */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps));
+  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps));
   return router;
 }

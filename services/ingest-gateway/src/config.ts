@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { s3Config } from '@tlm/blob-store';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -12,4 +13,5 @@ export const IngestGatewayConfig = Type.Object({
   ...keyCacheConfig,
   ...rateLimitConfig,
   ...regionConfig,
+  ...s3Config,
 });

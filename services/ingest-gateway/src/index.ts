@@ -9,8 +9,10 @@ import {
   type Region,
   type RegionUrls,
 } from '@tlm/auth';
+import type { BlobStore } from '@tlm/blob-store';
 import { Topics, type Bus, type Topic } from '@tlm/bus';
 import { bodyBytes, forbidden, jsonBody, metrics } from '@tlm/core';
+import type { SqlClient } from '@tlm/metadata-store';
 import {
   MAX_BODY_BYTES,
   MAX_ITEM_BYTES,
@@ -21,9 +23,13 @@ import {
   type IngestContext,
   type ItemResult,
 } from '@tlm/signals';
+import { artifactRoutes, type Symbolicator } from '@tlm/sourcemaps';
 import { Router, type RequestHandler } from 'express';
 import { ingestCors } from './cors';
 import { envelopeRoutes } from './envelope/route';
+import { exportLogs, exportTraces, otlpJsonBody } from './otlp';
+import { profileRoutes } from './profiles';
+import { replayRoutes } from './replay';
 import { batchItems, ingestContext } from './request';
 
 export { ingestCors } from './cors';
@@ -35,6 +41,12 @@ export interface IngestGatewayDeps {
   /** This deployment's region and the other regions' base URLs, for keys of other regions. */
   region: Region;
   regionUrls: RegionUrls;
+  /** Bodies of replay recordings and profile chunks: the filesystem in standalone, S3 in the fleet. */
+  blobs: BlobStore;
+  /** Holds uploaded source maps (`/v1/artifacts`). */
+  metadata: SqlClient;
+  /** Serves `POST /v1/symbolicate`; in standalone the same one the issues processor symbolicates with. */
+  symbolicator: Symbolicator;
 }
 
 /** DECISIONS.md: a public key may send logs only when the project allows browser logs. */
@@ -90,6 +102,9 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.options(['/v1/logs', '/v1/events'], ingestCors);
   router.post('/v1/logs', ...writer, browserLogsAllowed, body, ingestBatch(deps.bus, 'logs', Topics.logs, toLogRecord));
   router.post('/v1/events', ...writer, body, ingestBatch(deps.bus, 'events', Topics.events, toEventRecord));
-  router.use(envelopeRoutes(deps));
+  router.options(['/v1/otlp/v1/traces', '/v1/otlp/v1/logs'], ingestCors);
+  router.post('/v1/otlp/v1/traces', ...writer, ...otlpJsonBody, exportTraces(deps.bus));
+  router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, ...otlpJsonBody, exportLogs(deps.bus));
+  router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), artifactRoutes(deps));
   return router;
 }

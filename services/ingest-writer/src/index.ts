@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { eventRow, eventsTable, logRow, logsTable, type AnalyticsStore } from '@tlm/analytics-store';
+import { eventRow, eventsTable, logRow, logsTable, spanRow, spansTable, vitalRow, vitalsTable, type AnalyticsStore } from '@tlm/analytics-store';
 import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
-import type { EventRecord, LogRecord } from '@tlm/signals';
+import type { EventRecord, LogRecord, SpanRecord, VitalRecord } from '@tlm/signals';
+import { subscribeChunkTopics } from './chunkTopics';
 import { StatsTally, writeStats } from './stats';
 
 export const ingestWriterConfig = {
@@ -30,9 +31,10 @@ export interface IngestWriter {
 }
 
 /**
- * Consumes the log and event topics. A batch is acknowledged once its rows are committed; a failure there fails
- * the batch, so the bus delivers it again (Kafka) or the publish fails (embedded). The schema registry and usage
- * counters are derived from committed rows and are flushed on a timer, so the ingest path never waits for them.
+ * Consumes the log, event, span, vital, replay and profile topics. A batch is acknowledged once its rows are committed; a failure
+ * there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded). The schema registry and
+ * usage counters (logs and events) are derived from committed rows and are flushed on a timer, so the ingest path
+ * never waits for them.
  */
 export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestWriter> {
   const tally = new StatsTally();
@@ -48,6 +50,13 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
       tally.addRecords('events', records);
       tally.addEventNames(records);
     }),
+    await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records) => {
+      await deps.analytics.insert(spansTable, records.map(spanRow));
+    }),
+    await deps.bus.subscribe<VitalRecord>(Topics.vitals, group, async (records) => {
+      await deps.analytics.insert(vitalsTable, records.map(vitalRow));
+    }),
+    ...(await subscribeChunkTopics(deps.bus, deps.analytics, group)),
   ];
 
   let flushing: Promise<void> = Promise.resolve();

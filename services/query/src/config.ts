@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
 import { jwtConfig, keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { s3Config } from '@tlm/blob-store';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -15,4 +16,5 @@ export const QueryConfig = Type.Object({
   ...rateLimitConfig,
   ...regionConfig,
   ...jwtConfig,
+  ...s3Config,
 });

@@ -17,11 +17,12 @@ import {
 } from '@tlm/auth';
 import { PLANS, isoTime, jsonBody, parseBody, validationError, type Logger } from '@tlm/core';
 import type { AnalyticsStore } from '@tlm/analytics-store';
+import type { BlobStore } from '@tlm/blob-store';
 import { complete, type Guard } from '@tlm/gql';
-import { countKeysOfProject, findOrganization, findProjectById, monthOf, readUsage, type MetadataStore } from '@tlm/metadata-store';
+import { countKeysOfProject, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
+import { chunkReadRoutes } from './chunks';
 import { BatchQueryBody, GQL_BODY_LIMIT_BYTES, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
-import { schemaDocument } from './schema';
 
 export interface QueryDeps {
   metadata: MetadataStore;
@@ -34,6 +35,8 @@ export interface QueryDeps {
   /** This deployment's region and the other regions' base URLs, for keys of other regions. */
   region: Region;
   regionUrls: RegionUrls;
+  /** Bodies of replay recordings and profile chunks. */
+  blobs: BlobStore;
 }
 
 /** `/v1` reads: the key's project and its plan's retention; the compiler applies both to every table access. */
@@ -74,11 +77,11 @@ export function queryRoutes(deps: QueryDeps): Router {
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
 
   router.get('/v1/schema', ...reader, async (_req, res) => {
-    res.json(await schemaDocument(deps.metadata, requestKey(res).projectId));
+    res.json(await readSchemaDocument(deps.metadata, requestKey(res).projectId));
   });
 
   router.get('/api/orgs/:org/projects/:project/schema', ...member, async (_req, res) => {
-    res.json(await schemaDocument(deps.metadata, requestProject(res).id));
+    res.json(await readSchemaDocument(deps.metadata, requestProject(res).id));
   });
 
   const body = jsonBody(GQL_BODY_LIMIT_BYTES);
@@ -94,7 +97,7 @@ export function queryRoutes(deps: QueryDeps): Router {
   });
 
   router.get('/v1/gql/autocomplete', ...reader, async (req, res) => {
-    const schema = await schemaDocument(deps.metadata, requestKey(res).projectId);
+    const schema = await readSchemaDocument(deps.metadata, requestKey(res).projectId);
     res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
   });
 
@@ -103,7 +106,7 @@ export function queryRoutes(deps: QueryDeps): Router {
   });
 
   router.get('/api/orgs/:org/projects/:project/gql/autocomplete', ...member, async (req, res) => {
-    const schema = await schemaDocument(deps.metadata, requestProject(res).id);
+    const schema = await readSchemaDocument(deps.metadata, requestProject(res).id);
     res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
   });
 
@@ -136,5 +139,6 @@ export function queryRoutes(deps: QueryDeps): Router {
     });
   });
 
+  router.use(chunkReadRoutes(deps, reader, keyGuard));
   return router;
 }

@@ -1,13 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import { aiProviderConfig } from '@tlm/ai';
+import { evaluatorConfig } from '@tlm/alerts';
 import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { exportsConfig } from '@tlm/exports';
 import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
+import { logScannerConfig } from '@tlm/log-scanner';
 import { maintenanceConfig } from '@tlm/maintenance';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
 export const StandaloneConfig = Type.Object({
   ...httpConfig,
-  DATA_DIR: Type.String({ default: './data', description: 'Directory holding the metadata store, the analytics store and the JWT secret.' }),
+  DATA_DIR: Type.String({ default: './data', description: 'Directory holding the metadata store, the analytics store, the blob store (replay and profile chunks) and the JWT secret.' }),
   DATABASE_URL: Type.Optional(
     Type.String({ description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
   ),
@@ -17,6 +21,10 @@ export const StandaloneConfig = Type.Object({
   ...keyCacheConfig,
   ...ingestWriterConfig,
   ...maintenanceConfig,
+  ...logScannerConfig,
+  ...evaluatorConfig,
+  ...exportsConfig,
+  ...aiProviderConfig,
   ...rateLimitConfig,
   ...regionConfig,
 });

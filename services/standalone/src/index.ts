@@ -1,19 +1,27 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
 import { KeyResolver, RateLimiter, TokenIssuer, parseRegionUrls } from '@tlm/auth';
+import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
 import { createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
+import { aiRoutes, translatorFromConfig } from '@tlm/ai';
+import { alertRoutes, startAlertEvaluator } from '@tlm/alerts';
 import { dashboardRoutes } from '@tlm/dashboard-api';
+import { exportRoutes, startExportRunner } from '@tlm/exports';
 import { ingestRoutes } from '@tlm/ingest-gateway';
 import { startIngestWriter } from '@tlm/ingest-writer';
+import { startIssuesProcessor } from '@tlm/issues-processor';
 import { keyAdminRoutes } from '@tlm/key-admin';
+import { startLogScanner, type LogScanner } from '@tlm/log-scanner';
 import { maintenanceRoutes, scheduleCleanup } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
 import { readinessOf } from '@tlm/runtime';
+import { Symbolicator } from '@tlm/sourcemaps';
+import { statusPageRoutes } from '@tlm/status-pages';
 import type { StandaloneConfig } from './config';
 
 export { StandaloneConfig } from './config';
@@ -23,6 +31,10 @@ export interface Standalone {
   port: number;
   metadata: MetadataStore;
   analytics: DuckDBStore;
+  /** Replay and profile chunk bodies, under DATA_DIR/blobs. */
+  blobs: FileSystemBlobStore;
+  /** Runs every LOG_SCAN_INTERVAL_MS; `runPass` runs one now. */
+  logScanner: LogScanner;
   /** Drains in-flight requests, stops the writer and closes the stores cleanly. */
   close(): Promise<void>;
 }
@@ -48,31 +60,46 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   await migrate(metadata);
   const analytics = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'));
   await analytics.migrate(ANALYTICS_TABLES);
+  const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
   const bus = new EmbeddedBus();
-  const keys = new KeyResolver(metadata, {
-    ttlMs: config.KEY_CACHE_TTL_MS,
-    missTtlMs: config.KEY_CACHE_MISS_TTL_MS,
-    lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS,
-    logger,
-  });
+  const keys = KeyResolver.fromConfig(metadata, config, logger);
   await keys.start(bus);
   const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
+  // One symbolicator for uploads and ingest, so a map uploaded here is used for the next error at once.
+  const symbolicator = new Symbolicator(metadata, { logger });
+  const issuesProcessor = await startIssuesProcessor({ bus, analytics, metadata, logger, enrichers: [symbolicator.enrich] });
+  const logScanner = startLogScanner(
+    { metadata, analytics, bus, logger },
+    { intervalMs: config.LOG_SCAN_INTERVAL_MS, lookbackMs: config.LOG_SCAN_LOOKBACK_MS, maxRowsPerPass: config.LOG_SCAN_MAX_ROWS },
+  );
   const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
-  const tokens = new TokenIssuer(jwtSecret(dataDir, config.JWT_SECRET));
+  const secret = jwtSecret(dataDir, config.JWT_SECRET);
+  const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, bus }, config.CLEANUP_CRON, logger);
+  const alertEvaluator = startAlertEvaluator(
+    { metadata, analytics, logger, instanceId: 'standalone', webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
+    config.ALERT_EVALUATION_INTERVAL_MS,
+  );
+  const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
+  const keyAccess = { keys, limiter, region: config.REGION, regionUrls };
 
   const app = createServiceApp({
     service: 'standalone',
     logger,
-    readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+    readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
     trustedProxies: splitList(config.TRUSTED_PROXIES),
   });
   app.use(
-    ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls }),
-    queryRoutes({ metadata, analytics, keys, limiter, tokens, logger, region: config.REGION, regionUrls }),
+    ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls, blobs, metadata, symbolicator }),
+    queryRoutes({ metadata, analytics, keys, limiter, tokens, logger, region: config.REGION, regionUrls, blobs }),
     keyAdminRoutes({ metadata, bus, tokens }),
     dashboardRoutes({ metadata, analytics, bus, tokens, region: config.REGION }),
     maintenanceRoutes({ metadata, analytics, bus }, config.ADMIN_TOKEN),
+    alertRoutes({ ...keyAccess, metadata, analytics, logger }),
+    aiRoutes({ ...keyAccess, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
+    statusPageRoutes({ metadata, tokens }),
+    // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
+    exportRoutes({ ...keyAccess, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
   );
   finishServiceApp(app, logger);
   const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
@@ -82,13 +109,20 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     port: server.port,
     metadata,
     analytics,
+    blobs,
+    logScanner,
     close: async () => {
       await server.close();
       await cleanup.stop();
+      await alertEvaluator.stop();
+      await exportRunner.stop();
+      await logScanner.stop();
       await writer.stop();
+      await issuesProcessor.stop();
       await keys.stop();
       await bus.close();
       await analytics.close();
+      await blobs.close();
       await metadata.close();
     },
   };

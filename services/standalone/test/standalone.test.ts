@@ -22,6 +22,7 @@ describe('probes', () => {
         { name: 'metadata', status: 'ok' },
         { name: 'analytics', status: 'ok' },
         { name: 'bus', status: 'ok' },
+        { name: 'blobs', status: 'ok' },
       ],
     });
   });

@@ -1,7 +1,7 @@
 import type { TableDefinition } from '../store';
 
 /** Snapshot of an alert rule for GQL (`from:alerts`); the rule itself lives in the metadata store. */
-export interface AlertRuleRow {
+export interface AlertRuleSnapshotRow {
   project_id: string;
   id: string;
   name: string;
@@ -18,7 +18,7 @@ export interface AlertRuleRow {
   updated_at: number;
 }
 
-export const alertsTable: TableDefinition<AlertRuleRow> = {
+export const alertsTable: TableDefinition<AlertRuleSnapshotRow> = {
   name: 'alerts',
   mode: 'replace',
   columns: [

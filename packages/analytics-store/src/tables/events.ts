@@ -17,6 +17,7 @@ export const eventsTable: TableDefinition<EventRow> = {
   name: 'events',
   mode: 'append',
   timeColumn: 'timestamp',
+  person: { column: 'distinct_id' },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

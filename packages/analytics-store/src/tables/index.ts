@@ -5,6 +5,11 @@ import { errorsTable } from './errors';
 import { eventsTable } from './events';
 import { issuesTable } from './issues';
 import { logsTable } from './logs';
+import { profileChunksTable } from './profileChunks';
+import { replayChunksTable } from './replayChunks';
+import { replaySessionsTable } from './replaySessions';
+import { spansTable } from './spans';
+import { vitalsTable } from './vitals';
 
 export * from './alertEvents';
 export * from './alerts';
@@ -12,6 +17,11 @@ export * from './errors';
 export * from './events';
 export * from './issues';
 export * from './logs';
+export * from './profileChunks';
+export * from './replayChunks';
+export * from './replaySessions';
+export * from './spans';
+export * from './vitals';
 
 /** Every table the analytics store holds, in creation order. */
 export const ANALYTICS_TABLES: readonly TableDefinition<object>[] = [
@@ -21,4 +31,9 @@ export const ANALYTICS_TABLES: readonly TableDefinition<object>[] = [
   issuesTable,
   alertsTable,
   alertEventsTable,
+  spansTable,
+  vitalsTable,
+  replaySessionsTable,
+  replayChunksTable,
+  profileChunksTable,
 ] as readonly TableDefinition<never>[] as readonly TableDefinition<object>[];

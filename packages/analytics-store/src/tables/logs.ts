@@ -19,6 +19,7 @@ export const logsTable: TableDefinition<LogRow> = {
   name: 'logs',
   mode: 'append',
   timeColumn: 'timestamp',
+  person: { column: 'properties', key: 'distinct_id' },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

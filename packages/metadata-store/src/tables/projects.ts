@@ -64,7 +64,15 @@ export async function countLiveProjects(sql: SqlClient, orgId: string): Promise<
 }
 
 /** Tables keyed by project without a foreign key, because consumers may still write for a project being removed. */
-const PROJECT_KEYED_TABLES = ['schema_properties', 'schema_event_names', 'usage_counters'] as const;
+const PROJECT_KEYED_TABLES = [
+  'schema_properties',
+  'schema_event_names',
+  'usage_counters',
+  'issues',
+  'issue_short_ids',
+  'issue_users',
+  'processed_errors',
+] as const;
 
 export async function purgeProjectKeyedRows(sql: SqlClient, projectIds: string[]): Promise<void> {
   for (const table of PROJECT_KEYED_TABLES) await sql.query(`delete from ${table} where project_id = any($1::uuid[])`, [projectIds]);

@@ -86,3 +86,24 @@ export async function readEventNames(sql: SqlClient, projectId: string): Promise
     [projectId],
   );
 }
+
+export interface PropertySchema {
+  key: string;
+  type: string;
+  examples: unknown[];
+  volume: number;
+}
+
+/** SPEC.md "Schema document", read from the registry the writers keep current; the stored rows are never scanned. */
+export interface SchemaDocument {
+  log_properties: PropertySchema[];
+  event_properties: PropertySchema[];
+  event_names: { name: string; volume: number }[];
+}
+
+export async function readSchemaDocument(sql: SqlClient, projectId: string): Promise<SchemaDocument> {
+  const [properties, eventNames] = await Promise.all([readPropertySchema(sql, projectId), readEventNames(sql, projectId)]);
+  const ofSignal = (signal: SchemaSignal) =>
+    properties.filter((property) => property.signal === signal).map(({ key, type, examples, volume }) => ({ key, type, examples, volume }));
+  return { log_properties: ofSignal('logs'), event_properties: ofSignal('events'), event_names: eventNames };
+}

@@ -1,4 +1,5 @@
 import type { ResolvedKey } from '@tlm/auth';
+import type { BlobStore } from '@tlm/blob-store';
 import type { Topic } from '@tlm/bus';
 import type { EnvelopeItem, IngestContext } from '@tlm/signals';
 
@@ -13,6 +14,8 @@ export interface EnvelopeItemContext {
   key: ResolvedKey;
   /** The envelope's header (event_id, dsn, sent_at, sdk…). */
   envelope: Record<string, unknown>;
+  /** Where replay recordings and profile chunks are stored before their rows are routed. */
+  blobs: BlobStore;
 }
 
 /** What became of one item: its records, or why it was rejected (invalid) or skipped (a type nobody stores). */

@@ -1,15 +1,27 @@
 import { analyticsEventItem } from './events';
 import { clientReportItem } from './clientReports';
-import { DEFAULT_ITEM_LIMIT_BYTES, type ItemKind } from './items';
+import { errorEventItem } from './errors';
+import { DEFAULT_ITEM_LIMIT_BYTES, LARGE_ITEM_LIMIT_BYTES, type ItemKind } from './items';
 import { logItem } from './logs';
+import { profileChunkItem } from './profiles';
+import { replayEventItem, replayRecordingItem } from './replay';
+import { spanItem, transactionItem } from './spans';
+import { webVitalItem } from './vitals';
 
 /**
  * Every envelope item type the service understands (DECISIONS.md `POST /v1/envelope`) and its size limit. Types not
  * listed are skipped and counted, never fatal.
  */
 export const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
+  event: { handle: errorEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   log: { handle: logItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   analytics_event: { handle: analyticsEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  transaction: { handle: transactionItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  span: { handle: spanItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  web_vital: { handle: webVitalItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  replay_event: { handle: replayEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  replay_recording: { handle: replayRecordingItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
+  profile_chunk: { handle: profileChunkItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
   client_report: { handle: clientReportItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   // Release-health sessions are acknowledged but not stored; the issue trackers' views come from errors.
   session: { handle: () => ({ skipped: 'session items are not stored' }), limitBytes: DEFAULT_ITEM_LIMIT_BYTES },

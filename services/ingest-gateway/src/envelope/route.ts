@@ -10,13 +10,14 @@ import {
   type Region,
   type RegionUrls,
 } from '@tlm/auth';
+import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
 import { metrics, newId, unauthorized, validationError } from '@tlm/core';
-import { parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope } from '@tlm/signals';
+import { parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
-import { MAX_ENVELOPE_BYTES, type RoutedRecord } from './items';
+import { MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
 import { ENVELOPE_ITEM_KINDS } from './registry';
 
 export interface EnvelopeDeps {
@@ -25,6 +26,7 @@ export interface EnvelopeDeps {
   limiter: RateLimiter;
   region: Region;
   regionUrls: RegionUrls;
+  blobs: BlobStore;
 }
 
 /** Sentry SDKs back off on this header: all categories, organization scope, one second. */
@@ -50,20 +52,21 @@ function sentryCredential(req: Request): string | undefined {
 
 /**
  * Runs each item through its kind's handler, publishes the records per topic and answers once the bus holds them:
- * 200 {id, accepted, rejected, skipped}. Skipped items (unknown or unstored types) are also counted as rejected.
+ * 200 {id, accepted, rejected, skipped, errors: [{index, message}]} (the reasons of the rejected items). Skipped items (unknown or unstored types) are also counted as rejected.
  */
-function handleEnvelope(bus: Bus): RequestHandler {
+function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
   return async (req, res) => {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
-    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header };
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, blobs };
     let accepted = 0;
     let rejected = 0;
     let skipped = 0;
     const routed: RoutedRecord[] = [];
-    for (const item of envelope.items) {
+    const errors: ItemError[] = [];
+    for (const [index, item] of envelope.items.entries()) {
       const kind = ENVELOPE_ITEM_KINDS[item.header.type];
-      const outcome = !kind
+      const outcome: ItemOutcome = !kind
         ? { skipped: `unknown item type ${item.header.type}` }
         : item.payload.length > kind.limitBytes
           ? { rejected: `${item.header.type} item exceeds ${kind.limitBytes} bytes` }
@@ -75,6 +78,7 @@ function handleEnvelope(bus: Bus): RequestHandler {
         routed.push(...outcome.routed);
       } else if ('rejected' in outcome) {
         rejected += 1;
+        errors.push({ index, message: outcome.rejected });
       } else {
         skipped += 1;
       }
@@ -89,7 +93,7 @@ function handleEnvelope(bus: Bus): RequestHandler {
       [...byTopic].map(([topic, records]) => bus.publish(topic, records.map((record) => ({ key: record.projectId, value: record })))),
     );
     const id = typeof envelope.header['event_id'] === 'string' ? envelope.header['event_id'] : newId().replace(/-/g, '');
-    res.json({ id, accepted, rejected: rejected + skipped, skipped });
+    res.json({ id, accepted, rejected: rejected + skipped, skipped, errors });
   };
 }
 
@@ -124,7 +128,7 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
     ...afterKey,
     rawEnvelope,
     parsedEnvelope,
-    handleEnvelope(deps.bus),
+    handleEnvelope(deps.bus, deps.blobs),
   );
   router.post(
     '/api/:dsn/envelope',
@@ -136,7 +140,7 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
     parsedEnvelope,
     sentryAuth(deps.keys),
     ...afterKey,
-    handleEnvelope(deps.bus),
+    handleEnvelope(deps.bus, deps.blobs),
   );
   return router;
 }
