@@ -39,19 +39,42 @@ function personCondition(dialect: AnalyticsStore['dialect'], person: { column: s
 }
 
 /**
- * GDPR erasure of one data subject (DECISIONS.md): every row of the project about `distinctId`, in every table
- * that names a person. Returns the rows removed per table.
+ * GDPR erasure of one data subject (DECISIONS.md): every row of the project about `distinctId`, in every table that
+ * names a person, and the chunks of their replay sessions. Returns the rows removed per table and the blob keys of
+ * the removed replay chunks, for the caller to delete from the blob store.
  */
-export async function erasePerson(store: AnalyticsStore, projectId: string, distinctId: string): Promise<Record<string, number>> {
+export async function erasePerson(
+  store: AnalyticsStore,
+  projectId: string,
+  distinctId: string,
+): Promise<{ removed: Record<string, number>; blobKeys: string[] }> {
+  const clickhouse = store.dialect === 'clickhouse';
+  const inProject = clickhouse ? 'project_id = {project_id:UUID}' : 'project_id = $project_id';
   const removed: Record<string, number> = {};
+  const blobKeys: string[] = [];
+
+  // Chunk rows name their session, not the person: find the person's sessions first.
+  const sessions = await store.query(
+    `SELECT id FROM replay_sessions${clickhouse ? ' FINAL' : ''} WHERE ${inProject} AND ${personCondition(store.dialect, { column: 'distinct_id' })}`,
+    { project_id: projectId, person: distinctId },
+  );
+  removed['replay_chunks'] = 0;
+  for (const session of sessions) {
+    const condition = `${inProject} AND session_id = ${clickhouse ? '{session:String}' : '$session'}`;
+    const params = { project_id: projectId, session: String(session['id']) };
+    const chunks = await store.query(`SELECT blob_key FROM replay_chunks${clickhouse ? ' FINAL' : ''} WHERE ${condition}`, params);
+    blobKeys.push(...chunks.map((chunk) => String(chunk['blob_key'])));
+    removed['replay_chunks'] += chunks.length;
+    if (chunks.length > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
+  }
+
   for (const table of ANALYTICS_TABLES) {
     if (!table.person) continue;
-    const where = store.dialect === 'clickhouse' ? 'project_id = {project_id:UUID}' : 'project_id = $project_id';
-    const condition = `${where} AND ${personCondition(store.dialect, table.person)}`;
+    const condition = `${inProject} AND ${personCondition(store.dialect, table.person)}`;
     const params = { project_id: projectId, person: distinctId };
     const [counted] = await store.query(`SELECT count(*) AS n FROM ${table.name} WHERE ${condition}`, params);
     removed[table.name] = Number(counted?.['n'] ?? 0);
     if (removed[table.name]! > 0) await store.execute(`DELETE FROM ${table.name} WHERE ${condition}`, params);
   }
-  return removed;
+  return { removed, blobKeys };
 }

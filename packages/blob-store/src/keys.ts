@@ -13,3 +13,11 @@ export const replayChunkKey = (projectId: string, receivedAt: number, sessionId:
 /** One profile chunk: `<project>/profiles/<day>/<chunk_id>`. */
 export const profileChunkKey = (projectId: string, receivedAt: number, chunkId: string): string =>
   `${projectId}/profiles/${blobDay(receivedAt)}/${chunkId}`;
+
+/** One export file: `<project>/exports/<day>/<job_id>.<ext>`. */
+export const exportFileKey = (projectId: string, createdAt: number, jobId: string, extension: string): string =>
+  `${projectId}/exports/${blobDay(createdAt)}/${jobId}.${extension}`;
+
+/** Every body of a project, for its permanent removal. */
+export const projectBlobPrefix = (projectId: string): string => `${projectId}/`;
+

@@ -1,4 +1,5 @@
 import { deleteProjectRows, type AnalyticsStore } from '@tlm/analytics-store';
+import { deleteProjectBlobs, type BlobStore } from '@tlm/blob-store';
 import { announceKeyChange } from '@tlm/auth';
 import type { Bus } from '@tlm/bus';
 import {
@@ -15,7 +16,14 @@ import {
 export interface AccountStores {
   metadata: MetadataStore;
   analytics: AnalyticsStore;
+  blobs: BlobStore;
   bus: Bus;
+}
+
+/** Every stored row and body of a project, gone for good (project or account removal after the window). */
+export async function purgeProjectData(stores: Pick<AccountStores, 'analytics' | 'blobs'>, projectId: string): Promise<void> {
+  await deleteProjectRows(stores.analytics, projectId);
+  await deleteProjectBlobs(stores.blobs, projectId);
 }
 
 /** Organizations that go and come back with the account: those where the user is the only owner. */
@@ -65,7 +73,7 @@ export async function purgeAccount(stores: AccountStores, userId: string): Promi
   const orgIds = await soleOwnedOrganizations(stores.metadata, userId);
   const projects = await stores.metadata.query<{ id: string }>('select id from projects where org_id = any($1::uuid[])', [orgIds]);
   const projectIds = projects.map((row) => row.id);
-  for (const projectId of projectIds) await deleteProjectRows(stores.analytics, projectId);
+  for (const projectId of projectIds) await purgeProjectData(stores, projectId);
   await stores.metadata.transaction(async (tx) => {
     await purgeProjectKeyedRows(tx, projectIds);
     await purgeOrganizations(tx, orgIds);

@@ -1,11 +1,14 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { Region, TokenIssuer } from '@tlm/auth';
+import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import type { MetadataStore } from '@tlm/metadata-store';
 
 export interface DashboardDeps {
   metadata: MetadataStore;
   analytics: AnalyticsStore;
+  /** Replay, profile and export bodies, removed with their project or person. */
+  blobs: BlobStore;
   bus: Bus;
   tokens: TokenIssuer;
   /** The region this deployment serves; new organizations default to it. */

@@ -7,7 +7,7 @@ import { organizationRoutes } from './routes/organizations';
 import { projectRoutes } from './routes/projects';
 
 export type { DashboardDeps } from './deps';
-export { purgeAccount } from './accounts';
+export { purgeAccount, purgeProjectData } from './accounts';
 
 /** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions). */
 export function dashboardRoutes(deps: DashboardDeps): Router {

@@ -1,4 +1,5 @@
 import { TokenIssuer } from '@tlm/auth';
+import { S3BlobStore } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { DashboardConfig } from './config';
 import { dashboardRoutes } from './index';
@@ -7,12 +8,14 @@ start(() =>
   runService('dashboard-api', DashboardConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
+    const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'dashboard-api', logger);
     return {
-      routes: dashboardRoutes({ metadata, analytics, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION }),
-      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+      routes: dashboardRoutes({ metadata, analytics, blobs, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION }),
+      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
         await bus.close();
+        await blobs.close();
         await analytics.close();
         await metadata.close();
       },

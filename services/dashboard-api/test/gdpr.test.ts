@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
 
 let server: TestServer;
@@ -59,6 +60,36 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     expect(left.map((row) => row['distinct_id'])).toEqual(['u-2']);
     const again = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-1' } });
     expect(again.body.removed).toMatchObject({ events: 0, logs: 0 });
+  });
+
+  it("removes the person's replay sessions, their chunks and the stored chunk bodies", async () => {
+    const setup = await setupProject(server.api);
+    const chunk = gzipSync(JSON.stringify([{ type: 2, timestamp: Date.now(), data: {} }]));
+    for (const [session, person] of [['s-erased', 'u-9'], ['s-kept', 'u-8']] as const) {
+      const started = await server.api.post('/v1/replay/sessions', {
+        token: setup.secretKey,
+        body: { session_id: session, distinct_id: person, started_at: new Date().toISOString() },
+      });
+      expect(started.status).toBe(200);
+      const now = Date.now();
+      const stored = await server.api.post(`/v1/replay/chunks?session_id=${session}&seq=0&start_ts=${now}&end_ts=${now + 1}&event_count=1`, {
+        token: setup.secretKey,
+        body: chunk,
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      expect(stored.status).toBe(202);
+    }
+    const bodiesOf = async (session: string) =>
+      (await server.standalone.blobs.list(`${setup.project.id}/replays/`)).filter((key) => key.includes(`/${session}/`));
+    expect(await bodiesOf('s-erased')).toHaveLength(1);
+
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-9' } });
+    expect(reply.body.removed).toMatchObject({ replay_sessions: 1, replay_chunks: 1 });
+    expect(await bodiesOf('s-erased')).toHaveLength(0);
+    expect(await bodiesOf('s-kept')).toHaveLength(1);
+    const sessions = await server.standalone.analytics.query('SELECT id FROM replay_sessions WHERE project_id = $p', { p: setup.project.id });
+    expect(sessions.map((row) => row['id'])).toEqual(['s-kept']);
   });
 
   it('needs a distinct_id (400) and an owner (403)', async () => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import type { BlobStore } from '@tlm/blob-store';
+import { exportFileKey, type BlobStore } from '@tlm/blob-store';
 import { PLANS, type Logger, type PlanName } from '@tlm/core';
 import { LIMITS, compileQuery, runPlan, type Guard, type Plan, type QueryAnswer } from '@tlm/gql';
 import {
@@ -102,7 +102,7 @@ export async function runNextExport(deps: RunnerDeps): Promise<ExportJobRow | un
     const organization = (await findOrganization(deps.metadata, project.org_id))!;
     const guard: Guard = { projectId: job.project_id, retentionDays: PLANS[organization.plan as PlanName].retentionDays, now: new Date() };
     const { body, rows } = await render(deps, job, guard);
-    const blobKey = `exports/${job.project_id}/${job.id}.${EXTENSIONS[job.format]}`;
+    const blobKey = exportFileKey(job.project_id, job.created_at.getTime(), job.id, EXTENSIONS[job.format]);
     await deps.blobs.put(blobKey, body);
     await finishExportJob(deps.metadata, job.id, { status: 'done', rows, size: body.length, blobKey });
   } catch (error) {

@@ -1,12 +1,14 @@
-import { deleteExpiredRows, deleteProjectRows, type AnalyticsStore } from '@tlm/analytics-store';
+import { deleteExpiredRows, type AnalyticsStore } from '@tlm/analytics-store';
+import { deleteBlobsBefore, type BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import { PLANS, RESTORE_WINDOW_DAYS, type PlanName } from '@tlm/core';
-import { purgeAccount } from '@tlm/dashboard-api';
+import { purgeAccount, purgeProjectData } from '@tlm/dashboard-api';
 import { purgeProjectKeyedRows, type MetadataStore } from '@tlm/metadata-store';
 
 export interface CleanupDeps {
   metadata: MetadataStore;
   analytics: AnalyticsStore;
+  blobs: BlobStore;
   bus: Bus;
 }
 
@@ -15,7 +17,14 @@ export interface CleanupReport {
   projects_removed: number;
   keys_removed: number;
   projects_trimmed_to_retention: number;
+  processed_errors_trimmed: number;
 }
+
+/**
+ * How long the issues processor remembers an event id it counted. SDK retries and bus redeliveries arrive within
+ * minutes or hours; a week is ample, and the table stays small.
+ */
+const PROCESSED_ERRORS_KEEP_DAYS = 7;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,7 +40,7 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
 
   const projects = await deps.metadata.query<{ id: string }>('select id from projects where deleted_at < $1', [expired]);
   for (const project of projects) {
-    await deleteProjectRows(deps.analytics, project.id);
+    await purgeProjectData(deps, project.id);
     await deps.metadata.transaction(async (tx) => {
       await purgeProjectKeyedRows(tx, [project.id]);
       await tx.query('delete from projects where id = $1', [project.id]);
@@ -44,13 +53,20 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
     `select p.id, o.plan from projects p join organizations o on o.id = p.org_id where p.deleted_at is null and o.deleted_at is null`,
   );
   for (const project of live) {
-    await deleteExpiredRows(deps.analytics, project.id, new Date(now.getTime() - PLANS[project.plan].retentionDays * DAY_MS));
+    const cutoff = new Date(now.getTime() - PLANS[project.plan].retentionDays * DAY_MS);
+    await deleteExpiredRows(deps.analytics, project.id, cutoff);
+    await deleteBlobsBefore(deps.blobs, project.id, cutoff);
   }
+
+  const trimmed = await deps.metadata.query('delete from processed_errors where processed_at < $1 returning event_id', [
+    new Date(now.getTime() - PROCESSED_ERRORS_KEEP_DAYS * DAY_MS),
+  ]);
 
   return {
     accounts_removed: accounts.length,
     projects_removed: projects.length,
     keys_removed: keys.length,
     projects_trimmed_to_retention: live.length,
+    processed_errors_trimmed: trimmed.length,
   };
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
+import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
 import { maintenanceConfig } from './index';
 
@@ -10,6 +11,7 @@ export const MaintenanceConfig = Type.Object({
   ...httpConfig,
   ...postgresConfig,
   ...clickhouseConfig,
+  ...s3Config,
   ...kafkaConfig,
   ...maintenanceConfig,
 });

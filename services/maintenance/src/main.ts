@@ -1,3 +1,4 @@
+import { S3BlobStore } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { MaintenanceConfig } from './config';
 import { maintenanceRoutes, scheduleCleanup } from './index';
@@ -6,15 +7,17 @@ start(() =>
   runService('maintenance', MaintenanceConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
+    const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'maintenance', logger);
-    const deps = { metadata, analytics, bus };
+    const deps = { metadata, analytics, blobs, bus };
     const schedule = scheduleCleanup(deps, config.CLEANUP_CRON, logger);
     return {
       routes: maintenanceRoutes(deps, config.ADMIN_TOKEN),
-      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
+      readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
         await schedule.stop();
         await bus.close();
+        await blobs.close();
         await analytics.close();
         await metadata.close();
       },

@@ -50,6 +50,19 @@ describe('POST /admin/cleanup', () => {
     expect(rows.map((row) => row['message'])).toEqual(['two days old', 'fresh']);
   });
 
+  it("drops stored bodies of days past the plan's retention and keeps the newer ones", async () => {
+    const setup = await setupProject(server.api);
+    const blobs = server.standalone.blobs;
+    const old = `${setup.project.id}/replays/${daysAgo(5).toISOString().slice(0, 10)}/s-1/0`;
+    const recent = `${setup.project.id}/replays/${daysAgo(1).toISOString().slice(0, 10)}/s-2/0`;
+    const oldProfile = `${setup.project.id}/profiles/${daysAgo(4).toISOString().slice(0, 10)}/c-1`;
+    for (const key of [old, recent, oldProfile]) await blobs.put(key, Buffer.from('body'));
+    expect((await runCleanup()).status).toBe(200);
+    expect(await blobs.get(old)).toBeUndefined();
+    expect(await blobs.get(oldProfile)).toBeUndefined();
+    expect((await blobs.get(recent))?.toString()).toBe('body');
+  });
+
   it('removes projects, keys and accounts whose 30-day restore window has passed, and nothing younger', async () => {
     const setup = await setupProject(server.api);
     await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'info', message: 'doomed' }] } });
@@ -62,6 +75,8 @@ describe('POST /admin/cleanup', () => {
 
     const doomed = await setupProject(server.api);
     await server.api.post('/v1/logs', { token: doomed.secretKey, body: { batch: [{ severity: 'info', message: 'doomed' }] } });
+    const doomedBody = `${doomed.project.id}/replays/${new Date().toISOString().slice(0, 10)}/s/0`;
+    await server.standalone.blobs.put(doomedBody, Buffer.from('body'));
     await server.api.delete(`/api/orgs/${doomed.session.organization.id}/projects/${doomed.project.id}`, { token: doomed.session.token });
     await server.standalone.metadata.query('update projects set deleted_at = $2 where id = $1', [doomed.project.id, daysAgo(31)]);
 
@@ -80,6 +95,7 @@ describe('POST /admin/cleanup', () => {
     expect(keys.map((key) => key.id)).toEqual([youngKey.id]);
     expect(await server.standalone.metadata.query('select id from projects where id = $1', [doomed.project.id])).toHaveLength(0);
     expect(await logCount(doomed.project.id)).toBe(0);
+    expect(await server.standalone.blobs.get(doomedBody)).toBeUndefined();
     expect(await logCount(setup.project.id)).toBe(1);
     expect(await server.standalone.metadata.query('select id from users where id = $1', [leaver.user.id])).toHaveLength(0);
     // The address is free again once the account is gone.

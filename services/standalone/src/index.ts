@@ -75,7 +75,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
   const secret = jwtSecret(dataDir, config.JWT_SECRET);
   const tokens = new TokenIssuer(secret);
-  const cleanup = scheduleCleanup({ metadata, analytics, bus }, config.CLEANUP_CRON, logger);
+  const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
   const alertEvaluator = startAlertEvaluator(
     { metadata, analytics, logger, instanceId: 'standalone', webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
     config.ALERT_EVALUATION_INTERVAL_MS,
@@ -93,8 +93,8 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls, blobs, metadata, symbolicator }),
     queryRoutes({ metadata, analytics, keys, limiter, tokens, logger, region: config.REGION, regionUrls, blobs }),
     keyAdminRoutes({ metadata, bus, tokens }),
-    dashboardRoutes({ metadata, analytics, bus, tokens, region: config.REGION }),
-    maintenanceRoutes({ metadata, analytics, bus }, config.ADMIN_TOKEN),
+    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, region: config.REGION }),
+    maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...keyAccess, metadata, analytics, logger }),
     aiRoutes({ ...keyAccess, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
     statusPageRoutes({ metadata, tokens }),

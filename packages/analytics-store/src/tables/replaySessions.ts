@@ -22,6 +22,7 @@ export const replaySessionsTable: TableDefinition<ReplaySessionRow> = {
   name: 'replay_sessions',
   mode: 'replace',
   timeColumn: 'started_at',
+  person: { column: 'distinct_id' },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'id', type: 'string' },

@@ -69,7 +69,10 @@ export function gdprRoutes(deps: DashboardDeps): Router {
   // DECISIONS.md: erasure of one data subject removes every event, log, error and replay of that person.
   router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(8 * 1024), async (req, res) => {
     const { distinct_id } = parseBody(EraseBody, req.body);
-    const removed = await erasePerson(deps.analytics, requestProject(res).id, distinct_id);
+    const { removed, blobKeys } = await erasePerson(deps.analytics, requestProject(res).id, distinct_id);
+    // Chunks of one session share a key prefix ending in '/': remove each session's bodies once.
+    const sessions = new Set(blobKeys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
+    for (const prefix of sessions) await deps.blobs.deletePrefix(prefix);
     res.json({ distinct_id, removed });
   });
 
