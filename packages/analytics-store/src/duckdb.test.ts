@@ -273,6 +273,25 @@ describe('insert and query', () => {
     });
   });
 
+  it('stores a batch of more than 512 rows (the staging-file path) exactly like a small one (the parameter path)', async () => {
+    const small = randomUUID();
+    const large = randomUUID();
+    const rows = (projectId: string, count: number) =>
+      Array.from({ length: count }, (_, index) =>
+        errorRow(projectId, { id: randomUUID(), value: `line ${index}\nwith "quotes", commas and ✓`, release: index % 2 ? null : 'web@1' }),
+      );
+    await store.insert(errorsTable, rows(small, 3));
+    await store.insert(errorsTable, rows(large, 600));
+    const read = (projectId: string) =>
+      store.query(
+        'SELECT value, release, "user", frames, timestamp FROM errors WHERE project_id = $project ORDER BY value LIMIT 3',
+        { project: projectId },
+      );
+    const [count] = await store.query('SELECT count(*) AS n FROM errors WHERE project_id = $project', { project: large });
+    expect(count!['n']).toBe(600);
+    expect(await read(large)).toEqual(await read(small));
+  });
+
   it('round-trips an issue row: uint64 counters come back as numbers', async () => {
     const projectId = randomUUID();
     const row = issueRow(projectId, randomUUID(), { short_id: 4_294_967_296, event_count: 123_456_789_012, resolved_in_release: 'web@2.0.0' });
