@@ -276,16 +276,17 @@ describe('insert and query', () => {
   it('stores a batch of more than 512 rows (the staging-file path) exactly like a small one (the parameter path)', async () => {
     const small = randomUUID();
     const large = randomUUID();
+    const valueOf = (index: number) => `line ${index}\nwith "quotes", commas and ✓`;
     const rows = (projectId: string, count: number) =>
       Array.from({ length: count }, (_, index) =>
-        errorRow(projectId, { id: randomUUID(), value: `line ${index}\nwith "quotes", commas and ✓`, release: index % 2 ? null : 'web@1' }),
+        ({ ...errorRow(projectId), value: valueOf(index), release: index % 2 ? null : 'web@1' }),
       );
     await store.insert(errorsTable, rows(small, 3));
     await store.insert(errorsTable, rows(large, 600));
     const read = (projectId: string) =>
       store.query(
-        'SELECT value, release, "user", frames, timestamp FROM errors WHERE project_id = $project ORDER BY value LIMIT 3',
-        { project: projectId },
+        'SELECT value, release, "user", frames, timestamp FROM errors WHERE project_id = $project AND value IN ($a, $b, $c) ORDER BY value',
+        { project: projectId, a: valueOf(0), b: valueOf(1), c: valueOf(2) },
       );
     const [count] = await store.query('SELECT count(*) AS n FROM errors WHERE project_id = $project', { project: large });
     expect(count!['n']).toBe(600);

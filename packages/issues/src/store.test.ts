@@ -1,31 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, DuckDBStore, issuesTable } from '@tlm/analytics-store';
-import { PGliteStore, PostgresStore, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
+import { PGliteStore, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
 import { issueIdOf } from './grouping';
 import { fingerprintOf } from './fingerprint';
 import { applyIssueAction, issueSnapshot, recordErrors, type IssueStores } from './store';
+import { openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 
-const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const T0 = Date.parse('2026-05-01T12:00:00.000Z');
-
-/** Asked once, synchronously, in a child process (jest declares suites synchronously). */
-function postgresUnavailableReason(): string | undefined {
-  const probe = `const pg = require('pg');
-const client = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
-client.connect().then(() => client.query('select 1')).then(() => client.end()).then(
-  () => process.exit(0),
-  (error) => { process.stderr.write(error.message); process.exit(1); });`;
-  const result = spawnSync(process.execPath, ['-e', probe, POSTGRES_URL], {
-    cwd: path.join(__dirname, '..', '..', 'metadata-store'),
-    timeout: 10_000,
-    encoding: 'utf8',
-  });
-  if (result.status === 0) return undefined;
-  return result.stderr.trim() || result.error?.message || `probe exited with ${String(result.status ?? result.signal)}`;
-}
 
 interface OpenedMetadata {
   store: MetadataStore;
@@ -37,21 +18,10 @@ async function openPglite(): Promise<OpenedMetadata> {
   return { store, dispose: () => store.close() };
 }
 
-/** A schema of its own per run, dropped afterwards; ten connections, so transactions really run at once. */
-async function openPostgres(): Promise<OpenedMetadata> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = await PostgresStore.connect(POSTGRES_URL, 1);
-  await admin.query(`create schema ${schema}`);
-  const store = await PostgresStore.connect(`${POSTGRES_URL}?options=-c%20search_path%3D${schema}`, 10);
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.close();
-    },
-  };
-}
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+
+/** Ten connections, so transactions really run at once. */
+const openPostgres = (): Promise<OpenedMetadata> => openIsolatedPostgres(10);
 
 const frame = (fn: string, filename: string): StackFrame => ({
   function: fn,

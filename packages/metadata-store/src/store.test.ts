@@ -1,10 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
-import pg from 'pg';
 import { readMigrations, migrate } from './migrate';
 import { PGliteStore } from './pglite';
-import { PostgresStore } from './postgres';
 import type { MetadataStore } from './store';
 import {
   findKeyGrant,
@@ -26,27 +22,8 @@ import {
   monthOf,
   type PropertyDelta,
 } from './tables';
+import { TEST_POSTGRES_URL, openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 
-const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/**
- * Jest declares suites synchronously, so whether the server answers is asked once, synchronously, in a child
- * process; the answer decides whether the Postgres half runs or is skipped with a printed reason.
- */
-function postgresUnavailableReason(): string | undefined {
-  const probe = `const pg = require('pg');
-const client = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
-client.connect().then(() => client.query('select 1')).then(() => client.end()).then(
-  () => process.exit(0),
-  (error) => { process.stderr.write(error.message); process.exit(1); });`;
-  const result = spawnSync(process.execPath, ['-e', probe, POSTGRES_URL], {
-    cwd: path.join(__dirname, '..'),
-    timeout: 10_000,
-    encoding: 'utf8',
-  });
-  if (result.status === 0) return undefined;
-  return result.stderr.trim() || result.error?.message || `probe exited with ${String(result.status ?? result.signal)}`;
-}
 
 interface StoreUnderTest {
   store: MetadataStore;
@@ -58,22 +35,7 @@ async function openPglite(): Promise<StoreUnderTest> {
   return { store, dispose: () => store.close() };
 }
 
-/** A schema of its own per run, so parallel runs and leftovers never meet; dropped afterwards. */
-async function openPostgres(): Promise<StoreUnderTest> {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  const store = await PostgresStore.connect(`${POSTGRES_URL}?options=-c%20search_path%3D${schema}`, 4);
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    },
-  };
-}
+const openPostgres = (): Promise<StoreUnderTest> => openIsolatedPostgres(4);
 
 const MIGRATION_VERSIONS = readMigrations().map((migration) => migration.version);
 
@@ -404,7 +366,7 @@ describe('metadata store on PGlite', () => {
 });
 
 const postgresUnavailable = postgresUnavailableReason();
-if (postgresUnavailable) console.log(`skipping the Postgres half of the metadata store suite: ${POSTGRES_URL} does not answer (${postgresUnavailable})`);
+if (postgresUnavailable) console.log(`skipping the Postgres half of the metadata store suite: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
 (postgresUnavailable ? describe.skip : describe)('metadata store on the Postgres server', () => {
   storeSuite(openPostgres);
 });

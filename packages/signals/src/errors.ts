@@ -298,8 +298,13 @@ function sourceOf(mechanism: string | null | undefined): string | null {
   return mechanism;
 }
 
+/** A frame from the fields someone knows; whatever is left out is absent (null). */
+export function stackFrame(fields: Partial<StackFrame> & Pick<StackFrame, 'in_app'>): StackFrame {
+  return { function: null, filename: null, module: null, lineno: null, colno: null, abs_path: null, context_line: null, ...fields };
+}
+
 function frameOf(frame: SentryFrame): StackFrame {
-  return {
+  return stackFrame({
     function: frame.function ?? null,
     filename: frame.filename ?? null,
     module: frame.module ?? null,
@@ -308,7 +313,7 @@ function frameOf(frame: SentryFrame): StackFrame {
     in_app: frame.in_app === true,
     abs_path: frame.abs_path ?? null,
     context_line: frame.context_line ?? null,
-  };
+  });
 }
 
 function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {

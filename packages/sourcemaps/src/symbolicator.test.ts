@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import vm from 'node:vm';
 import { PGliteStore, migrate, upsertArtifact, type MetadataStore } from '@tlm/metadata-store';
-import type { ErrorRecord, StackFrame } from '@tlm/signals';
+import { stackFrame, type ErrorRecord, type StackFrame } from '@tlm/signals';
 import { minifySync } from '@swc/core';
 import { SourceMapGenerator } from 'source-map';
 import { Symbolicator } from './symbolicator';
@@ -81,17 +81,7 @@ beforeEach(async () => {
 const upload = (release: string, name: string, content: string, dist = '') =>
   upsertArtifact(metadata, { id: randomUUID(), projectId, release, dist, name, content });
 
-const frame = (fields: Partial<StackFrame>): StackFrame => ({
-  function: null,
-  filename: null,
-  module: null,
-  lineno: null,
-  colno: null,
-  in_app: true,
-  abs_path: null,
-  context_line: null,
-  ...fields,
-});
+const frame = (fields: Partial<StackFrame>): StackFrame => stackFrame({ in_app: true, ...fields });
 
 describe('Symbolicator.symbolicate', () => {
   it('maps a real swc-minified crash back to the original lines, names and source, keeping the minified position', async () => {

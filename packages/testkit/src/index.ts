@@ -163,3 +163,4 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000, 
     }
   }
 }
+export * from './postgres';

@@ -1,4 +1,4 @@
-import { KeyResolver, RateLimiter, TokenIssuer, parseRegionUrls } from '@tlm/auth';
+import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { AiConfig } from './config';
 import { aiRoutes, translatorFromConfig } from './index';
@@ -8,23 +8,19 @@ start(() =>
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
     const bus = await connectBus(config, 'ai', logger);
-    const keys = KeyResolver.fromConfig(metadata, config, logger);
-    await keys.start(bus);
+    const access = await startKeyAccess(metadata, bus, config, logger);
     return {
       routes: aiRoutes({
         metadata,
         analytics,
         logger,
-        keys,
-        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
-        region: config.REGION,
-        regionUrls: parseRegionUrls(config.REGION_URLS),
+        ...access,
         tokens: new TokenIssuer(config.JWT_SECRET),
         translator: translatorFromConfig(config),
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {
-        await keys.stop();
+        await access.keys.stop();
         await bus.close();
         await analytics.close();
         await metadata.close();

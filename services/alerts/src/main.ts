@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { KeyResolver, RateLimiter, parseRegionUrls } from '@tlm/auth';
+import { startKeyAccess } from '@tlm/auth';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { AlertsConfig } from './config';
 import { alertRoutes, startAlertEvaluator } from './index';
@@ -9,8 +9,7 @@ start(() =>
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
     const bus = await connectBus(config, 'alerts', logger);
-    const keys = KeyResolver.fromConfig(metadata, config, logger);
-    await keys.start(bus);
+    const access = await startKeyAccess(metadata, bus, config, logger);
     const evaluator = startAlertEvaluator(
       { metadata, analytics, logger, instanceId: `${hostname()}-${process.pid}`, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
       config.ALERT_EVALUATION_INTERVAL_MS,
@@ -20,15 +19,12 @@ start(() =>
         metadata,
         analytics,
         logger,
-        keys,
-        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
-        region: config.REGION,
-        regionUrls: parseRegionUrls(config.REGION_URLS),
+        ...access,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {
         await evaluator.stop();
-        await keys.stop();
+        await access.keys.stop();
         await bus.close();
         await analytics.close();
         await metadata.close();

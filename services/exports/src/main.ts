@@ -1,4 +1,4 @@
-import { KeyResolver, RateLimiter, parseRegionUrls } from '@tlm/auth';
+import { startKeyAccess } from '@tlm/auth';
 import { S3BlobStore } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { ExportsConfig } from './config';
@@ -10,23 +10,19 @@ start(() =>
     const analytics = await connectAnalytics(config);
     const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'exports', logger);
-    const keys = KeyResolver.fromConfig(metadata, config, logger);
-    await keys.start(bus);
+    const access = await startKeyAccess(metadata, bus, config, logger);
     const runner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
     return {
       routes: exportRoutes({
         metadata,
         blobs,
-        keys,
-        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
-        region: config.REGION,
-        regionUrls: parseRegionUrls(config.REGION_URLS),
+        ...access,
         signingSecret: config.EXPORT_SIGNING_SECRET,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
         await runner.stop();
-        await keys.stop();
+        await access.keys.stop();
         await bus.close();
         await blobs.close();
         await analytics.close();

@@ -1,4 +1,4 @@
-import { KeyResolver, RateLimiter, parseRegionUrls } from '@tlm/auth';
+import { startKeyAccess } from '@tlm/auth';
 import { S3BlobStore } from '@tlm/blob-store';
 import { connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
@@ -10,27 +10,18 @@ start(() =>
     const metadata = await connectMetadata(config);
     const bus = await connectBus(config, 'ingest-gateway', logger);
     const blobs = await S3BlobStore.fromConfig(config);
-    const keys = new KeyResolver(metadata, {
-      ttlMs: config.KEY_CACHE_TTL_MS,
-      missTtlMs: config.KEY_CACHE_MISS_TTL_MS,
-      lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS,
-      logger,
-    });
-    await keys.start(bus);
+    const access = await startKeyAccess(metadata, bus, config, logger);
     return {
       routes: ingestRoutes({
+        ...access,
         bus,
-        keys,
-        limiter: new RateLimiter(config.RATE_LIMIT_ENABLED),
-        region: config.REGION,
-        regionUrls: parseRegionUrls(config.REGION_URLS),
         blobs,
         metadata,
         symbolicator: new Symbolicator(metadata, { logger }),
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
-        await keys.stop();
+        await access.keys.stop();
         await bus.close();
         await blobs.close();
         await metadata.close();

@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { ANALYTICS_TABLES, DuckDBStore, errorRow, errorsTable, logsTable, type LogRow } from '@tlm/analytics-store';
 import { EmbeddedBus, Topics, type Subscription } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
@@ -8,6 +6,7 @@ import { PGliteStore, PostgresStore, type MetadataStore } from '@tlm/metadata-st
 import type { ErrorRecord } from '@tlm/signals';
 import { errorIdOfLog } from './records';
 import { runScanPass, type LogScannerDeps } from './scanner';
+import { TEST_POSTGRES_URL, postgresUnavailableReason } from '@tlm/testkit';
 
 const NOW = Date.parse('2026-11-22T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -179,30 +178,13 @@ describe('a log scanner pass', () => {
   });
 });
 
-const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Asked once, synchronously, so the suite below can be skipped with a printed reason (see the metadata store suite). */
-function postgresUnavailableReason(): string | undefined {
-  const probe = `const pg = require('pg');
-const client = new pg.Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
-client.connect().then(() => client.query('select 1')).then(() => client.end()).then(
-  () => process.exit(0),
-  (error) => { process.stderr.write(error.message); process.exit(1); });`;
-  const result = spawnSync(process.execPath, ['-e', probe, POSTGRES_URL], {
-    cwd: path.join(__dirname, '..', '..', '..', 'packages', 'metadata-store'),
-    timeout: 10_000,
-    encoding: 'utf8',
-  });
-  if (result.status === 0) return undefined;
-  return result.stderr.trim() || result.error?.message || `probe exited with ${String(result.status ?? result.signal)}`;
-}
 
 const postgresUnavailable = postgresUnavailableReason();
-if (postgresUnavailable) console.log(`skipping the scanner lock suite: ${POSTGRES_URL} does not answer (${postgresUnavailable})`);
+if (postgresUnavailable) console.log(`skipping the scanner lock suite: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
 
 (postgresUnavailable ? describe.skip : describe)('the scanner lock on the Postgres server', () => {
   it('lets one process pass at a time: a second process skips while the first one scans', async () => {
-    const [first, second] = await Promise.all([PostgresStore.connect(POSTGRES_URL, 2), PostgresStore.connect(POSTGRES_URL, 2)]);
+    const [first, second] = await Promise.all([PostgresStore.connect(TEST_POSTGRES_URL, 2), PostgresStore.connect(TEST_POSTGRES_URL, 2)]);
     try {
       await analytics.insert(logsTable, [logRow(randomUUID())]);
       let release!: () => void;

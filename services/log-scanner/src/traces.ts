@@ -1,4 +1,4 @@
-import type { StackFrame } from '@tlm/signals';
+import { stackFrame, type StackFrame } from '@tlm/signals';
 
 /**
  * Best-effort parsing of the stack traces people log (SPEC.md "States and transitions": the log scanner): Python
@@ -43,19 +43,6 @@ export function parseTrace(message: string): ParsedTrace | null {
   return parsePython(lines) ?? parseV8(lines);
 }
 
-function frame(fields: Partial<StackFrame>): StackFrame {
-  return {
-    function: null,
-    filename: null,
-    module: null,
-    lineno: null,
-    colno: null,
-    in_app: true,
-    abs_path: null,
-    context_line: null,
-    ...fields,
-  };
-}
 
 function prefixOf(lines: string[], end: number): string | null {
   const text = lines.slice(0, end).join('\n').trim();
@@ -126,7 +113,7 @@ function pythonBlock(lines: string[], index: number): { exception: ParsedExcepti
             ? next.trim()
             : null;
         frames.push(
-          frame({
+          stackFrame({
             function: fn ?? null,
             filename: path,
             abs_path: path,
@@ -200,7 +187,7 @@ function v8Frame(line: string): StackFrame | undefined {
   if (position ? !V8_FILE.test(position[1]!) : !V8_SPECIAL_LOCATION.test(location)) return undefined;
   if (fn?.startsWith('async ')) fn = fn.slice('async '.length);
   const path = position ? position[1]! : location;
-  return frame({
+  return stackFrame({
     function: fn,
     filename: path.startsWith('file://') ? path.slice('file://'.length) : path,
     abs_path: path,

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
-import { KeyResolver, RateLimiter, TokenIssuer, parseRegionUrls } from '@tlm/auth';
+import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
 import { createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
@@ -51,7 +51,6 @@ function jwtSecret(dataDir: string, configured: string | undefined): string {
 
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
 export async function startStandalone(config: Static<typeof StandaloneConfig>, logger: Logger): Promise<Standalone> {
-  const regionUrls = parseRegionUrls(config.REGION_URLS);
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const metadata = config.DATABASE_URL
@@ -62,8 +61,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   await analytics.migrate(ANALYTICS_TABLES);
   const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
   const bus = new EmbeddedBus();
-  const keys = KeyResolver.fromConfig(metadata, config, logger);
-  await keys.start(bus);
+  const access = await startKeyAccess(metadata, bus, config, logger);
   const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
   // One symbolicator for uploads and ingest, so a map uploaded here is used for the next error at once.
   const symbolicator = new Symbolicator(metadata, { logger });
@@ -72,7 +70,6 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     { metadata, analytics, bus, logger },
     { intervalMs: config.LOG_SCAN_INTERVAL_MS, lookbackMs: config.LOG_SCAN_LOOKBACK_MS, maxRowsPerPass: config.LOG_SCAN_MAX_ROWS },
   );
-  const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
   const secret = jwtSecret(dataDir, config.JWT_SECRET);
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
@@ -81,7 +78,6 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     config.ALERT_EVALUATION_INTERVAL_MS,
   );
   const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
-  const keyAccess = { keys, limiter, region: config.REGION, regionUrls };
 
   const app = createServiceApp({
     service: 'standalone',
@@ -90,16 +86,16 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     trustedProxies: splitList(config.TRUSTED_PROXIES),
   });
   app.use(
-    ingestRoutes({ bus, keys, limiter, region: config.REGION, regionUrls, blobs, metadata, symbolicator }),
-    queryRoutes({ metadata, analytics, keys, limiter, tokens, logger, region: config.REGION, regionUrls, blobs }),
+    ingestRoutes({ ...access, bus, blobs, metadata, symbolicator }),
+    queryRoutes({ ...access, metadata, analytics, tokens, logger, blobs }),
     keyAdminRoutes({ metadata, bus, tokens }),
     dashboardRoutes({ metadata, analytics, blobs, bus, tokens, region: config.REGION }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
-    alertRoutes({ ...keyAccess, metadata, analytics, logger }),
-    aiRoutes({ ...keyAccess, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
+    alertRoutes({ ...access, metadata, analytics, logger }),
+    aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
     statusPageRoutes({ metadata, tokens }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
-    exportRoutes({ ...keyAccess, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
+    exportRoutes({ ...access, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
   );
   finishServiceApp(app, logger);
   const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
@@ -119,7 +115,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       await logScanner.stop();
       await writer.stop();
       await issuesProcessor.stop();
-      await keys.stop();
+      await access.keys.stop();
       await bus.close();
       await analytics.close();
       await blobs.close();
