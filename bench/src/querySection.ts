@@ -6,7 +6,7 @@ import { BenchClient } from './http';
 import { provisionKey, removeDir, startServer } from './server';
 import { median, millis } from './stats';
 
-const RUNS = 7;
+const RUNS = 11;
 const OTHER_PROJECT = '01900000-0000-7000-8000-0000000000ff';
 
 /** Each GQL query of the benchmark and the SQL a person would write for it by hand. */

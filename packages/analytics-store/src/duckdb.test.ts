@@ -473,3 +473,50 @@ describe('concurrency', () => {
     expect(await count('logs', projectId)).toBe(1);
   });
 });
+
+describe('prepared read statements', () => {
+  it('binds new values into a repeated query instead of returning the last answer', async () => {
+    const first = randomUUID();
+    const second = randomUUID();
+    await store.insert(logsTable, [logRow(first), logRow(second), logRow(second)]);
+    expect(await count('logs', first)).toBe(1);
+    expect(await count('logs', second)).toBe(2);
+    expect(await count('logs', first)).toBe(1);
+  });
+
+  it('binds a non-integer number as a double where the same query saw an integer before', async () => {
+    const sql = 'SELECT $value * 2 AS doubled';
+    expect(await store.query(sql, { value: 3 })).toEqual([{ doubled: 6 }]);
+    expect(await store.query(sql, { value: 1.25 })).toEqual([{ doubled: 2.5 }]);
+  });
+
+  it('sees a column added after the statement was first prepared', async () => {
+    const single = await DuckDBStore.open(':memory:', 1);
+    try {
+      await single.execute('CREATE TABLE grows (a INTEGER)');
+      await single.execute('INSERT INTO grows VALUES (1)');
+      expect(await single.query('SELECT * FROM grows')).toEqual([{ a: 1 }]);
+      await single.execute('ALTER TABLE grows ADD COLUMN b VARCHAR');
+      expect(await single.query('SELECT * FROM grows')).toEqual([{ a: 1, b: null }]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('answers correctly after more distinct queries than a connection keeps prepared', async () => {
+    const single = await DuckDBStore.open(':memory:', 1);
+    try {
+      for (let index = 0; index < 100; index += 1) {
+        expect(await single.query(`SELECT ${index} + $one AS n`, { one: 1 })).toEqual([{ n: index + 1 }]);
+      }
+      expect(await single.query('SELECT 0 + $one AS n', { one: 5 })).toEqual([{ n: 5 }]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('reports a query error and keeps the connection usable', async () => {
+    await expect(store.query('SELECT * FROM no_such_table')).rejects.toThrow('no_such_table');
+    expect(await store.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});

@@ -22,6 +22,9 @@ const jsonColumns: Record<ColumnType, { type: string; value: (field: string) => 
   json: { type: 'JSON', value: (field) => field },
 };
 
+/** Prepared read statements kept per reader connection; GQL plans repeat, and binding skips parsing and planning. */
+const PREPARED_PER_READER = 64;
+
 /** Up to this many rows a batch travels as one string parameter; above, as a staging file DuckDB reads in parallel. */
 const SMALL_BATCH_ROWS = 512;
 
@@ -71,6 +74,8 @@ export class DuckDBStore implements AnalyticsStore {
   private readerCount = 0;
   private staged = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
+  /** Per reader connection, its prepared statements by SQL text, least recently used first. */
+  private readonly readerStatements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -124,7 +129,9 @@ export class DuckDBStore implements AnalyticsStore {
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
     const connection = await this.acquire();
     try {
-      const result = await connection.runAndReadAll(sql, params, parameterTypes(params));
+      const statement = await this.preparedOn(connection, sql);
+      statement.bind(params, parameterTypes(params));
+      const result = await statement.runAndReadAll();
       return result.getRowObjectsJS().map(normalizeRow);
     } finally {
       this.release(connection);
@@ -146,10 +153,34 @@ export class DuckDBStore implements AnalyticsStore {
       await this.writer.run('CHECKPOINT');
     });
     for (const statement of this.prepared.values()) statement.destroySync();
+    for (const statements of this.readerStatements.values()) for (const statement of statements.values()) statement.destroySync();
     for (const connection of this.idle) connection.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
     await rm(this.stagingDir, { recursive: true, force: true });
+  }
+
+  /**
+   * The connection's statement for `sql`, prepared on first use. DuckDB re-binds a prepared statement itself when
+   * the catalog changed since, so a migration never leaves a stale plan behind.
+   */
+  private async preparedOn(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+    let statements = this.readerStatements.get(connection);
+    if (!statements) this.readerStatements.set(connection, (statements = new Map()));
+    const held = statements.get(sql);
+    if (held) {
+      statements.delete(sql);
+      statements.set(sql, held);
+      return held;
+    }
+    const statement = await connection.prepare(sql);
+    statements.set(sql, statement);
+    if (statements.size > PREPARED_PER_READER) {
+      const [oldestSql, oldest] = statements.entries().next().value as [string, DuckDBPreparedStatement];
+      statements.delete(oldestSql);
+      oldest.destroySync();
+    }
+    return statement;
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
