@@ -441,7 +441,7 @@ describe('deleteProjectRows', () => {
 
 describe('concurrency', () => {
   it('answers concurrent queries, more than the reader pool holds, while inserts are running', async () => {
-    const small = await DuckDBStore.open(':memory:', 2);
+    const small = await DuckDBStore.open(':memory:', { maxReaders: 2 });
     try {
       await small.migrate(ANALYTICS_TABLES);
       const projectId = randomUUID();
@@ -491,7 +491,7 @@ describe('prepared read statements', () => {
   });
 
   it('sees a column added after the statement was first prepared', async () => {
-    const single = await DuckDBStore.open(':memory:', 1);
+    const single = await DuckDBStore.open(':memory:', { maxReaders: 1 });
     try {
       await single.execute('CREATE TABLE grows (a INTEGER)');
       await single.execute('INSERT INTO grows VALUES (1)');
@@ -504,7 +504,7 @@ describe('prepared read statements', () => {
   });
 
   it('answers correctly after more distinct queries than a connection keeps prepared', async () => {
-    const single = await DuckDBStore.open(':memory:', 1);
+    const single = await DuckDBStore.open(':memory:', { maxReaders: 1 });
     try {
       for (let index = 0; index < 100; index += 1) {
         expect(await single.query(`SELECT ${index} + $one AS n`, { one: 1 })).toEqual([{ n: index + 1 }]);
@@ -518,5 +518,26 @@ describe('prepared read statements', () => {
   it('reports a query error and keeps the connection usable', async () => {
     await expect(store.query('SELECT * FROM no_such_table')).rejects.toThrow('no_such_table');
     expect(await store.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('open options', () => {
+  it('sets the checkpoint threshold, 256MB (DuckDB counts 1000^2 bytes to a MB) unless told otherwise', async () => {
+    const threshold = async (options: Parameters<typeof DuckDBStore.open>[1]) => {
+      const opened = await DuckDBStore.open(':memory:', options);
+      try {
+        return (await opened.query("SELECT current_setting('checkpoint_threshold') AS value"))[0]!['value'];
+      } finally {
+        await opened.close();
+      }
+    };
+    expect(await threshold({})).toBe('244.1 MiB');
+    expect(await threshold({ checkpointThreshold: '64MB' })).toBe('61.0 MiB');
+  });
+
+  it('refuses a threshold DuckDB cannot read', async () => {
+    await expect(DuckDBStore.open(':memory:', { checkpointThreshold: 'lots' })).rejects.toThrow(
+      'DuckDB refused to open :memory: with {"checkpoint_threshold":"lots"}',
+    );
   });
 });

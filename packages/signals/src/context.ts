@@ -18,8 +18,9 @@ export interface IngestContext {
  * (server SDKs know their own OS better than their User-Agent does); `$ip` always comes from the connection.
  */
 export function withClientProperties(properties: Properties, client: Properties): Properties {
-  for (const [key, value] of Object.entries(client)) {
-    if (key === '$ip' || !(key in properties)) properties[key] = value;
+  // for…in walks V8's cached key list of the shared client object; Object.entries would build arrays per item.
+  for (const key in client) {
+    if (key === '$ip' || !(key in properties)) properties[key] = client[key]!;
   }
   return properties;
 }

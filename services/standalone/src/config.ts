@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
 import { evaluatorConfig } from '@tlm/alerts';
+import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
 import { exportsConfig } from '@tlm/exports';
 import { httpConfig } from '@tlm/core';
@@ -12,6 +13,12 @@ import { maintenanceConfig } from '@tlm/maintenance';
 export const StandaloneConfig = Type.Object({
   ...httpConfig,
   DATA_DIR: Type.String({ default: './data', description: 'Directory holding the metadata store, the analytics store, the blob store (replay and profile chunks) and the JWT secret.' }),
+  DUCKDB_CHECKPOINT_THRESHOLD: Type.String({
+    default: DEFAULT_CHECKPOINT_THRESHOLD,
+    pattern: '^[0-9]+(\\.[0-9]+)?\\s*(B|KB|MB|GB|KiB|MiB|GiB)$',
+    description:
+      'WAL size at which the analytics store (DuckDB) checkpoints into its file. Larger is faster ingest and a longer replay after a crash (about 1.5 s for 256MB).',
+  }),
   DATABASE_URL: Type.Optional(
     Type.String({ description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
   ),

@@ -57,7 +57,9 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     ? await PostgresStore.connect(config.DATABASE_URL)
     : await PGliteStore.open(path.join(dataDir, 'metadata'));
   await migrate(metadata);
-  const analytics = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'));
+  const analytics = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'), {
+    checkpointThreshold: config.DUCKDB_CHECKPOINT_THRESHOLD,
+  });
   await analytics.migrate(ANALYTICS_TABLES);
   const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
   const bus = new EmbeddedBus();
