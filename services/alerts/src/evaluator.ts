@@ -4,6 +4,7 @@ import { PLANS, newId, type Logger, type PlanName } from '@tlm/core';
 import { runPlan } from '@tlm/gql';
 import { listRulesToEvaluate, recordEvaluation, takeLease, type AlertRuleRow, type MetadataStore } from '@tlm/metadata-store';
 import { compileMetric, overWindow, singleValue } from './metrics';
+import { WebhookBlockedError, postWebhook, type WebhookOptions } from './webhook';
 
 export const evaluatorConfig = {
   ALERT_EVALUATION_INTERVAL_MS: Type.Integer({
@@ -12,7 +13,17 @@ export const evaluatorConfig = {
     description: 'How often every enabled, unmuted alert rule is evaluated over its window (DECISIONS.md: every minute).',
   }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'How long an alert webhook may take to answer.' }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({
+    default: false,
+    description:
+      'Lets alert webhooks reach loopback, private, link-local and other non-public addresses; by default a webhook whose host is or resolves to one is not called.',
+  }),
 };
+
+/** The webhook options of a service configured with evaluatorConfig. */
+export function webhookOptions(config: { WEBHOOK_TIMEOUT_MS: number; WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean }): WebhookOptions {
+  return { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
+}
 
 export interface EvaluatorDeps {
   metadata: MetadataStore;
@@ -20,7 +31,7 @@ export interface EvaluatorDeps {
   logger: Logger;
   /** Names this process in the evaluation lease. */
   instanceId: string;
-  webhookTimeoutMs: number;
+  webhook: WebhookOptions;
 }
 
 const COMPARE: Record<AlertRuleRow['comparator'], (value: number, threshold: number) => boolean> = {
@@ -85,15 +96,11 @@ async function notify(deps: EvaluatorDeps, rule: AlertRuleRow, event: AlertEvent
   await Promise.all(
     rule.channels.map(async (channel) => {
       try {
-        const response = await fetch(channel.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'tlm-alerts' },
-          body,
-          signal: AbortSignal.timeout(deps.webhookTimeoutMs),
-        });
-        if (!response.ok) deps.logger.warn({ rule_id: rule.id, status: response.status }, 'alert webhook answered with an error');
+        const status = await postWebhook(channel.url, body, deps.webhook);
+        if (status < 200 || status > 299) deps.logger.warn({ rule_id: rule.id, status }, 'alert webhook answered with an error');
       } catch (error) {
-        deps.logger.warn({ rule_id: rule.id, err: error }, 'alert webhook failed');
+        if (error instanceof WebhookBlockedError) deps.logger.warn({ rule_id: rule.id, address: error.address }, 'alert webhook not called: not a public address');
+        else deps.logger.warn({ rule_id: rule.id, err: error }, 'alert webhook failed');
       }
     }),
   );

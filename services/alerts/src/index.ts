@@ -22,7 +22,8 @@ import { Router, type Request, type Response } from 'express';
 import { compileMetric, overWindow, singleValue } from './metrics';
 import { AlertRulePatch, Mute, NewAlertRule, NewSlo, SloPatch, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
 
-export { evaluateAlerts, evaluatorConfig, startAlertEvaluator, type EvaluatorDeps } from './evaluator';
+export { evaluateAlerts, evaluatorConfig, startAlertEvaluator, webhookOptions, type EvaluatorDeps } from './evaluator';
+export { WebhookBlockedError, isPublicAddress, postWebhook, type WebhookOptions } from './webhook';
 
 export interface AlertsDeps extends KeyAccess {
   metadata: MetadataStore;

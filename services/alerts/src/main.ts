@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { startKeyAccess } from '@tlm/auth';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { AlertsConfig } from './config';
-import { alertRoutes, startAlertEvaluator } from './index';
+import { alertRoutes, startAlertEvaluator, webhookOptions } from './index';
 
 start(() =>
   runService('alerts', AlertsConfig, async (config, logger) => {
@@ -11,7 +11,7 @@ start(() =>
     const bus = await connectBus(config, 'alerts', logger);
     const access = await startKeyAccess(metadata, bus, config, logger);
     const evaluator = startAlertEvaluator(
-      { metadata, analytics, logger, instanceId: `${hostname()}-${process.pid}`, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
+      { metadata, analytics, logger, instanceId: `${hostname()}-${process.pid}`, webhook: webhookOptions(config) },
       config.ALERT_EVALUATION_INTERVAL_MS,
     );
     return {

@@ -17,7 +17,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
-  server = await startTestServer({ ALERT_EVALUATION_INTERVAL_MS: '1000' });
+  server = await startTestServer({ ALERT_EVALUATION_INTERVAL_MS: '1000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   setup = await setupProject(server.api);
 });
 afterAll(async () => {

@@ -12,4 +12,9 @@ describe('StandaloneConfig', () => {
       /^invalid configuration: DUCKDB_CHECKPOINT_THRESHOLD must match pattern/,
     );
   });
+
+  it('keeps alert webhooks off private networks unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
+    expect(loadConfig(StandaloneConfig, {}).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+    expect(loadConfig(StandaloneConfig, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
+  });
 });

@@ -8,7 +8,7 @@ import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
 import { createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
-import { alertRoutes, startAlertEvaluator } from '@tlm/alerts';
+import { alertRoutes, startAlertEvaluator, webhookOptions } from '@tlm/alerts';
 import { dashboardRoutes } from '@tlm/dashboard-api';
 import { exportRoutes, startExportRunner } from '@tlm/exports';
 import { ingestRoutes } from '@tlm/ingest-gateway';
@@ -76,7 +76,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
   const alertEvaluator = startAlertEvaluator(
-    { metadata, analytics, logger, instanceId: 'standalone', webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
+    { metadata, analytics, logger, instanceId: 'standalone', webhook: webhookOptions(config) },
     config.ALERT_EVALUATION_INTERVAL_MS,
   );
   const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
