@@ -27,6 +27,8 @@ const READINESS_TIMEOUT_MS = 2_000;
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are fresh reads, never revalidated: hashing every body for an ETag is work no client uses.
+  app.set('etag', false);
   // Express resolves req.ip from X-Forwarded-For only when the socket peer is one of these (proxy-addr).
   app.set('trust proxy', options.trustedProxies.length > 0 ? options.trustedProxies : false);
   app.use(requestLog(options.service, options.logger));
