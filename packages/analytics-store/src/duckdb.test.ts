@@ -13,6 +13,7 @@ import {
   replayChunksTable,
   replaySessionsTable,
   spansTable,
+  sessionsTable,
   vitalsTable,
   type AlertEventRow,
   type AlertRuleSnapshotRow,
@@ -175,8 +176,8 @@ const count = async (table: string, projectId: string) =>
 describe('migrate', () => {
   it('creates every table of ANALYTICS_TABLES', async () => {
     const rows = await store.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name`);
-    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'spans', 'vitals']);
-    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'spans', 'vitals']);
+    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'vitals']);
+    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'vitals']);
   });
 
   it('is idempotent: running it again keeps tables and rows', async () => {
@@ -429,6 +430,9 @@ describe('deleteProjectRows', () => {
       ]);
       await store.insert(profileChunksTable, [
         { project_id: projectId, id: 'chunk-1', profiler_id: 'p', profile_type: 'cpu', platform: null, release: null, environment: null, sample_count: 1, started_at: T0, ended_at: T0 + 1, size_bytes: 10, blob_key: 'k', updated_at: T0, retention_days: 30 },
+      ]);
+      await store.insert(sessionsTable, [
+        { project_id: projectId, id: 'sid-1', session_id: 'sid-1', distinct_id: 'u', status: 'exited', outcome: 'healthy', errors: 0, quantity: 1, started: T0, timestamp: T0 + 1, duration_ms: 1, release: 'r@1', environment: null, properties: {}, updated_at: T0 + 1, received_at: T0 + 1, retention_days: 30 },
       ]);
     }
     await deleteProjectRows(store, removed);

@@ -11,6 +11,8 @@ export const Topics = {
   spans: 'tlm.spans.v1',
   /** Web vitals. */
   vitals: 'tlm.vitals.v1',
+  /** Release-health sessions (Sentry `session` and `sessions` items). */
+  sessions: 'tlm.sessions.v1',
   /** Replay session metadata and recording chunk metadata (bodies live in the blob store). */
   replays: 'tlm.replays.v1',
   /** Profile chunk metadata (bodies live in the blob store). */

@@ -18,7 +18,7 @@ const texts = (text: string, cursor?: number) => complete(text, cursor, schema).
 describe('complete', () => {
   it('suggests sources after from:', () => {
     const { suggestions } = complete('from:', 5, schema);
-    expect(suggestions.map((suggestion) => suggestion.text)).toEqual(['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals']);
+    expect(suggestions.map((suggestion) => suggestion.text)).toEqual(['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions']);
     expect(suggestions.every((suggestion) => suggestion.kind === 'source')).toBe(true);
     expect(texts('from:al')).toEqual(['alerts', 'alert_events']);
   });

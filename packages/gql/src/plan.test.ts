@@ -17,7 +17,7 @@ function queryError(text: string): GqlQueryError {
 
 describe('planning: well-formed queries that cannot run are query errors (422)', () => {
   it.each([
-    ['from:traces', "unknown source 'traces' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals) at column 6"],
+    ['from:traces', "unknown source 'traces' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals, sessions) at column 6"],
     [
       'from:alerts owner:bob',
       "unknown field 'owner' on alerts (fields: id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at, deleted, updated_at) at column 13",

@@ -5,6 +5,7 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  sessionsTable,
   spansTable,
   vitalsTable,
   type ColumnType,
@@ -144,6 +145,8 @@ const SPAN_STATUSES = ['ok', 'error'];
 const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'];
 const VITAL_NAMES = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'];
 const VITAL_RATINGS = ['good', 'needs-improvement', 'poor'];
+const SESSION_STATUSES = ['ok', 'exited', 'crashed', 'abnormal', 'errored'];
+const SESSION_OUTCOMES = ['healthy', 'errored', 'abnormal', 'crashed'];
 
 /** Every GQL source; adding one is one entry here. */
 export const SOURCES: readonly SourceDefinition[] = [
@@ -229,6 +232,16 @@ export const SOURCES: readonly SourceDefinition[] = [
     fullText: ['route'],
     hideInSearch: ['received_at'],
     knownValues: { name: VITAL_NAMES, rating: VITAL_RATINGS },
+  }),
+  defineSource({
+    name: 'sessions',
+    description: 'release-health sessions: one row per session (its latest state) or per aggregated count (quantity)',
+    table: sessionsTable as TableDefinition<never>,
+    timeColumn: 'started',
+    defaultBag: 'properties',
+    fullText: ['release'],
+    hideInSearch: ['updated_at', 'received_at'],
+    knownValues: { status: SESSION_STATUSES, outcome: SESSION_OUTCOMES },
   }),
 ];
 

@@ -16,3 +16,4 @@ export * from './spans';
 export * from './vitals';
 export * from './sentrySpans';
 export * from './otlp';
+export * from './sessions';

@@ -1,9 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { eventRow, eventsTable, logRow, logsTable, spanRow, spansTable, vitalRow, vitalsTable, type AnalyticsStore } from '@tlm/analytics-store';
+import {
+  eventRow,
+  eventsTable,
+  logRow,
+  logsTable,
+  sessionRow,
+  sessionsTable,
+  spanRow,
+  spansTable,
+  vitalRow,
+  vitalsTable,
+  type AnalyticsStore,
+} from '@tlm/analytics-store';
 import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
-import type { EventRecord, LogRecord, SpanRecord, VitalRecord } from '@tlm/signals';
+import type { EventRecord, LogRecord, SessionRecord, SpanRecord, VitalRecord } from '@tlm/signals';
 import { subscribeChunkTopics } from './chunkTopics';
 import { StatsTally, writeStats } from './stats';
 
@@ -31,7 +43,7 @@ export interface IngestWriter {
 }
 
 /**
- * Consumes the log, event, span, vital, replay and profile topics. A batch is acknowledged once its rows are committed; a failure
+ * Consumes the log, event, span, vital, session, replay and profile topics. A batch is acknowledged once its rows are committed; a failure
  * there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded). The schema registry and
  * usage counters (logs and events) are derived from committed rows and are flushed on a timer, so the ingest path
  * never waits for them.
@@ -55,6 +67,9 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
     }),
     await deps.bus.subscribe<VitalRecord>(Topics.vitals, group, async (records) => {
       await deps.analytics.insert(vitalsTable, records.map(vitalRow));
+    }),
+    await deps.bus.subscribe<SessionRecord>(Topics.sessions, group, async (records) => {
+      await deps.analytics.insert(sessionsTable, records.map(sessionRow));
     }),
     ...(await subscribeChunkTopics(deps.bus, deps.analytics, group)),
   ];

@@ -120,7 +120,7 @@ describe('POST /v1/gql/query', () => {
     expect(reply.status).toBe(422);
     expect(reply.body.error).toEqual({
       code: 'VALIDATION_ERROR',
-      message: "unknown source 'nowhere' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals) at column 6",
+      message: "unknown source 'nowhere' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals, sessions) at column 6",
       details: { offset: 5, line: 1, column: 6 },
     });
   });
@@ -162,7 +162,7 @@ describe('POST /v1/gql (batch)', () => {
       },
       {
         status: 'error',
-        error: "unknown source 'nowhere' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals) at column 6",
+        error: "unknown source 'nowhere' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals, sessions) at column 6",
         details: { offset: 5, line: 1, column: 6 },
       },
       { status: 'ok', query: expect.objectContaining({ source: 'events' }), data: expect.objectContaining({ results: [{ value: 3 }] }) },

@@ -8,6 +8,7 @@ import { logsTable } from './logs';
 import { profileChunksTable } from './profileChunks';
 import { replayChunksTable } from './replayChunks';
 import { replaySessionsTable } from './replaySessions';
+import { sessionsTable } from './sessions';
 import { spansTable } from './spans';
 import { vitalsTable } from './vitals';
 
@@ -20,6 +21,7 @@ export * from './logs';
 export * from './profileChunks';
 export * from './replayChunks';
 export * from './replaySessions';
+export * from './sessions';
 export * from './spans';
 export * from './vitals';
 
@@ -36,4 +38,5 @@ export const ANALYTICS_TABLES: readonly TableDefinition<object>[] = [
   replaySessionsTable,
   replayChunksTable,
   profileChunksTable,
+  sessionsTable,
 ] as readonly TableDefinition<never>[] as readonly TableDefinition<object>[];

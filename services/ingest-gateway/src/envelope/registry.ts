@@ -5,6 +5,7 @@ import { DEFAULT_ITEM_LIMIT_BYTES, LARGE_ITEM_LIMIT_BYTES, type ItemKind } from 
 import { logItem } from './logs';
 import { profileChunkItem } from './profiles';
 import { replayEventItem, replayRecordingItem } from './replay';
+import { sessionAggregatesItem, sessionItem } from './sessions';
 import { spanItem, transactionItem } from './spans';
 import { webVitalItem } from './vitals';
 
@@ -23,7 +24,6 @@ export const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
   replay_recording: { handle: replayRecordingItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
   profile_chunk: { handle: profileChunkItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
   client_report: { handle: clientReportItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
-  // Release-health sessions are acknowledged but not stored; the issue trackers' views come from errors.
-  session: { handle: () => ({ skipped: 'session items are not stored' }), limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
-  sessions: { handle: () => ({ skipped: 'session items are not stored' }), limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  session: { handle: sessionItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
+  sessions: { handle: sessionAggregatesItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
 };
