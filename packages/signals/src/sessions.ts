@@ -20,6 +20,10 @@ export type SessionOutcome = (typeof SESSION_OUTCOMES)[number];
 
 /** Buckets in one `sessions` item; SDKs flush every minute, so a real item holds a handful. */
 export const MAX_SESSION_AGGREGATES = 1_000;
+/** Counts are stored as 32-bit unsigned integers; a larger one would fail the whole batch's insert. */
+const MAX_COUNT = 2_147_483_647;
+/** Seconds; Sentry ends sessions within days, so a year is a bug. */
+const MAX_DURATION_S = 366 * 24 * 60 * 60;
 
 const SentryTime = Type.Union([Type.String({ minLength: 1 }), Type.Number()], { description: 'RFC 3339 or epoch seconds' });
 const DistinctId = Type.Union([Type.String({ maxLength: 512 }), Type.Number()]);
@@ -38,12 +42,12 @@ export const SessionUpdateSchema = Type.Object({
   started: SentryTime,
   timestamp: Type.Optional(SentryTime),
   status: Type.Optional(StringEnum(SESSION_STATUSES)),
-  errors: Type.Optional(Type.Integer({ minimum: 0 })),
-  duration: Type.Optional(Type.Number({ minimum: 0, description: 'seconds' })),
+  errors: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COUNT })),
+  duration: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_DURATION_S, description: 'seconds' })),
   attrs: ReleaseAttributes,
 });
 
-const AggregateCount = Type.Optional(Type.Integer({ minimum: 0 }));
+const AggregateCount = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COUNT }));
 
 /** A `sessions` item: counts of request-mode sessions per started minute (what server SDKs send). */
 export const SessionAggregatesSchema = Type.Object({

@@ -105,6 +105,9 @@ describe('session items', () => {
     ['an unknown status', { type: 'session' }, sessionUpdate('a2', { status: 'exploded' }), 'session item: status must be one of ok, exited, crashed, abnormal, errored'],
     ['an unreadable start', { type: 'session' }, sessionUpdate('a3', { started: 'yesterday' }), 'session item: started must be an RFC 3339 date-time or epoch seconds'],
     ['a negative error count', { type: 'session' }, sessionUpdate('a4', { errors: -1 }), 'session item: errors must be >= 0'],
+    ['an error count beyond 32 bits', { type: 'session' }, sessionUpdate('a5', { errors: 5e9 }), 'session item: errors must be <= 2147483647'],
+    ['a duration over a year', { type: 'session' }, sessionUpdate('a6', { duration: 1e306 }), 'session item: duration must be <= 31622400'],
+    ['an aggregate count beyond 32 bits', { type: 'sessions' }, { aggregates: [{ started: '2026-11-22T10:00:00Z', exited: 5e9 }], attrs: { release: 'r' } }, 'sessions item: aggregates.0.exited must be <= 2147483647'],
     ['aggregates counting nothing', { type: 'sessions' }, { aggregates: [{ started: '2026-11-22T10:00:00Z' }], attrs: { release: 'r' } }, 'sessions item: every aggregate count is zero'],
     ['a payload that is not JSON', { type: 'session' }, 'not json', 'session item: the payload is not a JSON object'],
   ])('rejects %s with a reason and keeps the valid item beside it', async (_name, header, payload, message) => {
