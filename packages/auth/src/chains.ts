@@ -17,6 +17,11 @@ export interface KeyAccess {
   regionUrls: RegionUrls;
 }
 
+/** Key access with the bus listeners and timers it started; `stop` them when the service closes. */
+export interface RunningKeyAccess extends KeyAccess {
+  stop(): Promise<void>;
+}
+
 /**
  * The guards of a `/v1` route, in order: relay keys of another region, resolve the key, count the organization's
  * rate, require any of `scopes` (`*` always passes). Runs before any body parser, so relayed bodies stay untouched.
@@ -32,7 +37,8 @@ export function keyGuards(access: KeyAccess, ...scopes: Scope[]): RequestHandler
 
 /**
  * Key access of a service configured by `keyCacheConfig`, `rateLimitConfig` and `regionConfig`: a resolver that
- * listens for key changes on the bus, the rate limiter, and the regions. Stop `keys` when the service closes.
+ * listens for key changes on the bus, a rate limiter that shares its counts with the other processes on the bus,
+ * and the regions.
  */
 export async function startKeyAccess(
   store: SqlClient,
@@ -42,12 +48,24 @@ export async function startKeyAccess(
     KEY_CACHE_MISS_TTL_MS: number;
     KEY_LAST_USED_FLUSH_MS: number;
     RATE_LIMIT_ENABLED: boolean;
+    RATE_LIMIT_SHARE_MS: number;
     REGION: Region;
     REGION_URLS: string;
   },
   logger: Logger,
-): Promise<KeyAccess> {
+): Promise<RunningKeyAccess> {
   const keys = KeyResolver.fromConfig(store, config, logger);
   await keys.start(bus);
-  return { keys, limiter: new RateLimiter(config.RATE_LIMIT_ENABLED), region: config.REGION, regionUrls: parseRegionUrls(config.REGION_URLS) };
+  const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
+  await limiter.share(bus, config.RATE_LIMIT_SHARE_MS, logger);
+  return {
+    keys,
+    limiter,
+    region: config.REGION,
+    regionUrls: parseRegionUrls(config.REGION_URLS),
+    stop: async () => {
+      await limiter.stop();
+      await keys.stop();
+    },
+  };
 }

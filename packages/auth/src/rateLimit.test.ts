@@ -1,4 +1,5 @@
-import { ApiError, PLANS } from '@tlm/core';
+import { EmbeddedBus } from '@tlm/bus';
+import { ApiError, PLANS, createLogger } from '@tlm/core';
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimiter, requireWithinRate } from './rateLimit';
 import type { ResolvedKey } from './resolver';
@@ -28,6 +29,62 @@ describe('RateLimiter.take', () => {
   it('admits everything when disabled', () => {
     const limiter = new RateLimiter(false);
     expect(Array.from({ length: 100 }, () => limiter.take('org-1', 1, SECOND)).every(Boolean)).toBe(true);
+  });
+});
+
+describe('RateLimiter across processes', () => {
+  it("admits only what is left of the organization's limit after the other processes' reports for the same second", () => {
+    const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
+    expect(Array.from({ length: 6 }, () => a.take('org-1', 10, SECOND))).toEqual(Array(6).fill(true));
+    b.receive(a.report(SECOND)!);
+    expect(Array.from({ length: 5 }, () => b.take('org-1', 10, SECOND + 10))).toEqual([true, true, true, true, false]);
+    a.receive(b.report(SECOND + 20)!);
+    expect(a.take('org-1', 10, SECOND + 30)).toBe(false);
+    expect(a.take('org-2', 10, SECOND + 30)).toBe(true);
+  });
+
+  it('forgets reports of an earlier second, ignores its own and an older report arriving late', () => {
+    const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
+    for (let i = 0; i < 3; i++) a.take('org-1', 3, SECOND);
+    const early = a.report(SECOND)!;
+    b.receive(early);
+    expect(b.take('org-1', 3, SECOND)).toBe(false);
+    expect(b.take('org-1', 3, SECOND + 1_000)).toBe(true);
+    a.take('org-1', 3, SECOND + 1_000);
+    b.receive(a.report(SECOND + 1_000)!);
+    b.receive(early);
+    expect([b.take('org-1', 3, SECOND + 1_100), b.take('org-1', 3, SECOND + 1_100)]).toEqual([true, false]);
+    const own = b.report(SECOND + 1_100)!;
+    b.receive(own);
+    expect(b.take('org-2', 1, SECOND + 1_100)).toBe(true);
+  });
+
+  it('reports only after a change, and not a refused request', () => {
+    const limiter = new RateLimiter(true, 'a');
+    expect(limiter.report(SECOND)).toBeUndefined();
+    limiter.take('org-1', 1, SECOND);
+    limiter.take('org-1', 1, SECOND);
+    expect(limiter.report(SECOND)).toEqual({ instance: 'a', second: SECOND / 1000, counts: { 'org-1': 1 } });
+    expect(limiter.report(SECOND)).toBeUndefined();
+  });
+
+  it('shares counts over the bus on a timer', async () => {
+    const bus = new EmbeddedBus();
+    const logger = createLogger('test', 'silent');
+    const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
+    await a.share(bus, 10, logger);
+    await b.share(bus, 10, logger);
+    try {
+      // Far enough from a window's end that both processes count in the same second.
+      while (Date.now() % 1000 > 700) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 10; i++) expect(a.take('org-1', 10)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(b.take('org-1', 10)).toBe(false);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await bus.close();
+    }
   });
 });
 

@@ -17,6 +17,8 @@ export const Topics = {
   replays: 'tlm.replays.v1',
   /** Profile chunk metadata (bodies live in the blob store). */
   profiles: 'tlm.profiles.v1',
+  /** Each process's request counts per organization for the current second, so rate limits hold fleet-wide. */
+  rateCounts: 'tlm.rate-counts.v1',
   /** Cache invalidation for API keys, projects and organizations; every gateway instance receives every message. */
   keyChanges: 'tlm.key-changes.v1',
 } as const;
@@ -27,4 +29,5 @@ export const ConsumerGroups = {
   ingestWriter: 'tlm-ingest-writer',
   issuesProcessor: 'tlm-issues-processor',
   keyCache: 'tlm-key-cache',
+  rateLimit: 'tlm-rate-limit',
 } as const;

@@ -20,7 +20,7 @@ start(() =>
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {
-        await access.keys.stop();
+        await access.stop();
         await bus.close();
         await analytics.close();
         await metadata.close();

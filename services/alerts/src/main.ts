@@ -24,7 +24,7 @@ start(() =>
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {
         await evaluator.stop();
-        await access.keys.stop();
+        await access.stop();
         await bus.close();
         await analytics.close();
         await metadata.close();

@@ -21,7 +21,7 @@ start(() =>
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
-        await access.keys.stop();
+        await access.stop();
         await bus.close();
         await blobs.close();
         await metadata.close();

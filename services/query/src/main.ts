@@ -22,7 +22,7 @@ start(() =>
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
-        await access.keys.stop();
+        await access.stop();
         await bus.close();
         await blobs.close();
         await analytics.close();

@@ -117,7 +117,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       await logScanner.stop();
       await writer.stop();
       await issuesProcessor.stop();
-      await access.keys.stop();
+      await access.stop();
       await bus.close();
       await analytics.close();
       await blobs.close();
