@@ -27,7 +27,7 @@ import { artifactRoutes, type Symbolicator } from '@tlm/sourcemaps';
 import { Router, type RequestHandler } from 'express';
 import { ingestCors } from './cors';
 import { envelopeRoutes } from './envelope/route';
-import { exportLogs, exportTraces, otlpJsonBody } from './otlp';
+import { exportLogs, exportTraces, otlpBody } from './otlp';
 import { profileRoutes } from './profiles';
 import { replayRoutes } from './replay';
 import { batchItems, ingestContext } from './request';
@@ -103,8 +103,8 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.post('/v1/logs', ...writer, browserLogsAllowed, body, ingestBatch(deps.bus, 'logs', Topics.logs, toLogRecord));
   router.post('/v1/events', ...writer, body, ingestBatch(deps.bus, 'events', Topics.events, toEventRecord));
   router.options(['/v1/otlp/v1/traces', '/v1/otlp/v1/logs'], ingestCors);
-  router.post('/v1/otlp/v1/traces', ...writer, ...otlpJsonBody, exportTraces(deps.bus));
-  router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, ...otlpJsonBody, exportLogs(deps.bus));
+  router.post('/v1/otlp/v1/traces', ...writer, otlpBody, exportTraces(deps.bus));
+  router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, otlpBody, exportLogs(deps.bus));
   router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), artifactRoutes(deps));
   return router;
 }

@@ -3,6 +3,9 @@ import { Topics, type Bus, type Topic } from '@tlm/bus';
 import { jsonBody, metrics, unsupportedMediaType, validationError } from '@tlm/core';
 import {
   MAX_BODY_BYTES,
+  decodeOtlpLogsRequest,
+  decodeOtlpTraceRequest,
+  encodeOtlpResponse,
   MAX_OTLP_ITEMS,
   otlpLogItem,
   otlpLogRecords,
@@ -17,25 +20,32 @@ import {
   type ItemError,
   type ItemResult,
 } from '@tlm/signals';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { ingestContext } from './request';
 
 /**
- * OTLP/HTTP with JSON bodies (https://opentelemetry.io/docs/specs/otlp/#otlphttp), so unmodified OpenTelemetry
- * exporters send spans and logs: a malformed request is a 400, a valid one a 200 whose `partialSuccess` counts and
- * explains the items that were rejected one by one.
+ * OTLP/HTTP (https://opentelemetry.io/docs/specs/otlp/#otlphttp) with JSON or binary protobuf bodies, so unmodified
+ * OpenTelemetry exporters send spans and logs whichever encoding they default to: a malformed request is a 400, a
+ * valid one a 200 whose `partialSuccess` counts and explains the items that were rejected one by one, in the
+ * request's encoding.
  */
 
-/** Protobuf bodies are not decoded: OTLP asks for 415 on an unsupported format, and exporters can switch to JSON. */
-const requireJson: RequestHandler = (req, _res, next) => {
-  if (req.headers['content-type'] === undefined || req.is('json')) return next();
-  throw unsupportedMediaType(
-    `OTLP/HTTP accepts JSON bodies (Content-Type: application/json), not ${req.headers['content-type']}; ` +
-      'use the exporter for http/json (e.g. @opentelemetry/exporter-trace-otlp-http)',
-  );
-};
+const PROTOBUF = 'application/x-protobuf';
+const protobufBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+const json = jsonBody(MAX_BODY_BYTES);
 
-export const otlpJsonBody: RequestHandler[] = [requireJson, jsonBody(MAX_BODY_BYTES)];
+/** Whether this request's body is protobuf (and its answer must be). */
+const isProtobuf = (res: Response) => res.locals['otlpProtobuf'] === true;
+
+/** JSON (or no Content-Type) or protobuf; any other type gets 415, OTLP's answer for an unsupported encoding. */
+export const otlpBody: RequestHandler = (req, res, next) => {
+  if (req.headers['content-type'] === undefined || req.is('json')) return json(req, res, next);
+  if (req.is(PROTOBUF)) {
+    res.locals['otlpProtobuf'] = true;
+    return protobufBody(req, res, next);
+  }
+  throw unsupportedMediaType(`OTLP/HTTP accepts application/json or ${PROTOBUF} bodies, not ${req.headers['content-type']}`);
+};
 
 /** How many reasons `partialSuccess.errorMessage` spells out before it only counts. */
 const MAX_REASONS = 10;
@@ -50,6 +60,7 @@ interface OtlpSignal<Wire, Entry, R> {
   topic: Topic;
   /** The response's count field (`rejectedSpans`, `rejectedLogRecords`). */
   rejectedField: string;
+  decodeProtobuf: (body: Buffer) => ItemResult<Record<string, unknown>>;
   validate: (body: unknown) => ItemResult<Wire>;
   /** The items of a request in order, each with what its resource and scope say about it. */
   entries: (request: Wire) => Entry[];
@@ -58,7 +69,12 @@ interface OtlpSignal<Wire, Entry, R> {
 
 function otlpExport<Wire, Entry, R extends { projectId: string }>(bus: Bus, kind: OtlpSignal<Wire, Entry, R>): RequestHandler {
   return async (req, res) => {
-    const body: unknown = req.body;
+    let body: unknown = req.body;
+    if (isProtobuf(res)) {
+      const decoded = kind.decodeProtobuf(Buffer.isBuffer(body) ? body : Buffer.alloc(0));
+      if (!decoded.ok) throw validationError(`malformed OTLP ${kind.message}: ${decoded.reason}`);
+      body = decoded.value;
+    }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw validationError(`request body must be an OTLP ${kind.message} JSON object`);
     }
@@ -79,13 +95,12 @@ function otlpExport<Wire, Entry, R extends { projectId: string }>(bus: Bus, kind
     );
     metrics.ingestItems.inc({ signal: kind.signal, outcome: 'accepted' }, outcome.records.length);
     metrics.ingestItems.inc({ signal: kind.signal, outcome: 'rejected' }, outcome.errors.length);
-    if (outcome.errors.length === 0) {
-      res.status(200).json({});
-      return;
-    }
-    res.status(200).json({
-      partialSuccess: { [kind.rejectedField]: outcome.errors.length, errorMessage: errorMessage(kind.noun, items.length, outcome.errors) },
-    });
+    const answer =
+      outcome.errors.length === 0
+        ? {}
+        : { partialSuccess: { [kind.rejectedField]: outcome.errors.length, errorMessage: errorMessage(kind.noun, items.length, outcome.errors) } };
+    if (isProtobuf(res)) res.status(200).type(PROTOBUF).send(encodeOtlpResponse(kind.signal === 'spans' ? 'traces' : 'logs', answer));
+    else res.status(200).json(answer);
   };
 }
 
@@ -104,6 +119,7 @@ export function exportTraces(bus: Bus): RequestHandler {
     message: 'ExportTraceServiceRequest',
     topic: Topics.spans,
     rejectedField: 'rejectedSpans',
+    decodeProtobuf: decodeOtlpTraceRequest,
     validate: validateOtlpTraceRequest,
     entries: otlpSpans,
     toRecord: ({ span, scope }, context) => {
@@ -121,6 +137,7 @@ export function exportLogs(bus: Bus): RequestHandler {
     message: 'ExportLogsServiceRequest',
     topic: Topics.logs,
     rejectedField: 'rejectedLogRecords',
+    decodeProtobuf: decodeOtlpLogsRequest,
     validate: validateOtlpLogsRequest,
     entries: otlpLogRecords,
     toRecord: ({ record, resource }, context) => {

@@ -1,11 +1,14 @@
 import { gzipSync } from 'node:zlib';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter as OTLPProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import protobuf from 'protobufjs';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -312,15 +315,13 @@ describe('POST /v1/otlp/v1/traces: the JSON encoding', () => {
     });
   });
 
-  it('answers a protobuf body with 415 and the JSON alternative', async () => {
-    const reply = await server.api.post(TRACES, {
-      token: setup.secretKey,
-      body: Buffer.from([0x0a, 0x00]),
-      headers: { 'content-type': 'application/x-protobuf' },
-    });
+  it('answers a body that is neither JSON nor protobuf with 415', async () => {
+    const reply = await server.api.post(TRACES, { token: setup.secretKey, body: 'spans', headers: { 'content-type': 'text/plain' } });
     expect(reply.status).toBe(415);
-    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
-    expect(reply.body.error.message).toContain('application/json');
+    expect(reply.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'OTLP/HTTP accepts application/json or application/x-protobuf bodies, not text/plain',
+    });
   });
 
   it('answers 401 UNAUTHORIZED without a key', async () => {
@@ -455,5 +456,105 @@ describe('POST /v1/otlp/v1/logs', () => {
     const reply = await server.api.post(LOGS, { token: reader.key, body: logRequest([]) });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('FORBIDDEN');
+  });
+});
+
+/** An independent encoder for hand-made protobuf requests, and the decoder of the protobuf answers. */
+const wire = protobuf.parse(`
+  syntax = "proto3";
+  message AnyValue { oneof value { string string_value = 1; int64 int_value = 3; } }
+  message KeyValue { string key = 1; AnyValue value = 2; }
+  message Resource { repeated KeyValue attributes = 1; }
+  message TraceRequest { repeated ResourceSpans resource_spans = 1; }
+  message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+  message ScopeSpans { repeated Span spans = 2; }
+  message Span { bytes trace_id = 1; bytes span_id = 2; string name = 5; fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; repeated KeyValue attributes = 9; }
+  message PartialSuccess { int64 rejected_spans = 1; string error_message = 2; }
+  message TraceResponse { PartialSuccess partial_success = 1; }
+`).root;
+const TraceRequest = wire.lookupType('TraceRequest');
+const TraceResponse = wire.lookupType('TraceResponse');
+
+describe('OTLP/HTTP with protobuf bodies (application/x-protobuf)', () => {
+  const PROTOBUF = { 'content-type': 'application/x-protobuf' };
+  const postProtobuf = (path: string, body: Buffer) => server.api.post(path, { token: setup.secretKey, body, headers: PROTOBUF });
+
+  it('stores what the http/protobuf trace exporter sends exactly as the JSON exporter would: ids, kinds, attributes, events, status, nanosecond times', async () => {
+    const start = BigInt(Date.now() - 5_000) * 1_000_000n;
+    const spans = await recordedSpans((tracer) => {
+      const root = tracer.startSpan('GET /proto', { kind: SpanKind.SERVER, startTime: [Number(start / 1_000_000_000n), Number(start % 1_000_000_000n)] });
+      const child = tracer.startSpan('proto child', { attributes: { rows: 3, ratio: 0.25, cached: false, tags: ['a', 'b'] } }, trace.setSpan(context.active(), root));
+      child.addEvent('retry', { attempt: 2 });
+      child.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream 502' });
+      child.end();
+      root.end([Number(start / 1_000_000_000n), Number((start % 1_000_000_000n) + 12_345_678n)]);
+    });
+    const exporter = new OTLPProtoTraceExporter({ url: `${server.url}${TRACES}`, headers: { Authorization: `Bearer ${setup.secretKey}` } });
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
+    expect(result).toEqual({ code: EXPORT_SUCCESS });
+
+    const root = spans.find((span) => span.name === 'GET /proto')!;
+    const rows = await gql(`from:spans trace_id:${root.spanContext().traceId} | sort timestamp asc | fields name, span_id, parent_span_id, kind, status, duration_ms, attributes, events`);
+    expect(rows).toEqual([
+      { name: 'GET /proto', span_id: root.spanContext().spanId, parent_span_id: null, kind: 'server', status: 'ok', duration_ms: 12.345, attributes: expect.any(Object), events: [] },
+      {
+        name: 'proto child',
+        span_id: spans.find((span) => span.name === 'proto child')!.spanContext().spanId,
+        parent_span_id: root.spanContext().spanId,
+        kind: 'internal',
+        status: 'error',
+        duration_ms: expect.any(Number),
+        attributes: expect.objectContaining({ rows: 3, ratio: 0.25, cached: false, tags: ['a', 'b'], 'otel.status_description': 'upstream 502' }),
+        events: [{ name: 'retry', timestamp: expect.any(String), attributes: { attempt: 2 } }],
+      },
+    ]);
+  });
+
+  it('stores what the http/protobuf logs exporter sends, gzip-compressed', async () => {
+    const exporter = new OTLPProtoLogExporter({ url: `${server.url}${LOGS}`, headers: { Authorization: `Bearer ${setup.secretKey}` }, compression: 'gzip' as never });
+    const provider = new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'ledger' }), processors: [new BatchLogRecordProcessor(exporter)] });
+    const logger = provider.getLogger('ledger-logger');
+    logger.emit({ severityNumber: 13 /* WARN */, body: 'proto sdk: balance low', attributes: { account: 'acc-9', cents: 120 } });
+    logger.emit({ severityText: 'fatal', body: { event: 'proto sdk: halt', code: 7 } });
+    await provider.forceFlush();
+    await provider.shutdown();
+    const rows = await gql('from:logs "proto sdk" | sort severity asc | fields severity, message, properties');
+    expect(rows.map((row) => [row['severity'], row['message']])).toEqual([
+      ['fatal', '{"event":"proto sdk: halt","code":7}'],
+      ['warn', 'proto sdk: balance low'],
+    ]);
+    expect(rows[1]!['properties']).toMatchObject({ account: 'acc-9', cents: 120, 'service.name': 'ledger', 'otel.scope.name': 'ledger-logger' });
+  });
+
+  it('answers in protobuf, with partialSuccess naming a span rejected for its id', async () => {
+    const nanos = BigInt(Date.now() - 1_000) * 1_000_000n;
+    const span = (traceId: Buffer, name: string) => ({ traceId, spanId: Buffer.alloc(8, 7), name, startTimeUnixNano: nanos.toString(), endTimeUnixNano: (nanos + 1_000n).toString() });
+    const body = Buffer.from(
+      TraceRequest.encode(
+        TraceRequest.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [span(Buffer.alloc(16, 9), 'kept proto span'), span(Buffer.alloc(15, 9), 'short id')] }] }] }),
+      ).finish(),
+    );
+    const reply = await fetch(`${server.url}${TRACES}`, { method: 'POST', headers: { ...PROTOBUF, authorization: `Bearer ${setup.secretKey}` }, body });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('application/x-protobuf');
+    const answer = TraceResponse.toObject(TraceResponse.decode(Buffer.from(await reply.arrayBuffer())), { longs: Number });
+    expect(answer).toEqual({ partialSuccess: { rejectedSpans: 1, errorMessage: '1 of 2 spans rejected: span 1: trace_id must be 32 hex digits, not all zero' } });
+    expect(await gql(`from:spans trace_id:${'09'.repeat(16)} | fields name`)).toEqual([{ name: 'kept proto span' }]);
+  });
+
+  it('answers an empty protobuf request with an empty protobuf answer', async () => {
+    const reply = await postProtobuf(TRACES, Buffer.alloc(0));
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe('');
+  });
+
+  it.each([
+    [TRACES, 'ExportTraceServiceRequest'],
+    [LOGS, 'ExportLogsServiceRequest'],
+  ])('answers %s with 400 VALIDATION_ERROR for bytes that are not protobuf', async (path, message) => {
+    const reply = await postProtobuf(path, Buffer.from('not protobuf at all'));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(reply.body.error.message).toMatch(new RegExp(`^malformed OTLP ${message}: the body is not a protobuf ${message}: `));
   });
 });

@@ -1,3 +1,4 @@
 export * from './common';
 export * from './logs';
 export * from './traces';
+export * from './protobuf';

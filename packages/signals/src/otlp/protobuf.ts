@@ -1,0 +1,129 @@
+import protobuf from 'protobufjs';
+import { accept, reject, type ItemResult } from '../result';
+
+/**
+ * OTLP/HTTP with binary protobuf bodies (`Content-Type: application/x-protobuf`), the default encoding of most
+ * OpenTelemetry SDKs. A request is decoded into exactly the object its OTLP/JSON form would parse to (camelCase
+ * fields, ids in hex, 64-bit integers as decimal strings, enums as integers, bytes as base64), so one validation
+ * and one mapping serve both encodings.
+ *
+ * The messages below are those of opentelemetry-proto (collector/{trace,logs}/v1, trace/v1, logs/v1, common/v1,
+ * resource/v1) reduced to the fields this service reads; protobuf skips the others, as it skips fields added later.
+ */
+const OTLP_PROTO = `
+syntax = "proto3";
+package otlp;
+
+message AnyValue {
+  oneof value {
+    string string_value = 1;
+    bool bool_value = 2;
+    int64 int_value = 3;
+    double double_value = 4;
+    ArrayValue array_value = 5;
+    KeyValueList kvlist_value = 6;
+    bytes bytes_value = 7;
+  }
+}
+message ArrayValue { repeated AnyValue values = 1; }
+message KeyValueList { repeated KeyValue values = 1; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message InstrumentationScope { string name = 1; string version = 2; repeated KeyValue attributes = 3; }
+message Resource { repeated KeyValue attributes = 1; }
+
+message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message ScopeSpans { InstrumentationScope scope = 1; repeated Span spans = 2; }
+message Span {
+  bytes trace_id = 1;
+  bytes span_id = 2;
+  bytes parent_span_id = 4;
+  string name = 5;
+  int32 kind = 6;
+  fixed64 start_time_unix_nano = 7;
+  fixed64 end_time_unix_nano = 8;
+  repeated KeyValue attributes = 9;
+  message Event { fixed64 time_unix_nano = 1; string name = 2; repeated KeyValue attributes = 3; }
+  repeated Event events = 11;
+  Status status = 15;
+}
+message Status { string message = 2; int32 code = 3; }
+message ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; }
+message ExportTraceServiceResponse { ExportTracePartialSuccess partial_success = 1; }
+
+message ExportLogsServiceRequest { repeated ResourceLogs resource_logs = 1; }
+message ResourceLogs { Resource resource = 1; repeated ScopeLogs scope_logs = 2; }
+message ScopeLogs { InstrumentationScope scope = 1; repeated LogRecord log_records = 2; }
+message LogRecord {
+  fixed64 time_unix_nano = 1;
+  int32 severity_number = 2;
+  string severity_text = 3;
+  AnyValue body = 5;
+  repeated KeyValue attributes = 6;
+  bytes trace_id = 9;
+  bytes span_id = 10;
+  fixed64 observed_time_unix_nano = 11;
+  string event_name = 12;
+}
+message ExportLogsPartialSuccess { int64 rejected_log_records = 1; string error_message = 2; }
+message ExportLogsServiceResponse { ExportLogsPartialSuccess partial_success = 1; }
+`;
+
+const root = protobuf.parse(OTLP_PROTO, { keepCase: false }).root;
+const type = (name: string) => root.lookupType(`otlp.${name}`);
+const TYPES = {
+  traceRequest: type('ExportTraceServiceRequest'),
+  traceResponse: type('ExportTraceServiceResponse'),
+  logsRequest: type('ExportLogsServiceRequest'),
+  logsResponse: type('ExportLogsServiceResponse'),
+};
+
+/**
+ * The proto3 JSON mapping's forms (fields at their default value left out, as a JSON encoder does), except ids:
+ * OTLP/JSON writes trace and span ids as hex, not base64. Repeated fields are always arrays.
+ */
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
+
+type Json = Record<string, unknown>;
+const ID_FIELDS = ['traceId', 'spanId', 'parentSpanId'] as const;
+
+function hexIds(item: Json): void {
+  for (const field of ID_FIELDS) {
+    const value = item[field];
+    if (typeof value === 'string') item[field] = Buffer.from(value, 'base64').toString('hex');
+  }
+}
+
+function decode(kind: protobuf.Type, body: Buffer, message: string): ItemResult<Json> {
+  try {
+    return accept(kind.toObject(kind.decode(body), TO_OBJECT));
+  } catch (error) {
+    return reject(`the body is not a protobuf ${message}: ${(error as Error).message}`);
+  }
+}
+
+/** An `ExportTraceServiceRequest` in protobuf, as its OTLP/JSON object. */
+export function decodeOtlpTraceRequest(body: Buffer): ItemResult<Json> {
+  const decoded = decode(TYPES.traceRequest, body, 'ExportTraceServiceRequest');
+  if (!decoded.ok) return decoded;
+  for (const resource of decoded.value['resourceSpans'] as Json[]) {
+    for (const scope of resource['scopeSpans'] as Json[]) for (const span of scope['spans'] as Json[]) hexIds(span);
+  }
+  return decoded;
+}
+
+/** An `ExportLogsServiceRequest` in protobuf, as its OTLP/JSON object. */
+export function decodeOtlpLogsRequest(body: Buffer): ItemResult<Json> {
+  const decoded = decode(TYPES.logsRequest, body, 'ExportLogsServiceRequest');
+  if (!decoded.ok) return decoded;
+  for (const resource of decoded.value['resourceLogs'] as Json[]) {
+    for (const scope of resource['scopeLogs'] as Json[]) for (const record of scope['logRecords'] as Json[]) hexIds(record);
+  }
+  return decoded;
+}
+
+/** The protobuf answer to a protobuf export: the same `{partialSuccess?: {rejected…, errorMessage}}` as the JSON one. */
+export function encodeOtlpResponse(signal: 'traces' | 'logs', answer: { partialSuccess?: Json }): Buffer {
+  const kind = signal === 'traces' ? TYPES.traceResponse : TYPES.logsResponse;
+  return Buffer.from(kind.encode(kind.fromObject(answer)).finish());
+}
