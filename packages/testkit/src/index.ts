@@ -151,6 +151,13 @@ export async function setupProject(api: Api, options: { allow_browser_logs?: boo
   return { session, project, secretKey: secret.key, publicKey: publicKey.key, secret, public: publicKey };
 }
 
+/** The rows of a GQL query sent with `token` to `POST /v1/gql/query`; throws on any answer but 200. */
+export async function gqlRows(api: Api, token: string, q: string): Promise<Record<string, any>[]> {
+  const reply = await api.post('/v1/gql/query', { token, body: { q } });
+  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
+  return reply.body.data.results as Record<string, any>[];
+}
+
 /** Retries `check` until it stops throwing, for effects that land shortly after a response (last_used_at). */
 export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -7,7 +7,7 @@ import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/expo
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 import protobuf from 'protobufjs';
 
 let server: TestServer;
@@ -24,11 +24,7 @@ const LOGS = '/v1/otlp/v1/logs';
 /** ExportResultCode.SUCCESS of @opentelemetry/core. */
 const EXPORT_SUCCESS = 0;
 
-async function gql(q: string) {
-  const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } });
-  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
-  return reply.body.data.results as Record<string, any>[];
-}
+const gql = (q: string) => gqlRows(server.api, setup.secretKey, q);
 
 function tracerProvider(serviceName: string, key: string, processor: 'batch' | 'simple' = 'batch') {
   const exporter = new OTLPTraceExporter({ url: `${server.url}${TRACES}`, headers: { Authorization: `Bearer ${key}` } });

@@ -1,5 +1,5 @@
 import * as Sentry from '@sentry/node';
-import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 // Current Sentry SDKs stream spans as span v2 envelope items (`traceLifecycle: 'stream'`) instead of transactions.
 let server: TestServer;
@@ -24,11 +24,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function gql(q: string) {
-  const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } });
-  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
-  return reply.body.data.results as Record<string, any>[];
-}
+const gql = (q: string) => gqlRows(server.api, setup.secretKey, q);
 
 /** Span v2 items the server accepted so far, from its Prometheus metrics. */
 async function acceptedSpanItems(): Promise<number> {

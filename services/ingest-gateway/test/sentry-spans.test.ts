@@ -2,7 +2,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import * as Sentry from '@sentry/node';
-import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -24,11 +24,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function gql(q: string) {
-  const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } });
-  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
-  return reply.body.data.results as Record<string, any>[];
-}
+const gql = (q: string) => gqlRows(server.api, setup.secretKey, q);
 
 /** A Sentry envelope: header line, then per item a header line and its JSON payload. */
 function envelope(items: [Record<string, unknown>, unknown][], header: Record<string, unknown> = {}): string {

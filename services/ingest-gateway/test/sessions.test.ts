@@ -1,5 +1,5 @@
 import * as Sentry from '@sentry/node';
-import { eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { eventually, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -19,11 +19,7 @@ afterAll(async () => {
   await server.close();
 });
 
-async function gql(q: string) {
-  const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q } });
-  if (reply.status !== 200) throw new Error(`GQL failed: ${reply.status} ${reply.text}`);
-  return reply.body.data.results as Record<string, any>[];
-}
+const gql = (q: string) => gqlRows(server.api, setup.secretKey, q);
 
 function envelope(items: [Record<string, unknown>, unknown][]): string {
   const lines = ['{}'];

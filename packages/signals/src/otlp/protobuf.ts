@@ -94,32 +94,31 @@ function hexIds(item: Json): void {
   }
 }
 
-function decode(kind: protobuf.Type, body: Buffer, message: string): ItemResult<Json> {
+/**
+ * Decodes a request and writes the ids of its items (`resource.scope.item` fields, e.g. resourceSpans.scopeSpans.spans)
+ * in hex.
+ */
+function decodeRequest(kind: protobuf.Type, body: Buffer, [resources, scopes, items]: [string, string, string]): ItemResult<Json> {
+  let request: Json;
   try {
-    return accept(kind.toObject(kind.decode(body), TO_OBJECT));
+    request = kind.toObject(kind.decode(body), TO_OBJECT);
   } catch (error) {
-    return reject(`the body is not a protobuf ${message}: ${(error as Error).message}`);
+    return reject(`the body is not a protobuf ${kind.name}: ${(error as Error).message}`);
   }
+  for (const resource of request[resources] as Json[]) {
+    for (const scope of resource[scopes] as Json[]) for (const item of scope[items] as Json[]) hexIds(item);
+  }
+  return accept(request);
 }
 
 /** An `ExportTraceServiceRequest` in protobuf, as its OTLP/JSON object. */
 export function decodeOtlpTraceRequest(body: Buffer): ItemResult<Json> {
-  const decoded = decode(TYPES.traceRequest, body, 'ExportTraceServiceRequest');
-  if (!decoded.ok) return decoded;
-  for (const resource of decoded.value['resourceSpans'] as Json[]) {
-    for (const scope of resource['scopeSpans'] as Json[]) for (const span of scope['spans'] as Json[]) hexIds(span);
-  }
-  return decoded;
+  return decodeRequest(TYPES.traceRequest, body, ['resourceSpans', 'scopeSpans', 'spans']);
 }
 
 /** An `ExportLogsServiceRequest` in protobuf, as its OTLP/JSON object. */
 export function decodeOtlpLogsRequest(body: Buffer): ItemResult<Json> {
-  const decoded = decode(TYPES.logsRequest, body, 'ExportLogsServiceRequest');
-  if (!decoded.ok) return decoded;
-  for (const resource of decoded.value['resourceLogs'] as Json[]) {
-    for (const scope of resource['scopeLogs'] as Json[]) for (const record of scope['logRecords'] as Json[]) hexIds(record);
-  }
-  return decoded;
+  return decodeRequest(TYPES.logsRequest, body, ['resourceLogs', 'scopeLogs', 'logRecords']);
 }
 
 /** The protobuf answer to a protobuf export: the same `{partialSuccess?: {rejected…, errorMessage}}` as the JSON one. */
