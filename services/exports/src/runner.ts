@@ -28,7 +28,7 @@ export interface RunnerDeps {
 }
 
 /** Sources a GDPR ZIP holds, one JSON-lines file each. */
-const GDPR_SOURCES = ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events'];
+const GDPR_SOURCES = ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'];
 const EXTENSIONS = { csv: 'csv', json: 'json', gdpr_zip: 'zip' } as const;
 
 /** True when a search plan is ordered newest first by its time column, so it can be read page by page. */

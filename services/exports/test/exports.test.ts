@@ -62,7 +62,9 @@ describe('exports', () => {
     const file = await download(job.download_url);
     expect(file.type).toBe('application/zip');
     const files = unzipSync(new Uint8Array(file.body));
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['project.json', 'logs.jsonl', 'events.jsonl', 'errors.jsonl']));
+    expect(Object.keys(files).sort()).toEqual(
+      ['project.json', ...['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'].map((source) => `${source}.jsonl`)].sort(),
+    );
     expect(strFromU8(files['logs.jsonl']!).split('\n')).toHaveLength(3);
     expect(JSON.parse(strFromU8(files['project.json']!)).project.id).toBe(setup.project.id);
   });
