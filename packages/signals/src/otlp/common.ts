@@ -49,7 +49,7 @@ export function anyValue(value: unknown): unknown {
     return Array.isArray(values) ? values.map(anyValue).filter((item) => item !== undefined) : [];
   }
   if ('kvlistValue' in any) return attributesOf((any['kvlistValue'] as { values?: unknown } | null)?.values);
-  if ('bytesValue' in any) return typeof any['bytesValue'] === 'string' ? any['bytesValue'] : undefined;
+  if ('bytesValue' in any) return bytesValue(any['bytesValue']);
   return undefined;
 }
 
@@ -72,6 +72,12 @@ function intValue(value: unknown): number | string | undefined {
   const parsed = Number(value);
   // Beyond 2^53 a number would silently change the value; the decimal text keeps it.
   return Number.isSafeInteger(parsed) ? parsed : value;
+}
+
+/** Base64 text: as the JSON mapping writes bytes, or from the buffer a protobuf body decodes to. */
+function bytesValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') : undefined;
 }
 
 function doubleValue(value: unknown): number | string | undefined {

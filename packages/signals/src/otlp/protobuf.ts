@@ -3,8 +3,8 @@ import { accept, reject, type ItemResult } from '../result';
 
 /**
  * OTLP/HTTP with binary protobuf bodies (`Content-Type: application/x-protobuf`), the default encoding of most
- * OpenTelemetry SDKs. A request is decoded into exactly the object its OTLP/JSON form would parse to (camelCase
- * fields, ids in hex, 64-bit integers as decimal strings, enums as integers, bytes as base64), so one validation
+ * OpenTelemetry SDKs. A request is decoded into the object its OTLP/JSON form would parse to (camelCase fields, ids
+ * in hex, 64-bit integers as decimal strings, enums as integers; only `bytesValue`s stay binary), so one validation
  * and one mapping serve both encodings.
  *
  * The messages below are those of opentelemetry-proto (collector/{trace,logs}/v1, trace/v1, logs/v1, common/v1,
@@ -79,10 +79,11 @@ const TYPES = {
 };
 
 /**
- * The proto3 JSON mapping's forms (fields at their default value left out, as a JSON encoder does), except ids:
- * OTLP/JSON writes trace and span ids as hex, not base64. Repeated fields are always arrays.
+ * The proto3 JSON mapping's forms (fields at their default value left out, as a JSON encoder does), except bytes,
+ * which stay buffers: ids then become hex, as OTLP/JSON writes them, and `anyValue` reads a `bytesValue` in either
+ * form. Repeated fields are always arrays.
  */
-const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: String, defaults: false, arrays: true };
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: Number, defaults: false, arrays: true };
 
 type Json = Record<string, unknown>;
 const ID_FIELDS = ['traceId', 'spanId', 'parentSpanId'] as const;
@@ -90,7 +91,7 @@ const ID_FIELDS = ['traceId', 'spanId', 'parentSpanId'] as const;
 function hexIds(item: Json): void {
   for (const field of ID_FIELDS) {
     const value = item[field];
-    if (typeof value === 'string') item[field] = Buffer.from(value, 'base64').toString('hex');
+    if (value instanceof Uint8Array) item[field] = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
   }
 }
 
@@ -119,6 +120,19 @@ export function decodeOtlpTraceRequest(body: Buffer): ItemResult<Json> {
 /** An `ExportLogsServiceRequest` in protobuf, as its OTLP/JSON object. */
 export function decodeOtlpLogsRequest(body: Buffer): ItemResult<Json> {
   return decodeRequest(TYPES.logsRequest, body, ['resourceLogs', 'scopeLogs', 'logRecords']);
+}
+
+/** The protobuf form of an OTLP/JSON trace request (hex ids), for clients and load generators. */
+export function encodeOtlpTraceRequest(request: Json): Buffer {
+  const withBinaryIds = structuredClone(request);
+  for (const resource of (withBinaryIds['resourceSpans'] as Json[] | undefined) ?? []) {
+    for (const scope of (resource['scopeSpans'] as Json[] | undefined) ?? []) {
+      for (const span of (scope['spans'] as Json[] | undefined) ?? []) {
+        for (const field of ID_FIELDS) if (typeof span[field] === 'string') span[field] = Buffer.from(span[field] as string, 'hex');
+      }
+    }
+  }
+  return Buffer.from(TYPES.traceRequest.encode(TYPES.traceRequest.fromObject(withBinaryIds)).finish());
 }
 
 /** The protobuf answer to a protobuf export: the same `{partialSuccess?: {rejected…, errorMessage}}` as the JSON one. */
