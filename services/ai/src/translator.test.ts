@@ -33,6 +33,8 @@ describe('the built-in translator', () => {
     ['p95 latency of spans over time', 'from:spans | p95(duration_ms) by time(1h) | last:24h'],
     ['logs mentioning "payment failed"', 'from:logs "payment failed" | last:24h'],
     ['fatal crashes per release', 'from:errors level:fatal | count by release | last:24h'],
+    ['crash-free sessions by outcome this week', 'from:sessions | sum(quantity) by outcome | last:7d'],
+    ['how many crashed sessions per release', 'from:sessions outcome:crashed | sum(quantity) by release | last:24h'],
   ])('%s → %s', (prompt, gql) => {
     expect(explorer(prompt)).toBe(gql);
     expect(() => compileQuery(gql)).not.toThrow();

@@ -21,6 +21,7 @@ const SOURCE_WORDS: [RegExp, string][] = [
   [/\bissues?\b/, 'issues'],
   [/\b(?:web )?vitals?\b|\b(?:lcp|inp|cls|fcp|ttfb)\b/, 'vitals'],
   [/\bspans?\b|\btraces?\b|\btransactions?\b|\blatency\b/, 'spans'],
+  [/\bsessions?\b|\bcrash[- ]free\b|\brelease health\b/, 'sessions'],
   [/\bexceptions?\b|\bcrash(?:es)?\b|\berrors\b(?! logs?)|\berror events?\b/, 'errors'],
   [/\blogs?\b|\blog lines?\b|\bmessages?\b/, 'logs'],
   [/\bevents?\b|\bpageviews?\b|\bsignups?\b|\busers\b|\bvisitors\b/, 'events'],
@@ -57,6 +58,7 @@ const COLUMNS: Record<string, string[]> = {
   issues: ['status', 'level', 'release_last', 'release_first', 'title', 'culprit'],
   spans: ['name', 'op', 'status', 'duration_ms', 'service', 'release', 'environment', 'trace_id'],
   vitals: ['name', 'value', 'route', 'rating'],
+  sessions: ['outcome', 'status', 'release', 'environment', 'distinct_id'],
   alerts: ['name', 'severity', 'enabled'],
   alert_events: ['rule_name', 'severity', 'value'],
 };
@@ -94,6 +96,10 @@ export function translate({ prompt, mode, schema }: NlRequest): string {
   if (source === 'issues') {
     const status = STATUS_WORDS.find((word) => new RegExp(`\\b${word}\\b`).test(text));
     if (status) filters.push(`status:${status}`);
+  }
+  if (source === 'sessions') {
+    const outcome = ['crashed', 'abnormal', 'errored', 'healthy'].find((word) => new RegExp(`\\b${word}\\b`).test(text));
+    if (outcome) filters.push(`outcome:${outcome}`);
   }
   if (source === 'vitals') {
     const vital = VITAL_NAMES.find((name) => new RegExp(`\\b${name}\\b`).test(text));
@@ -141,6 +147,9 @@ export function translate({ prompt, mode, schema }: NlRequest): string {
   }
   const groupField = topMatch ? fieldIn(singular(topMatch[2]!)) : byMatch ? fieldIn(byMatch[1]!.trim()) : undefined;
   if (!func && (counting || groupField || overTime || topMatch || mode === 'alert')) func = 'count';
+  // A sessions row may stand for many aggregated sessions.
+  if (source === 'sessions' && func === 'count') func = 'sum(quantity)';
+  if (source === 'sessions' && /\bcrash[- ]free\b/.test(text) && !func) func = 'sum(quantity)';
 
   if (func) {
     const groups: string[] = [];
