@@ -43,29 +43,57 @@ describe('RateLimiter across processes', () => {
     expect(a.take('org-2', 10, SECOND + 30)).toBe(true);
   });
 
-  it('forgets reports of an earlier second, ignores its own and an older report arriving late', () => {
+  it("counts a peer's previous second until it reports on this one, and forgets it a second later", () => {
     const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
-    for (let i = 0; i < 3; i++) a.take('org-1', 3, SECOND);
-    const early = a.report(SECOND)!;
-    b.receive(early);
-    expect(b.take('org-1', 3, SECOND)).toBe(false);
-    expect(b.take('org-1', 3, SECOND + 1_000)).toBe(true);
-    a.take('org-1', 3, SECOND + 1_000);
-    b.receive(a.report(SECOND + 1_000)!);
-    b.receive(early);
-    expect([b.take('org-1', 3, SECOND + 1_100), b.take('org-1', 3, SECOND + 1_100)]).toEqual([true, false]);
-    const own = b.report(SECOND + 1_100)!;
-    b.receive(own);
-    expect(b.take('org-2', 1, SECOND + 1_100)).toBe(true);
+    for (let i = 0; i < 8; i++) a.take('org-1', 10, SECOND);
+    b.receive(a.report(SECOND)!);
+    // The next second: a has not reported yet, so its 8 of the last second stand in for it.
+    expect(Array.from({ length: 3 }, () => b.take('org-1', 10, SECOND + 1_000))).toEqual([true, true, false]);
+    a.take('org-1', 10, SECOND + 1_000);
+    b.receive(a.report(SECOND + 1_050)!);
+    expect(Array.from({ length: 8 }, () => b.take('org-1', 10, SECOND + 1_100))).toEqual([...Array(7).fill(true), false]);
+    // Two seconds on, a's reports are too old to count.
+    expect(Array.from({ length: 10 }, () => b.take('org-1', 10, SECOND + 3_000)).every(Boolean)).toBe(true);
   });
 
-  it('reports only after a change, and not a refused request', () => {
+  it('reports only the organizations admitted since the last report, with their totals, and merges partial reports', () => {
+    const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
+    expect(a.report(SECOND)).toBeUndefined();
+    a.take('org-1', 5, SECOND);
+    a.take('org-2', 5, SECOND);
+    const first = a.report(SECOND)!;
+    expect(first).toEqual({ instance: 'a', second: SECOND / 1000, counts: { 'org-1': 1, 'org-2': 1 } });
+    a.take('org-1', 5, SECOND + 100);
+    const second = a.report(SECOND + 100)!;
+    expect(second.counts).toEqual({ 'org-1': 2 });
+    b.receive(second);
+    b.receive(first);
+    expect([b.take('org-1', 5, SECOND + 200), b.take('org-1', 5, SECOND + 200), b.take('org-1', 5, SECOND + 200), b.take('org-1', 5, SECOND + 200)]).toEqual([true, true, true, false]);
+    expect([b.take('org-2', 2, SECOND + 200), b.take('org-2', 2, SECOND + 200)]).toEqual([true, false]);
+  });
+
+  it('ignores its own reports and a report of an older second arriving late; does not count a refused request', () => {
+    const [a, b] = [new RateLimiter(true, 'a'), new RateLimiter(true, 'b')];
+    a.take('org-1', 1, SECOND + 1_000);
+    const current = a.report(SECOND + 1_000)!;
+    b.receive(current);
+    b.receive({ instance: 'a', second: SECOND / 1000, counts: { 'org-1': 1, 'org-2': 1 } });
+    expect(b.take('org-2', 1, SECOND + 1_000)).toBe(true);
+    expect(b.take('org-1', 1, SECOND + 1_000)).toBe(false);
+    b.receive(b.report(SECOND + 1_000)!);
+    expect(b.report(SECOND + 1_000)).toBeUndefined();
+  });
+
+  it('puts the organizations of a report that could not be sent into the next one', () => {
     const limiter = new RateLimiter(true, 'a');
-    expect(limiter.report(SECOND)).toBeUndefined();
-    limiter.take('org-1', 1, SECOND);
-    limiter.take('org-1', 1, SECOND);
-    expect(limiter.report(SECOND)).toEqual({ instance: 'a', second: SECOND / 1000, counts: { 'org-1': 1 } });
-    expect(limiter.report(SECOND)).toBeUndefined();
+    limiter.take('org-1', 5, SECOND);
+    const lost = limiter.report(SECOND)!;
+    limiter.unsent(lost);
+    expect(limiter.report(SECOND + 100)).toEqual({ instance: 'a', second: SECOND / 1000, counts: { 'org-1': 1 } });
+    limiter.take('org-1', 5, SECOND + 1_000);
+    const stale = { ...lost };
+    limiter.unsent({ ...stale, second: SECOND / 1000 - 1 });
+    expect(limiter.report(SECOND + 1_100)!.counts).toEqual({ 'org-1': 1 });
   });
 
   it('shares counts over the bus on a timer', async () => {

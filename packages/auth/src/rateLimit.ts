@@ -15,11 +15,11 @@ export const rateLimitConfig = {
     maximum: 1_000,
     default: 100,
     description:
-      "How often each process tells the others (over the bus) what it admitted this second, so an organization's limit holds across a fleet; a fleet may overshoot by about what it admits in this long.",
+      "How often each process tells the others (over the bus) what it admitted this second, so an organization's limit holds across a fleet; a burst from an idle start may pass the limit by what the fleet admits in this long.",
   }),
 };
 
-/** What one process admitted per organization in one second (`Topics.rateCounts`). */
+/** What one process admitted per organization in one second (`Topics.rateCounts`): totals of the organizations that changed. */
 export interface RateCounts {
   instance: string;
   /** Epoch seconds of the window. */
@@ -29,16 +29,19 @@ export interface RateCounts {
 
 /**
  * Fixed one-second windows per organization (DECISIONS.md: per account, over all its keys and projects). A request is
- * admitted while this process's admitted requests plus those the other processes reported for the same second stay
- * within the limit; `share` exchanges the counts over the bus. Reports lag by up to the share interval, so a fleet
- * admits at most about limit × (1 + interval) per second; docs/decisions.md.
+ * admitted while this process's admitted requests plus the other processes' stay within the limit; `share` exchanges
+ * the counts over the bus every interval. Until a peer has reported on the current second, what it admitted in the
+ * previous one stands in for it, so a steady rate spread over a fleet is held from the first request of each second;
+ * a burst from an idle start can pass the limit by what the fleet admits before the first reports arrive (one
+ * interval plus the bus's latency). docs/decisions.md.
  */
 export class RateLimiter {
   private second = 0;
   private counts = new Map<string, number>();
-  private changed = false;
-  /** The other processes' latest reports, by instance. */
-  private readonly peers = new Map<string, RateCounts>();
+  /** Organizations whose count changed since the last report. */
+  private dirty = new Set<string>();
+  /** The other processes' counts by instance: of the current second, or of the previous one until they report. */
+  private readonly peers = new Map<string, { second: number; counts: Map<string, number> }>();
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -54,23 +57,33 @@ export class RateLimiter {
     const count = this.counts.get(orgId) ?? 0;
     if (count + this.peerCount(orgId) >= limit) return false;
     this.counts.set(orgId, count + 1);
-    this.changed = true;
+    this.dirty.add(orgId);
     return true;
   }
 
-  /** This process's counts of the current second, once after each change; undefined when nothing changed. */
+  /** This second's totals of the organizations admitted since the last report; undefined when there are none. */
   report(now = Date.now()): RateCounts | undefined {
     this.roll(now);
-    if (!this.changed) return undefined;
-    this.changed = false;
-    return { instance: this.instanceId, second: this.second, counts: Object.fromEntries(this.counts) };
+    if (this.dirty.size === 0) return undefined;
+    const counts: Record<string, number> = {};
+    for (const orgId of this.dirty) counts[orgId] = this.counts.get(orgId)!;
+    this.dirty = new Set();
+    return { instance: this.instanceId, second: this.second, counts };
+  }
+
+  /** A report that could not be sent: its organizations go into the next one, if it is still this second. */
+  unsent(report: RateCounts): void {
+    if (report.second === this.second) for (const orgId of Object.keys(report.counts)) this.dirty.add(orgId);
   }
 
   /** Takes another process's report; its own come back on a broadcast topic and are ignored. */
   receive(report: RateCounts): void {
     if (report.instance === this.instanceId) return;
     const held = this.peers.get(report.instance);
-    if (!held || report.second >= held.second) this.peers.set(report.instance, report);
+    if (held && report.second < held.second) return;
+    const counts = held && held.second === report.second ? held.counts : new Map<string, number>();
+    for (const [orgId, count] of Object.entries(report.counts)) counts.set(orgId, Math.max(count, counts.get(orgId) ?? 0));
+    this.peers.set(report.instance, { second: report.second, counts });
   }
 
   /** Publishes this process's counts every `intervalMs` and takes the others'; stop with `stop`. */
@@ -86,7 +99,10 @@ export class RateLimiter {
       publishing = true;
       bus
         .publish(Topics.rateCounts, [{ key: this.instanceId, value: report }])
-        .catch((error: unknown) => logger.warn({ err: error }, 'sharing rate-limit counts failed'))
+        .catch((error: unknown) => {
+          this.unsent(report);
+          logger.warn({ err: error }, 'sharing rate-limit counts failed');
+        })
         .finally(() => (publishing = false));
     }, intervalMs);
     this.timer.unref();
@@ -104,13 +120,14 @@ export class RateLimiter {
     if (second === this.second) return;
     this.second = second;
     this.counts = new Map();
-    this.changed = false;
-    for (const [instance, report] of this.peers) if (report.second < second) this.peers.delete(instance);
+    this.dirty = new Set();
+    for (const [instance, report] of this.peers) if (report.second < second - 1) this.peers.delete(instance);
   }
 
+  /** The peers' counts for this second, or their previous second's where they have not reported on this one yet. */
   private peerCount(orgId: string): number {
     let count = 0;
-    for (const report of this.peers.values()) if (report.second === this.second) count += report.counts[orgId] ?? 0;
+    for (const report of this.peers.values()) if (report.second >= this.second - 1) count += report.counts.get(orgId) ?? 0;
     return count;
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
 import { CompressionTypes, type KafkaMessage } from 'kafkajs';
-import { consumerGroupId, decodeMessages, KafkaBus, producerConfig, producerRecord } from './kafka';
+import { consumerGroupId, decodeMessages, KafkaBus, producerConfig, producerRecord, topicSpec } from './kafka';
 import { Topics } from './topics';
 
 function kafkaMessage(offset: string, value: string | null): KafkaMessage {
@@ -74,6 +74,23 @@ describe('decodeMessages', () => {
     const values = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], (offset) => reported.push(offset));
     expect(values).toEqual([{ n: 6 }]);
     expect(reported).toEqual([]);
+  });
+});
+
+describe('topicSpec', () => {
+  it('creates signal topics with the configured partitions and replicas and the broker default retention', () => {
+    expect(topicSpec(Topics.logs, { partitions: 6, replicationFactor: 3 })).toEqual({ topic: 'tlm.logs.v1', numPartitions: 6, replicationFactor: 3 });
+  });
+
+  it('keeps cache invalidation and rate-limit counts a minute, since they matter for seconds', () => {
+    for (const topic of [Topics.rateCounts, Topics.keyChanges]) {
+      expect(topicSpec(topic, { partitions: 1, replicationFactor: 1 })).toEqual({
+        topic,
+        numPartitions: 1,
+        replicationFactor: 1,
+        configEntries: [{ name: 'retention.ms', value: '60000' }],
+      });
+    }
   });
 });
 

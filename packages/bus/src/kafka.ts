@@ -5,13 +5,14 @@ import {
   Kafka,
   logLevel,
   type Consumer,
+  type ITopicConfig,
   type KafkaMessage,
   type Producer,
   type ProducerConfig,
   type ProducerRecord,
 } from 'kafkajs';
 import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
-import { Topics, type Topic } from './topics';
+import { SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
 
 export const kafkaConfig = {
   KAFKA_BROKERS: Type.String({ description: 'Comma-separated Kafka bootstrap brokers (host:port); selects the Kafka bus.' }),
@@ -64,6 +65,16 @@ export function decodeMessages<T>(messages: KafkaMessage[], onMalformed: (offset
   return values;
 }
 
+/** How a missing topic is created: the configured partitions and replicas; a minute's retention for short-lived ones. */
+export function topicSpec(topic: Topic, options: { partitions: number; replicationFactor: number }): ITopicConfig {
+  return {
+    topic,
+    numPartitions: options.partitions,
+    replicationFactor: options.replicationFactor,
+    ...(SHORT_LIVED_TOPICS.has(topic) ? { configEntries: [{ name: 'retention.ms', value: '60000' }] } : {}),
+  };
+}
+
 /** Consumer group of a subscription: shared by the group, or one per process for broadcast. */
 export function consumerGroupId(options: SubscribeOptions, instanceId: string): string {
   return options.broadcast ? `${options.group}.${instanceId}` : options.group;
@@ -91,14 +102,7 @@ export class KafkaBus implements Bus {
       const existing = new Set(await admin.listTopics());
       const missing = Object.values(Topics).filter((topic) => !existing.has(topic));
       if (missing.length > 0) {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({
-            topic,
-            numPartitions: options.partitions,
-            replicationFactor: options.replicationFactor,
-          })),
-        });
+        await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => topicSpec(topic, options)) });
       }
     } finally {
       await admin.disconnect();

@@ -25,6 +25,12 @@ export const Topics = {
 
 export type Topic = (typeof Topics)[keyof typeof Topics];
 
+/**
+ * Topics whose messages matter for seconds only (cache invalidation, rate-limit counts): Kafka keeps them a minute,
+ * not the broker's default week.
+ */
+export const SHORT_LIVED_TOPICS: ReadonlySet<Topic> = new Set<Topic>([Topics.rateCounts, Topics.keyChanges]);
+
 export const ConsumerGroups = {
   ingestWriter: 'tlm-ingest-writer',
   issuesProcessor: 'tlm-issues-processor',

@@ -40,7 +40,7 @@ const isProtobuf = (res: Response) => res.locals['otlpProtobuf'] === true;
 /** JSON (or no Content-Type) or protobuf; any other type gets 415, OTLP's answer for an unsupported encoding. */
 export const otlpBody: RequestHandler = (req, res, next) => {
   if (req.headers['content-type'] === undefined || req.is('json')) return json(req, res, next);
-  if (req.is(PROTOBUF)) {
+  if (req.is(PROTOBUF) || req.is('application/protobuf')) {
     res.locals['otlpProtobuf'] = true;
     return protobufBody(req, res, next);
   }

@@ -538,6 +538,21 @@ describe('OTLP/HTTP with protobuf bodies (application/x-protobuf)', () => {
     expect(await gql(`from:spans trace_id:${'09'.repeat(16)} | fields name`)).toEqual([{ name: 'kept proto span' }]);
   });
 
+  it('takes application/protobuf as well, and a span without a name (proto3 encoders leave it off the wire)', async () => {
+    const nanos = BigInt(Date.now() - 1_000) * 1_000_000n;
+    const body = Buffer.from(
+      TraceRequest.encode(
+        TraceRequest.fromObject({
+          resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.alloc(16, 0x0b), spanId: Buffer.alloc(8, 0x0c), startTimeUnixNano: nanos.toString(), endTimeUnixNano: (nanos + 5n).toString() }] }] }],
+        }),
+      ).finish(),
+    );
+    const reply = await server.api.post(TRACES, { token: setup.secretKey, body, headers: { 'content-type': 'application/protobuf' } });
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe('');
+    expect(await gql(`from:spans trace_id:${'0b'.repeat(16)} | fields name, span_id`)).toEqual([{ name: '', span_id: '0c'.repeat(8) }]);
+  });
+
   it('answers an empty protobuf request with an empty protobuf answer', async () => {
     const reply = await postProtobuf(TRACES, Buffer.alloc(0));
     expect(reply.status).toBe(200);

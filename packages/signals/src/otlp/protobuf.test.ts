@@ -28,11 +28,13 @@ describe('OTLP protobuf', () => {
     });
   });
 
-  it('leaves fields at their default out, as a JSON encoder does, and keeps empty lists', () => {
-    const bare = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: span.traceId, spanId: span.spanId, name: 'bare' }] }] }] };
+  it('leaves fields at their default out, as a JSON encoder does, keeps empty lists, and gives spans and events their empty name', () => {
+    const bare = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: span.traceId, spanId: span.spanId, name: '', events: [{ name: '' }] }] }] }] };
     expect(decodeOtlpTraceRequest(encodeOtlpTraceRequest(bare))).toEqual({
       ok: true,
-      value: { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: span.traceId, spanId: span.spanId, name: 'bare', attributes: [], events: [] }] }] }] },
+      value: {
+        resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: span.traceId, spanId: span.spanId, name: '', attributes: [], events: [{ name: '', attributes: [] }] }] }] }],
+      },
     });
     expect(decodeOtlpLogsRequest(Buffer.alloc(0))).toEqual({ ok: true, value: { resourceLogs: [] } });
   });

@@ -96,10 +96,17 @@ function hexIds(item: Json): void {
 }
 
 /**
- * Decodes a request and writes the ids of its items (`resource.scope.item` fields, e.g. resourceSpans.scopeSpans.spans)
- * in hex.
+ * A span's and its events' names as the JSON form has them: proto3 encoders (Go, Java, Python, the Collector) leave
+ * an empty name off the wire, where a JSON encoder writes "".
  */
-function decodeRequest(kind: protobuf.Type, body: Buffer, [resources, scopes, items]: [string, string, string]): ItemResult<Json> {
+function spanFields(span: Json): void {
+  hexIds(span);
+  span['name'] ??= '';
+  for (const event of (span['events'] as Json[] | undefined) ?? []) event['name'] ??= '';
+}
+
+/** Decodes a request and completes each of its items (`resource.scope.item` fields, e.g. resourceSpans.scopeSpans.spans). */
+function decodeRequest(kind: protobuf.Type, body: Buffer, [resources, scopes, items]: [string, string, string], complete: (item: Json) => void): ItemResult<Json> {
   let request: Json;
   try {
     request = kind.toObject(kind.decode(body), TO_OBJECT);
@@ -107,19 +114,19 @@ function decodeRequest(kind: protobuf.Type, body: Buffer, [resources, scopes, it
     return reject(`the body is not a protobuf ${kind.name}: ${(error as Error).message}`);
   }
   for (const resource of request[resources] as Json[]) {
-    for (const scope of resource[scopes] as Json[]) for (const item of scope[items] as Json[]) hexIds(item);
+    for (const scope of resource[scopes] as Json[]) for (const item of scope[items] as Json[]) complete(item);
   }
   return accept(request);
 }
 
 /** An `ExportTraceServiceRequest` in protobuf, as its OTLP/JSON object. */
 export function decodeOtlpTraceRequest(body: Buffer): ItemResult<Json> {
-  return decodeRequest(TYPES.traceRequest, body, ['resourceSpans', 'scopeSpans', 'spans']);
+  return decodeRequest(TYPES.traceRequest, body, ['resourceSpans', 'scopeSpans', 'spans'], spanFields);
 }
 
 /** An `ExportLogsServiceRequest` in protobuf, as its OTLP/JSON object. */
 export function decodeOtlpLogsRequest(body: Buffer): ItemResult<Json> {
-  return decodeRequest(TYPES.logsRequest, body, ['resourceLogs', 'scopeLogs', 'logRecords']);
+  return decodeRequest(TYPES.logsRequest, body, ['resourceLogs', 'scopeLogs', 'logRecords'], hexIds);
 }
 
 /** The protobuf form of an OTLP/JSON trace request (hex ids), for clients and load generators. */
