@@ -28,6 +28,7 @@ import { Router, type RequestHandler } from 'express';
 import { ingestCors } from './cors';
 import { envelopeRoutes } from './envelope/route';
 import { exportLogs, exportTraces, otlpBody } from './otlp';
+import { posthogRoutes } from './posthog';
 import { profileRoutes } from './profiles';
 import { replayRoutes } from './replay';
 import { batchItems, ingestContext } from './request';
@@ -105,6 +106,6 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.options(['/v1/otlp/v1/traces', '/v1/otlp/v1/logs'], ingestCors);
   router.post('/v1/otlp/v1/traces', ...writer, otlpBody, exportTraces(deps.bus));
   router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, otlpBody, exportLogs(deps.bus));
-  router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), artifactRoutes(deps));
+  router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), posthogRoutes(deps), artifactRoutes(deps));
   return router;
 }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { hashApiKey } from '@tlm/auth';
 import { newId } from '@tlm/core';
 import { insertApiKey } from '@tlm/metadata-store';
@@ -40,6 +41,20 @@ describe('keys of another region', () => {
     const refused = await us.api.post('/v1/logs', { token: key.key, body: { batch: 'nope' } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('relays PostHog capture, whose key is in the body, to its region with the body as sent (gzip-js too)', async () => {
+    const session = await signup(eu.api);
+    const project = await createProject(eu.api, session);
+    const key = await createKey(eu.api, session, project.id, { type: 'public' });
+    const events = [{ event: 'relayed posthog event', properties: { token: key.key, distinct_id: 'eu-user' } }];
+    const reply = await us.api.post('/e/?compression=gzip-js', { body: gzipSync(JSON.stringify(events)), headers: { 'content-type': 'text/plain' } });
+    expect([reply.status, reply.body]).toEqual([200, { status: 1, accepted: 1, rejected: 0, errors: [] }]);
+    const count = async (server: TestServer) =>
+      (await server.standalone.analytics.query("SELECT count(*) AS n FROM events WHERE event_name = 'relayed posthog event'"))[0]!['n'];
+    expect([await count(eu), await count(us)]).toEqual([1, 0]);
+    const lost = await isolated.api.post('/batch/', { body: JSON.stringify({ api_key: `tlm_pk_ap_${'a'.repeat(32)}`, batch: [] }), headers: { 'content-type': 'application/json' } });
+    expect([lost.status, lost.body.error.code]).toEqual([421, 'WRONG_REGION']);
   });
 
   it('answer 421 WRONG_REGION with the region when no URL is configured for it', async () => {

@@ -1,0 +1,168 @@
+import { gunzipSync } from 'node:zlib';
+import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
+import { Topics, type Bus } from '@tlm/bus';
+import { isUuid, metrics, payloadTooLarge, unauthorized, validationError, wrongRegion } from '@tlm/core';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { ingestCors } from './cors';
+import { ingestContext } from './request';
+
+/**
+ * PostHog-compatible capture (DECISIONS.md): `POST /batch/`, `/e/`, `/i/v0/e/` and `/capture/` with the project key
+ * in the body, so unmodified PostHog SDKs send analytics events. posthog-node sends `{api_key, batch: [...]}` to
+ * `/batch/` (gzip as `Content-Encoding`); posthog-js sends arrays of events carrying `properties.token` to `/e/`,
+ * gzipped with `?compression=gzip-js` or base64 in a `data=` form field; the HTTP API takes single events.
+ */
+export const POSTHOG_PATHS = ['/batch', '/e', '/i/v0/e', '/capture'];
+
+export interface PosthogDeps {
+  bus: Bus;
+  keys: KeyResolver;
+  limiter: RateLimiter;
+  region: Region;
+  regionUrls: RegionUrls;
+}
+
+type Json = Record<string, unknown>;
+
+interface PosthogRequest {
+  key: string | undefined;
+  events: unknown[];
+}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The bytes after the encodings PostHog clients use on top of HTTP's own (which express has already undone). */
+function payloadText(req: Request, body: Buffer): string {
+  const compression = req.query['compression'];
+  if (compression === 'gzip-js' || (body[0] === 0x1f && body[1] === 0x8b)) {
+    try {
+      return gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES }).toString('utf8');
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(`request body exceeds the ${MAX_BODY_BYTES / 1024 / 1024} MB limit`);
+      throw validationError('the body is not valid gzip');
+    }
+  }
+  const raw = body.toString('utf8');
+  if (req.is('application/x-www-form-urlencoded')) {
+    const data = new URLSearchParams(raw).get('data');
+    if (data === null) throw validationError('a form body must carry the events in its "data" field');
+    return compression === 'base64' || !/^\s*[[{]/.test(data) ? Buffer.from(data, 'base64').toString('utf8') : data;
+  }
+  return raw;
+}
+
+/** The events of a capture body and the key it names: `api_key` or `token` on the body, else on the first event. */
+export function posthogRequest(payload: unknown): PosthogRequest {
+  let events: unknown[];
+  let key: string | undefined;
+  if (Array.isArray(payload)) events = payload;
+  else if (isObject(payload) && Array.isArray(payload['batch'])) events = payload['batch'];
+  else if (isObject(payload) && payload['event'] !== undefined) events = [payload];
+  else throw validationError('request body must be a PostHog event, an array of events, or an object with a "batch" array');
+  if (isObject(payload)) key = text(payload['api_key']) ?? text(payload['token']);
+  for (const event of events) {
+    if (key) break;
+    if (!isObject(event)) continue;
+    key = text(event['api_key']) ?? text(event['token']) ?? (isObject(event['properties']) ? text(event['properties']['token']) : undefined);
+  }
+  if (events.length > MAX_BATCH_ITEMS) {
+    throw validationError(`batch holds ${events.length} items; at most ${MAX_BATCH_ITEMS} are accepted per request`, {
+      limit: MAX_BATCH_ITEMS,
+      received: events.length,
+    });
+  }
+  return { key, events };
+}
+
+/**
+ * A PostHog event as an event of `POST /v1/events`: `distinct_id` from the event or its properties, `$set` and
+ * `$set_once` kept as properties, the project token dropped, and the SDK's `uuid` kept as the row id, so a retried
+ * batch lands on the same rows.
+ */
+export function toPosthogEventRecord(input: unknown, context: IngestContext): ItemResult<EventRecord> {
+  if (!isObject(input)) return toEventRecord(input, context);
+  const { token: _token, ...properties } = isObject(input['properties']) ? input['properties'] : {};
+  for (const field of ['$set', '$set_once'] as const) if (input[field] !== undefined) properties[field] = input[field];
+  const distinctId = input['distinct_id'] ?? input['$distinct_id'] ?? properties['distinct_id'];
+  const timestamp = input['timestamp'];
+  const result = toEventRecord(
+    {
+      event: input['event'],
+      ...(distinctId === undefined ? {} : { distinct_id: distinctId }),
+      properties,
+      ...(timestamp === undefined || timestamp === null ? {} : { timestamp }),
+    },
+    context,
+  );
+  const uuid = input['uuid'];
+  if (result.ok && typeof uuid === 'string' && isUuid(uuid)) result.value.id = uuid.toLowerCase();
+  return result;
+}
+
+const rawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+/** Decodes the body and resolves its key; a key of another region is relayed there with the body as received. */
+function posthogAuth(deps: PosthogDeps): RequestHandler {
+  return async (req, res, next) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let payload: unknown;
+    try {
+      payload = JSON.parse(payloadText(req, body));
+    } catch (error) {
+      if (error instanceof SyntaxError) throw validationError('request body is not valid JSON');
+      throw error;
+    }
+    const parsed = posthogRequest(payload);
+    if (!parsed.key) throw unauthorized('missing key: send the project key as "api_key" in the body (or "token" on the events)');
+    const region = parseApiKey(parsed.key)?.region;
+    if (region && region !== deps.region) {
+      const target = deps.regionUrls[region];
+      if (!target) throw wrongRegion(region);
+      await relay(`${target}${req.originalUrl}`, req, body, res);
+      return;
+    }
+    const key = await deps.keys.resolve(parsed.key);
+    if (!key) throw unauthorized('invalid, revoked or deleted key');
+    res.locals['apiKey'] = key;
+    res.locals['posthogEvents'] = parsed.events;
+    next();
+  };
+}
+
+/** Sends the request on as received (the relay of DECISIONS.md "Regions") and answers with the other region's answer. */
+async function relay(url: string, req: Request, body: Buffer, res: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'user-agent']) {
+    const value = req.get(name);
+    if (value) headers[name] = value;
+  }
+  // express.raw has already inflated a Content-Encoding; the body goes on inflated.
+  headers['x-forwarded-for'] = [req.get('x-forwarded-for'), req.socket.remoteAddress].filter(Boolean).join(', ');
+  const answer = await fetch(url, { method: 'POST', headers, body });
+  res.status(answer.status).type(answer.headers.get('content-type') ?? 'application/json').send(Buffer.from(await answer.arrayBuffer()));
+}
+
+function capture(bus: Bus): RequestHandler {
+  return async (req, res) => {
+    const events = res.locals['posthogEvents'] as unknown[];
+    const context = ingestContext(req, requestKey(res));
+    const outcome = processBatch(events, (event) => toPosthogEventRecord(event, context));
+    await bus.publish(
+      Topics.events,
+      outcome.records.map((record) => ({ key: record.projectId, value: record })),
+    );
+    metrics.ingestItems.inc({ signal: 'events', outcome: 'accepted' }, outcome.records.length);
+    metrics.ingestItems.inc({ signal: 'events', outcome: 'rejected' }, outcome.errors.length);
+    // PostHog answers 200 {"status": 1}; its SDKs retry anything else. Our counts ride along.
+    res.status(200).json({ status: 1, accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });
+  };
+}
+
+export function posthogRoutes(deps: PosthogDeps): Router {
+  const router = Router();
+  router.options(POSTHOG_PATHS, ingestCors);
+  router.post(POSTHOG_PATHS, ingestCors, rawBody, posthogAuth(deps), requireWithinRate(deps.limiter), requireScope('ingest:write'), capture(deps.bus));
+  return router;
+}
