@@ -5,6 +5,7 @@ import {
   insertNewIssues,
   lockIssues,
   markEventsProcessed,
+  removeIssueUser,
   setIssueStatus,
   updateIssueCounts,
   type IssueStateRow,
@@ -143,6 +144,16 @@ export async function applyIssueAction(
   const issue = await setIssueStatus(stores.metadata, projectId, issueId, next.status, next.resolvedInRelease);
   if (issue) await stores.analytics.insert(issuesTable, [issueSnapshot(issue)]);
   return issue;
+}
+
+/**
+ * GDPR erasure of a person from the issues: the user whose id is `distinctId` (error rows name users by `user.id`)
+ * is no longer counted in any issue of the project; returns how many issues counted them.
+ */
+export async function forgetIssueUser(stores: IssueStores, projectId: string, distinctId: string): Promise<number> {
+  const issues = await stores.metadata.transaction((tx) => removeIssueUser(tx, projectId, `id:${distinctId}`));
+  if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
+  return issues.length;
 }
 
 /** The analytics snapshot of an issue; `updated_at` orders snapshots, so the newest wins wherever they race. */

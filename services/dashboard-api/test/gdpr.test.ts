@@ -92,6 +92,27 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     expect(sessions.map((row) => row['id'])).toEqual(['s-kept']);
   });
 
+  it("removes the person's errors and stops counting them among the users of their issues", async () => {
+    const setup = await setupProject(server.api);
+    const envelope = (eventId: string, user: string) =>
+      `{}\n{"type":"event"}\n${JSON.stringify({ event_id: eventId, exception: { values: [{ type: 'GdprError', value: 'boom' }] }, user: { id: user } })}\n`;
+    for (const [eventId, user] of [['a'.repeat(32), 'err-erased'], ['b'.repeat(32), 'err-kept']] as const) {
+      const sent = await server.api.post('/v1/envelope', { token: setup.secretKey, body: envelope(eventId, user), headers: { 'content-type': 'application/x-sentry-envelope' } });
+      expect(sent.body).toMatchObject({ accepted: 1 });
+    }
+    const issue = async () =>
+      (await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: 'from:issues | fields user_count, event_count' } })).body.data.results;
+    expect(await issue()).toEqual([{ user_count: 2, event_count: 2 }]);
+
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'err-erased' } });
+    expect(reply.body.removed).toMatchObject({ errors: 1, issue_users: 1 });
+    expect(await issue()).toEqual([{ user_count: 1, event_count: 2 }]);
+    const again = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'err-erased' } });
+    expect(again.body.removed).toMatchObject({ errors: 0, issue_users: 0 });
+    expect(await issue()).toEqual([{ user_count: 1, event_count: 2 }]);
+  });
+
   it('needs a distinct_id (400) and an owner (403)', async () => {
     const setup = await setupProject(server.api);
     const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;

@@ -204,6 +204,20 @@ export async function setIssueStatus(
   return rows[0];
 }
 
+/**
+ * Forgets one user among the users of a project's issues (GDPR erasure): their rows go and the user count of each
+ * issue they were counted in drops by one. Returns those issues as stored.
+ */
+export async function removeIssueUser(sql: SqlClient, projectId: string, userKey: string): Promise<IssueStateRow[]> {
+  return sql.query<IssueStateRow>(
+    `with removed as (delete from issue_users where project_id = $1 and user_key = $2 returning issue_id)
+     update issues set user_count = greatest(user_count - 1, 0), updated_at = ${NEXT_VERSION}
+     from removed where issues.id = removed.issue_id
+     returning issues.*`,
+    [projectId, userKey],
+  );
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

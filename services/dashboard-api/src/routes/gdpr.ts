@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { erasePerson } from '@tlm/analytics-store';
 import { requestMembership, requestProject, requireMember, requireProject, requireUser, sessionUser } from '@tlm/auth';
 import { isoTime, jsonBody, parseBody } from '@tlm/core';
+import { forgetIssueUser } from '@tlm/issues';
 import { findUserById, type ApiKeyRow, type ProjectRow } from '@tlm/metadata-store';
 import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
@@ -69,7 +70,10 @@ export function gdprRoutes(deps: DashboardDeps): Router {
   // DECISIONS.md: erasure of one data subject removes every event, log, error and replay of that person.
   router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(8 * 1024), async (req, res) => {
     const { distinct_id } = parseBody(EraseBody, req.body);
-    const { removed, blobKeys } = await erasePerson(deps.analytics, requestProject(res).id, distinct_id);
+    const projectId = requestProject(res).id;
+    const { removed, blobKeys } = await erasePerson(deps.analytics, projectId, distinct_id);
+    // Error rows are gone; the issues also stop counting the person among their users.
+    removed['issue_users'] = await forgetIssueUser(deps, projectId, distinct_id);
     // Chunks of one session share a key prefix ending in '/': remove each session's bodies once.
     const sessions = new Set(blobKeys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
     for (const prefix of sessions) await deps.blobs.deletePrefix(prefix);
