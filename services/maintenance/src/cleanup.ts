@@ -49,9 +49,9 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
 
   const keys = await deps.metadata.query<{ id: string }>('delete from api_keys where deleted_at < $1 returning id', [expired]);
 
-  const live = await deps.metadata.query<{ id: string; plan: PlanName }>(
-    `select p.id, o.plan from projects p join organizations o on o.id = p.org_id where p.deleted_at is null and o.deleted_at is null`,
-  );
+  // Every project still stored is trimmed, the soft-deleted ones (restorable for 30 days) too: retention holds for
+  // their rows as well.
+  const live = await deps.metadata.query<{ id: string; plan: PlanName }>(`select p.id, o.plan from projects p join organizations o on o.id = p.org_id`);
   for (const project of live) {
     const cutoff = new Date(now.getTime() - PLANS[project.plan].retentionDays * DAY_MS);
     await deleteExpiredRows(deps.analytics, project.id, cutoff);

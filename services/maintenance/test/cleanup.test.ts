@@ -50,6 +50,19 @@ describe('POST /admin/cleanup', () => {
     expect(rows.map((row) => row['message'])).toEqual(['two days old', 'fresh']);
   });
 
+  it('trims a soft-deleted project (still restorable) to its retention too', async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'old, deleted project', timestamp: daysAgo(5).toISOString() }, { severity: 'info', message: 'recent' }] },
+    });
+    const deleted = await server.api.delete(`/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}`, { token: setup.session.token });
+    expect(deleted.status).toBe(200);
+    expect((await runCleanup()).status).toBe(200);
+    const rows = await server.standalone.analytics.query('SELECT message FROM logs WHERE project_id = $p', { p: setup.project.id });
+    expect(rows.map((row) => row['message'])).toEqual(['recent']);
+  });
+
   it("drops stored bodies of days past the plan's retention and keeps the newer ones", async () => {
     const setup = await setupProject(server.api);
     const blobs = server.standalone.blobs;
