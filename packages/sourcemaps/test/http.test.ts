@@ -165,6 +165,20 @@ describe('PUT /v1/artifacts', () => {
   });
 });
 
+describe('CORS', () => {
+  it.each(['/v1/artifacts', '/v1/symbolicate'])('answers a preflight on %s like every ingest path', async (path) => {
+    const reply = await server.api.request('OPTIONS', path, { headers: { origin: 'https://build.example', 'access-control-request-method': 'PUT' } });
+    expect(reply.status).toBe(204);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('https://build.example');
+  });
+
+  it('names the origin on the answer itself', async () => {
+    const reply = await server.api.get('/v1/artifacts?release=none', { token: setup.secretKey, headers: { origin: 'https://build.example' } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('access-control-allow-origin')).toBe('https://build.example');
+  });
+});
+
 describe('scopes', () => {
   it('answers 401 UNAUTHORIZED without a key', async () => {
     for (const reply of [

@@ -104,6 +104,8 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.post('/v1/logs', ...writer, browserLogsAllowed, body, ingestBatch(deps.bus, 'logs', Topics.logs, toLogRecord));
   router.post('/v1/events', ...writer, body, ingestBatch(deps.bus, 'events', Topics.events, toEventRecord));
   router.options(['/v1/otlp/v1/traces', '/v1/otlp/v1/logs'], ingestCors);
+  // Source maps come from build tools, but browsers get the same CORS answers as on every ingest path.
+  router.use(['/v1/artifacts', '/v1/symbolicate'], ingestCors);
   router.post('/v1/otlp/v1/traces', ...writer, otlpBody, exportTraces(deps.bus));
   router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, otlpBody, exportLogs(deps.bus));
   router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), posthogRoutes(deps), artifactRoutes(deps));
