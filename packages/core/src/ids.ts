@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { v7 } from 'uuid';
 
 const POOL_IDS = 1_024;
@@ -17,6 +17,20 @@ export function newId(): string {
   const random = pool.subarray(next * 16, next * 16 + 16);
   next += 1;
   return v7({ random });
+}
+
+/**
+ * A UUID named by `name`: the first 128 bits of its SHA-256 in the version 4 layout (DECISIONS.md: ids are v4 or v7).
+ * The same name always gives the same id, so what is derived from a key (an issue from its fingerprint, a span from
+ * its trace and span ids, the error made of a log row) gets one id however often and wherever it is computed; the
+ * bits are as unpredictable as a random v4's to anyone without the name.
+ */
+export function namedUuid(name: string): string {
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

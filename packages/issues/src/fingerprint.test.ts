@@ -78,7 +78,7 @@ describe('normalisation', () => {
 describe('issue fields', () => {
   it('derives one UUID per project and fingerprint', () => {
     const id = issueIdOf('0190d6a4-7c3e-7a51-9e4b-3f0c2a1b5d6e', 'a'.repeat(32));
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(issueIdOf('0190d6a4-7c3e-7a51-9e4b-3f0c2a1b5d6e', 'a'.repeat(32))).toBe(id);
     expect(issueIdOf('0190d6a4-7c3e-7a51-9e4b-3f0c2a1b5d6f', 'a'.repeat(32))).not.toBe(id);
   });

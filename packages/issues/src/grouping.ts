@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { namedUuid } from '@tlm/core';
 import type { ErrorRecord } from '@tlm/signals';
 import { culpritFrame, fingerprintOf, normalizeFileName, type Fingerprint } from './fingerprint';
 
@@ -21,27 +21,18 @@ const recentIssueIds = new Map<string, string>();
 const MAX_RECENT_ISSUE_IDS = 10_000;
 
 /**
- * The issue's id as a function of (project, fingerprint): a UUID (version 8, RFC 9562's custom layout) made of the
- * first 128 bits of SHA-256. Error rows can name their issue before the issue's row exists, and every processor
- * instance names the same issue the same way.
+ * The issue's id as a function of (project, fingerprint) (`namedUuid`): error rows can name their issue before the
+ * issue's row exists, and every processor instance names the same issue the same way.
  */
 export function issueIdOf(projectId: string, fingerprintHash: string): string {
   const key = `${projectId}\u0000${fingerprintHash}`;
   let id = recentIssueIds.get(key);
   if (id === undefined) {
-    id = deriveIssueId(key);
+    id = namedUuid(key);
     if (recentIssueIds.size >= MAX_RECENT_ISSUE_IDS) recentIssueIds.clear();
     recentIssueIds.set(key, id);
   }
   return id;
-}
-
-function deriveIssueId(key: string): string {
-  const bytes = createHash('sha256').update(key).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** `type: value` (first line of the value), or whichever of the two the error has. */

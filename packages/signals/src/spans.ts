@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '@tlm/core';
+import { StringEnum, namedUuid } from '@tlm/core';
 import type { IngestContext } from './context';
 import { flattenInto, propertyProblem, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
@@ -139,11 +138,7 @@ function nonEmpty(value: string | null | undefined): string | null {
   return value === undefined || value === null || value === '' ? null : value;
 }
 
-/** A UUID (version 8, RFC 9562) from the trace and span ids: a span's row id is the same however often it is sent. */
+/** The row id of a span, named by its trace and span ids (`namedUuid`): the same however often it is sent. */
 export function spanRowId(traceId: string, spanId: string): string {
-  const bytes = createHash('sha256').update(`${traceId}:${spanId}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return namedUuid(`${traceId}:${spanId}`);
 }

@@ -1,5 +1,5 @@
+import { namedUuid } from '@tlm/core';
 import { MAX_ERROR_FRAMES, type ErrorRecord, type Properties, type StackFrame } from '@tlm/signals';
-import { v5 as uuidv5 } from 'uuid';
 import { parseTrace } from './traces';
 
 /** A log row the scanner reads: an `error` or `fatal` log of the look-back window. */
@@ -16,12 +16,12 @@ export interface ScannedLog {
   retentionDays: number;
 }
 
-/** Namespace of the UUIDv5 that names the error made of a log row; changing it would make every log an error again. */
-const LOG_ERROR_NAMESPACE = 'd3c1a4e2-5b7f-4c0e-9a61-2f8e7b3c9d40';
-
-/** The error id of a log row: the same on every pass and every restart, so the issues processor stores it once. */
+/**
+ * The error id of a log row (`namedUuid`): the same on every pass and every restart, so the issues processor stores
+ * it once. Changing how it is named would make the last hour's error logs errors a second time.
+ */
 export function errorIdOfLog(logId: string): string {
-  return uuidv5(logId, LOG_ERROR_NAMESPACE);
+  return namedUuid(`log-error:${logId}`);
 }
 
 /** The text before a trace is kept, trimmed to this many characters; the log row keeps all of it. */
