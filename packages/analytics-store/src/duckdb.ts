@@ -1,7 +1,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DOUBLE, DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import {
+  DOUBLE,
+  DuckDBInstance,
+  JSDuckDBValueConverter,
+  type DuckDBConnection,
+  type DuckDBMaterializedResult,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
 
 /**
@@ -156,8 +164,9 @@ export class DuckDBStore implements AnalyticsStore {
     try {
       const statement = await this.preparedOn(connection, sql);
       statement.bind(params, parameterTypes(params));
-      const result = await statement.runAndReadAll();
-      return result.getRowObjectsJS().map(normalizeRow);
+      // run() answers a materialized result: its chunks are read synchronously, without a thread-pool hop per chunk
+      // that runAndReadAll's fetching would take (two for a one-chunk answer).
+      return rowsOf(await statement.run());
     } finally {
       this.release(connection);
     }
@@ -244,6 +253,23 @@ function newestPerKey<Row extends object>(rows: readonly Row[]): Row[] {
     if (!held || (keyed.updated_at ?? 0) >= (held.updated_at ?? 0)) byKey.set(key, row);
   }
   return [...byKey.values()];
+}
+
+/** Every row of a materialized result as JS values, in the column names' order. */
+function rowsOf(result: DuckDBMaterializedResult): ResultRow[] {
+  const names = result.deduplicatedColumnNames();
+  const rows: ResultRow[] = [];
+  for (let index = 0; index < result.chunkCount; index++) {
+    const chunk = result.getChunk(index);
+    for (let row = 0; row < chunk.rowCount; row++) {
+      const values: Record<string, unknown> = {};
+      chunk.visitRowValues(row, (value, _row, column, type) => {
+        values[names[column]!] = JSDuckDBValueConverter(value, type, JSDuckDBValueConverter);
+      });
+      rows.push(normalizeRow(values));
+    }
+  }
+  return rows;
 }
 
 /** Same JSON shapes as the ClickHouse adapter: numbers for counts, ISO 8601 strings for times. */
