@@ -160,7 +160,8 @@ export class Client {
   flush(): Promise<void> {
     const taken = this.queue;
     this.queue = [];
-    if (taken.length > 0) this.sending = this.sending.then(() => this.send(taken));
+    // A batch that cannot even be serialised (a circular property) is reported and dropped, never left to reject.
+    if (taken.length > 0) this.sending = this.sending.then(() => this.send(taken)).catch((error: unknown) => this.report(asError(error)));
     return this.sending;
   }
 
@@ -248,7 +249,7 @@ export class Client {
         }
       } catch (error) {
         if (attempt >= this.options.maxRetries) {
-          this.report(error instanceof Error ? error : new Error(String(error)));
+          this.report(asError(error));
           return;
         }
       }
@@ -264,6 +265,8 @@ export class Client {
     }
   }
 }
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Sentry frames from a V8 stack, innermost last. */
 function stackFrames(stack: string | undefined): Properties[] {

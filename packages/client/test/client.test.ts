@@ -148,6 +148,19 @@ describe('failures never reach the host', () => {
     expect(errors.map((error) => (error as ClientError).status)).toEqual([503, 400]);
   });
 
+  it('reports and drops a batch it cannot serialise, and keeps sending the next ones', async () => {
+    const errors: Error[] = [];
+    const careless = client({ endpoint: fakeUrl(), onError: (error) => errors.push(error) });
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    careless.info('circular', circular);
+    await careless.flush();
+    careless.info('fine');
+    await careless.flush();
+    expect(errors.map((error) => error.name)).toEqual(['TypeError']);
+    expect(requests).toBe(1);
+  });
+
   it('swallows an unreachable endpoint', async () => {
     const errors: Error[] = [];
     const lost = client({ endpoint: 'http://127.0.0.1:9', retryBaseMs: 1, maxRetries: 1, onError: (error) => errors.push(error) });
