@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, DuckDBStore, issuesTable } from '@tlm/analytics-store';
-import { PGliteStore, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
+import { PGliteStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
 import { issueIdOf } from './grouping';
 import { fingerprintOf } from './fingerprint';
@@ -91,6 +91,22 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>): void
     async function errorRows() {
       return analytics.query('SELECT id, issue_id, fingerprint_hash, type FROM errors WHERE project_id = $project ORDER BY id', { project: projectId });
     }
+
+    it('counts errors into an issue stored under an id of the older version 8 layout instead of opening a second one', async () => {
+      const first = error({ user: { id: 'u1' } });
+      const derived = issueOf(first);
+      const legacy = `${derived.slice(0, 14)}8${derived.slice(15)}`;
+      await metadata.store.transaction((tx) =>
+        insertNewIssues(tx, [
+          { id: legacy, projectId, fingerprint: fingerprintOf(first).hash, title: 'TypeError: old', culprit: 'charge in src/billing.ts', level: 'error', firstSeen: T0 },
+        ]),
+      );
+      const outcome = await recordErrors(stores, [first, error({ user: { id: 'u2' } })]);
+      expect(outcome.recorded).toBe(2);
+      expect(outcome.issues.map((issue) => [issue.id, Number(issue.event_count), Number(issue.user_count)])).toEqual([[legacy, 2, 2]]);
+      expect((await errorRows()).map((row) => row['issue_id'])).toEqual([legacy, legacy]);
+      expect(await metadata.store.query('select id from issues where project_id = $1', [projectId])).toEqual([{ id: legacy }]);
+    });
 
     it('creates an unresolved issue with event_count 1 for a new fingerprint, numbered per project', async () => {
       const first = error({ release: 'web@1.0.0', user: { id: 'u1' } });

@@ -3,6 +3,7 @@ import {
   addIssueUsers,
   findIssues,
   insertNewIssues,
+  issueIdsByFingerprint,
   lockIssues,
   markEventsProcessed,
   removeIssueUser,
@@ -50,13 +51,41 @@ const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${ev
  */
 export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
   if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
-  const grouped = uniqueEvents(records.map(groupError));
+  const grouped = await withStoredIssueIds(stores.metadata, uniqueEvents(records.map(groupError)));
   const { counted, issues } = await retrying(() => stores.metadata.transaction((tx) => recordInTransaction(tx, stores.analytics, grouped)));
   const updated = new Set(issues.map((issue) => issue.id));
   const untouched = [...new Set(grouped.map((error) => error.issueId))].filter((id) => !updated.has(id));
   const snapshots = [...issues, ...(await findIssues(stores.metadata, untouched))];
   await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
   return { recorded: counted, duplicates: records.length - counted, issues: snapshots };
+}
+
+/** (project, fingerprint) pairs whose issue id is known to be the derived one, or the stored one when it differs. */
+const storedIssueIds = new Map<string, string>();
+const MAX_STORED_ISSUE_IDS = 10_000;
+
+/**
+ * Issues stored before stop 7 have ids in the older version 8 layout, which `issueIdOf` no longer derives: errors of
+ * their fingerprints go to the stored id, so an upgraded installation keeps counting into its issues. A pair is
+ * looked up once per process; issues created since carry the derived id, which is then what the lookup finds.
+ */
+async function withStoredIssueIds(metadata: MetadataStore, errors: GroupedError[]): Promise<GroupedError[]> {
+  const keyOf = (error: GroupedError) => `${error.record.projectId}\u0000${error.fingerprint.hash}`;
+  const unknown = new Map<string, { projectId: string; fingerprint: string }>();
+  for (const error of errors) {
+    const key = keyOf(error);
+    if (!storedIssueIds.has(key)) unknown.set(key, { projectId: error.record.projectId, fingerprint: error.fingerprint.hash });
+  }
+  if (unknown.size > 0) {
+    const found = await issueIdsByFingerprint(metadata, [...unknown.values()]);
+    if (storedIssueIds.size + unknown.size > MAX_STORED_ISSUE_IDS) storedIssueIds.clear();
+    // Only pairs whose issue exists are remembered: a new one gets the derived id when it is created.
+    for (const [key, id] of found) storedIssueIds.set(key, id);
+  }
+  return errors.map((error) => {
+    const stored = storedIssueIds.get(keyOf(error));
+    return stored && stored !== error.issueId ? { ...error, issueId: stored } : error;
+  });
 }
 
 /** The transaction of recordErrors; every lock is taken in key order, so concurrent batches wait rather than deadlock. */
