@@ -57,6 +57,8 @@ export class ClientError extends Error {
 }
 
 const KEY_REGION = /^tlm_(?:pk|sk)_([a-z]{2})_/;
+/** The longest a `Retry-After` is honoured for; the queue behind the batch waits that long at most per attempt. */
+const MAX_RETRY_WAIT_MS = 30_000;
 
 /** The base URL for a key: an explicit endpoint, its region's URL, `TLM_ENDPOINT`, else the local standalone server. */
 export function resolveEndpoint(options: Pick<ClientOptions, 'apiKey' | 'endpoint' | 'regionEndpoints'>): string {
@@ -65,11 +67,19 @@ export function resolveEndpoint(options: Pick<ClientOptions, 'apiKey' | 'endpoin
   return url.replace(/\/+$/, '');
 }
 
+const STACK_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):\d+\)?$/;
+
+/**
+ * This file as stack traces name it: taken from a stack made here, so it is right however frames are mapped
+ * (`--enable-source-maps` names src/index.ts, plain Node dist/index.js).
+ */
+const OWN_FILE = STACK_FRAME.exec(new Error().stack?.split('\n')[1] ?? '')?.[2];
+
 /** `function@file:line` of the first stack frame outside this library: where the host application called it. */
-export function callerLocation(stack: string | undefined = new Error().stack): string | undefined {
+export function callerLocation(stack: string | undefined = new Error().stack, ownFile = OWN_FILE): string | undefined {
   for (const line of (stack ?? '').split('\n').slice(1)) {
-    const match = /^\s*at (?:(.+?) \()?(.+?):(\d+):\d+\)?$/.exec(line);
-    if (!match || match[2] === __filename || match[2]!.startsWith('node:')) continue;
+    const match = STACK_FRAME.exec(line);
+    if (!match || match[2] === ownFile || match[2]!.startsWith('node:')) continue;
     return `${match[1] ?? '<anonymous>'}@${match[2]}:${match[3]}`;
   }
   return undefined;
@@ -165,10 +175,11 @@ export class Client {
     return this.sending;
   }
 
-  /** Flushes and stops the timer; the client sends nothing after. */
+  /** Flushes until nothing is queued (items logged meanwhile too) and stops the timer; the client sends nothing after. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush();
+    while (this.queue.length > 0) await this.flush();
+    await this.sending;
     this.options.disabled = true;
   }
 
@@ -242,7 +253,7 @@ export class Client {
           return;
         }
         const retryAfter = Number(response.headers.get('retry-after'));
-        if (response.status === 429 && Number.isFinite(retryAfter) && response.headers.has('retry-after')) wait = retryAfter * 1000;
+        if (response.status === 429 && Number.isFinite(retryAfter) && response.headers.has('retry-after')) wait = Math.min(retryAfter * 1000, MAX_RETRY_WAIT_MS);
         if (attempt >= this.options.maxRetries) {
           this.report(new ClientError(response.status, 'GAVE_UP', `${path} still answered ${response.status} after ${attempt + 1} attempts`));
           return;

@@ -161,6 +161,18 @@ describe('failures never reach the host', () => {
     expect(requests).toBe(1);
   });
 
+  it('sends what is logged while closing before it closes', async () => {
+    const closing = client({ endpoint: fakeUrl() });
+    closing.info('first');
+    const closed = closing.close();
+    closing.info('logged while closing');
+    await closed;
+    expect(requests).toBe(2);
+    closing.info('after close');
+    await closing.flush();
+    expect(requests).toBe(2);
+  });
+
   it('swallows an unreachable endpoint', async () => {
     const errors: Error[] = [];
     const lost = client({ endpoint: 'http://127.0.0.1:9', retryBaseMs: 1, maxRetries: 1, onError: (error) => errors.push(error) });
@@ -203,7 +215,7 @@ describe('conventions', () => {
   });
 
   it('names the first caller outside the library', () => {
-    const stack = ['Error', `    at Client.log (${require.resolve('../src')}:10:5)`, '    at checkout (/app/src/shop.ts:42:7)'].join('\n');
-    expect(callerLocation(stack)).toBe('checkout@/app/src/shop.ts:42');
+    const stack = ['Error', '    at Client.log (/app/node_modules/@tlm/client/dist/index.js:10:5)', '    at checkout (/app/src/shop.ts:42:7)'].join('\n');
+    expect(callerLocation(stack, '/app/node_modules/@tlm/client/dist/index.js')).toBe('checkout@/app/src/shop.ts:42');
   });
 });

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
 import { Topics, type Bus } from '@tlm/bus';
-import { isUuid, metrics, payloadTooLarge, unauthorized, validationError, wrongRegion } from '@tlm/core';
+import { ApiError, metrics, payloadTooLarge, unauthorized, validationError, wrongRegion } from '@tlm/core';
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from './cors';
@@ -29,6 +29,9 @@ interface PosthogRequest {
   key: string | undefined;
   events: unknown[];
 }
+
+/** DECISIONS.md: ids are UUIDs v4 or v7; an SDK uuid of another kind leaves the row its own id. */
+const V4_OR_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -86,7 +89,10 @@ export function toPosthogEventRecord(input: unknown, context: IngestContext): It
   const { token: _token, ...properties } = isObject(input['properties']) ? input['properties'] : {};
   for (const field of ['$set', '$set_once'] as const) if (input[field] !== undefined) properties[field] = input[field];
   const distinctId = input['distinct_id'] ?? input['$distinct_id'] ?? properties['distinct_id'];
-  const timestamp = input['timestamp'];
+  // posthog-js batches send `offset` (milliseconds before the request) instead of a timestamp.
+  const offset = input['offset'];
+  const timestamp =
+    input['timestamp'] ?? (typeof offset === 'number' && Number.isFinite(offset) && offset >= 0 ? new Date(context.receivedAt - offset).toISOString() : undefined);
   const result = toEventRecord(
     {
       event: input['event'],
@@ -97,9 +103,12 @@ export function toPosthogEventRecord(input: unknown, context: IngestContext): It
     context,
   );
   const uuid = input['uuid'];
-  if (result.ok && typeof uuid === 'string' && isUuid(uuid)) result.value.id = uuid.toLowerCase();
+  if (result.ok && typeof uuid === 'string' && V4_OR_V7.test(uuid)) result.value.id = uuid.toLowerCase();
   return result;
 }
+
+/** How long another region may take to answer a relayed capture. */
+const RELAY_TIMEOUT_MS = 30_000;
 
 const rawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
@@ -120,7 +129,7 @@ function posthogAuth(deps: PosthogDeps): RequestHandler {
     if (region && region !== deps.region) {
       const target = deps.regionUrls[region];
       if (!target) throw wrongRegion(region);
-      await relay(`${target}${req.originalUrl}`, req, body, res);
+      await relay(region, `${target}${req.originalUrl}`, req, body, res);
       return;
     }
     const key = await deps.keys.resolve(parsed.key);
@@ -132,7 +141,7 @@ function posthogAuth(deps: PosthogDeps): RequestHandler {
 }
 
 /** Sends the request on as received (the relay of DECISIONS.md "Regions") and answers with the other region's answer. */
-async function relay(url: string, req: Request, body: Buffer, res: Response): Promise<void> {
+async function relay(region: string, url: string, req: Request, body: Buffer, res: Response): Promise<void> {
   const headers: Record<string, string> = {};
   for (const name of ['content-type', 'user-agent']) {
     const value = req.get(name);
@@ -140,7 +149,13 @@ async function relay(url: string, req: Request, body: Buffer, res: Response): Pr
   }
   // express.raw has already inflated a Content-Encoding; the body goes on inflated.
   headers['x-forwarded-for'] = [req.get('x-forwarded-for'), req.socket.remoteAddress].filter(Boolean).join(', ');
-  const answer = await fetch(url, { method: 'POST', headers, body });
+  let answer: globalThis.Response;
+  try {
+    answer = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(RELAY_TIMEOUT_MS) });
+  } catch {
+    // As the /v1 relay answers (packages/auth regions.ts).
+    throw new ApiError(502, 'INTERNAL_ERROR', `the ${region} region did not answer`);
+  }
   res.status(answer.status).type(answer.headers.get('content-type') ?? 'application/json').send(Buffer.from(await answer.arrayBuffer()));
 }
 

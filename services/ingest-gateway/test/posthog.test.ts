@@ -40,18 +40,22 @@ describe('PostHog-compatible capture with the unmodified posthog-node SDK', () =
 });
 
 describe('PostHog capture bodies', () => {
-  it("takes posthog-js's gzip-js arrays with the key in each event's properties.token, keeping the SDK's uuid as the row id", async () => {
+  it("takes posthog-js's gzip-js arrays with the key in each event's properties.token, its offsets, and its v4/v7 uuids as row ids", async () => {
     const uuid = randomUUID();
     const events = [
-      { event: '$pageview', uuid, timestamp: new Date().toISOString(), properties: { token: setup.publicKey, distinct_id: 'js-anon-1', $current_url: 'https://shop.example/cart' } },
-      { event: 'js clicked', properties: { token: setup.publicKey, distinct_id: 'js-anon-1', button: 'buy' } },
+      { event: '$pageview', uuid, offset: 60_000, properties: { token: setup.publicKey, distinct_id: 'js-anon-1', $current_url: 'https://shop.example/cart' } },
+      { event: 'js clicked', uuid: '00000000-0000-0000-0000-000000000000', properties: { token: setup.publicKey, distinct_id: 'js-anon-1', button: 'buy' } },
     ];
     const reply = await post('/e/?compression=gzip-js&ver=1.200.0', gzipSync(JSON.stringify(events)), { 'content-type': 'text/plain' });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ status: 1, accepted: 2, rejected: 0, errors: [] });
-    const rows = await gql("from:events distinct_id:js-anon-1 | sort event_name asc | fields id, event_name, properties");
+    const rows = await gql("from:events distinct_id:js-anon-1 | sort event_name asc | fields id, event_name, timestamp, properties");
     expect(rows.map((row) => row['event_name'])).toEqual(['$pageview', 'js clicked']);
+    // posthog-js's offset (ms before the request) dates the event; only a v4 or v7 uuid becomes the row id.
     expect(rows[0]).toMatchObject({ id: uuid, properties: { $current_url: 'https://shop.example/cart' } });
+    expect(Date.now() - Date.parse(rows[0]!['timestamp'])).toBeGreaterThanOrEqual(60_000);
+    expect(Date.now() - Date.parse(rows[0]!['timestamp'])).toBeLessThan(70_000);
+    expect(rows[1]!['id']).not.toBe('00000000-0000-0000-0000-000000000000');
   });
 
   it('takes a base64 "data" form field (older posthog-js) and single events on /capture/ and /i/v0/e/', async () => {

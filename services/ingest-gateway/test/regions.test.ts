@@ -55,6 +55,13 @@ describe('keys of another region', () => {
     expect([await count(eu), await count(us)]).toEqual([1, 0]);
     const lost = await isolated.api.post('/batch/', { body: JSON.stringify({ api_key: `tlm_pk_ap_${'a'.repeat(32)}`, batch: [] }), headers: { 'content-type': 'application/json' } });
     expect([lost.status, lost.body.error.code]).toEqual([421, 'WRONG_REGION']);
+    const unreachable = await startTestServer({ REGION: 'us', REGION_URLS: 'eu=http://127.0.0.1:9' });
+    try {
+      const failed = await unreachable.api.post('/batch/', { body: JSON.stringify({ api_key: key.key, batch: [{ event: 'e', distinct_id: 'u' }] }), headers: { 'content-type': 'application/json' } });
+      expect([failed.status, failed.body.error]).toEqual([502, { code: 'INTERNAL_ERROR', message: 'the eu region did not answer' }]);
+    } finally {
+      await unreachable.close();
+    }
   });
 
   it('answer 421 WRONG_REGION with the region when no URL is configured for it', async () => {
