@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, splitList, wrongRegion } from '@tlm/core';
+import { regionUnreachable, splitList, wrongRegion } from '@tlm/core';
 import type { Request, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { bearerCredential } from './guards';
@@ -42,7 +42,7 @@ export function regionRouting(
           error: (_error, _req, res) => {
             const response = res as ServerResponse;
             if (response.headersSent) return response.end();
-            const failure = new ApiError(502, 'INTERNAL_ERROR', `the ${region} region did not answer`);
+            const failure = regionUnreachable(region);
             response.writeHead(failure.status, { 'content-type': 'application/json' });
             response.end(JSON.stringify(failure.toBody()));
           },

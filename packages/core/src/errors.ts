@@ -51,6 +51,9 @@ export const quotaExceeded = (message: string, details: ErrorDetails) =>
 export const payloadTooLarge = (message: string) => new ApiError(413, 'PAYLOAD_TOO_LARGE', message);
 /** A body in a format the endpoint does not read, e.g. OTLP protobuf where only OTLP JSON is taken. */
 export const unsupportedMediaType = (message: string) => new ApiError(415, 'VALIDATION_ERROR', message);
+/** A relay to another region's gateway that got no answer (502, as the fleet gateway answers for a service). */
+export const regionUnreachable = (region: string) => new ApiError(502, 'INTERNAL_ERROR', `the ${region} region did not answer`);
+
 export const wrongRegion = (region: string) =>
   new ApiError(421, 'WRONG_REGION', `this key belongs to region '${region}', which this deployment cannot reach`, {
     region,

@@ -11,7 +11,7 @@ import {
 } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import { Topics, type Bus, type Topic } from '@tlm/bus';
-import { bodyBytes, forbidden, jsonBody, metrics } from '@tlm/core';
+import { bodyBytes, forbidden, jsonBody } from '@tlm/core';
 import type { SqlClient } from '@tlm/metadata-store';
 import {
   MAX_BODY_BYTES,
@@ -31,7 +31,7 @@ import { exportLogs, exportTraces, otlpBody } from './otlp';
 import { posthogRoutes } from './posthog';
 import { profileRoutes } from './profiles';
 import { replayRoutes } from './replay';
-import { batchItems, ingestContext } from './request';
+import { batchItems, ingestContext, publishOutcome } from './request';
 
 export { ingestCors } from './cors';
 
@@ -79,12 +79,7 @@ function ingestBatch<R extends { projectId: string }>(
         ? reject(`item exceeds ${MAX_ITEM_BYTES} bytes`)
         : toRecord(item, context),
     );
-    await bus.publish(
-      topic,
-      outcome.records.map((record) => ({ key: record.projectId, value: record })),
-    );
-    metrics.ingestItems.inc({ signal, outcome: 'accepted' }, outcome.records.length);
-    metrics.ingestItems.inc({ signal, outcome: 'rejected' }, outcome.errors.length);
+    await publishOutcome(bus, signal, topic, outcome);
     res.status(202).json({ accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });
   };
 }

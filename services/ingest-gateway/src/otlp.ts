@@ -1,6 +1,6 @@
 import { requestKey } from '@tlm/auth';
 import { Topics, type Bus, type Topic } from '@tlm/bus';
-import { jsonBody, metrics, unsupportedMediaType, validationError } from '@tlm/core';
+import { jsonBody, unsupportedMediaType, validationError } from '@tlm/core';
 import {
   MAX_BODY_BYTES,
   decodeOtlpLogsRequest,
@@ -21,7 +21,7 @@ import {
   type ItemResult,
 } from '@tlm/signals';
 import express, { type RequestHandler, type Response } from 'express';
-import { ingestContext } from './request';
+import { ingestContext, publishOutcome } from './request';
 
 /**
  * OTLP/HTTP (https://opentelemetry.io/docs/specs/otlp/#otlphttp) with JSON or binary protobuf bodies, so unmodified
@@ -89,12 +89,7 @@ function otlpExport<Wire, Entry, R extends { projectId: string }>(bus: Bus, kind
     }
     const context = ingestContext(req, requestKey(res));
     const outcome = processBatch(items, (entry) => kind.toRecord(entry as Entry, context));
-    await bus.publish(
-      kind.topic,
-      outcome.records.map((record) => ({ key: record.projectId, value: record })),
-    );
-    metrics.ingestItems.inc({ signal: kind.signal, outcome: 'accepted' }, outcome.records.length);
-    metrics.ingestItems.inc({ signal: kind.signal, outcome: 'rejected' }, outcome.errors.length);
+    await publishOutcome(bus, kind.signal, kind.topic, outcome);
     const answer =
       outcome.errors.length === 0
         ? {}

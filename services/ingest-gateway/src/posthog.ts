@@ -1,11 +1,11 @@
 import { gunzipSync } from 'node:zlib';
 import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
 import { Topics, type Bus } from '@tlm/bus';
-import { ApiError, metrics, payloadTooLarge, unauthorized, validationError, wrongRegion } from '@tlm/core';
-import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
+import { payloadTooLarge, regionUnreachable, unauthorized, validationError, wrongRegion } from '@tlm/core';
+import { MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from './cors';
-import { ingestContext } from './request';
+import { ingestContext, publishOutcome, withinBatchLimit } from './request';
 
 /**
  * PostHog-compatible capture (DECISIONS.md): `POST /batch/`, `/e/`, `/i/v0/e/` and `/capture/` with the project key
@@ -70,13 +70,7 @@ export function posthogRequest(payload: unknown): PosthogRequest {
     if (!isObject(event)) continue;
     key = text(event['api_key']) ?? text(event['token']) ?? (isObject(event['properties']) ? text(event['properties']['token']) : undefined);
   }
-  if (events.length > MAX_BATCH_ITEMS) {
-    throw validationError(`batch holds ${events.length} items; at most ${MAX_BATCH_ITEMS} are accepted per request`, {
-      limit: MAX_BATCH_ITEMS,
-      received: events.length,
-    });
-  }
-  return { key, events };
+  return { key, events: withinBatchLimit(events) };
 }
 
 /**
@@ -153,8 +147,7 @@ async function relay(region: string, url: string, req: Request, body: Buffer, re
   try {
     answer = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(RELAY_TIMEOUT_MS) });
   } catch {
-    // As the /v1 relay answers (packages/auth regions.ts).
-    throw new ApiError(502, 'INTERNAL_ERROR', `the ${region} region did not answer`);
+    throw regionUnreachable(region);
   }
   res.status(answer.status).type(answer.headers.get('content-type') ?? 'application/json').send(Buffer.from(await answer.arrayBuffer()));
 }
@@ -164,12 +157,7 @@ function capture(bus: Bus): RequestHandler {
     const events = res.locals['posthogEvents'] as unknown[];
     const context = ingestContext(req, requestKey(res));
     const outcome = processBatch(events, (event) => toPosthogEventRecord(event, context));
-    await bus.publish(
-      Topics.events,
-      outcome.records.map((record) => ({ key: record.projectId, value: record })),
-    );
-    metrics.ingestItems.inc({ signal: 'events', outcome: 'accepted' }, outcome.records.length);
-    metrics.ingestItems.inc({ signal: 'events', outcome: 'rejected' }, outcome.errors.length);
+    await publishOutcome(bus, 'events', Topics.events, outcome);
     // PostHog answers 200 {"status": 1}; its SDKs retry anything else. Our counts ride along.
     res.status(200).json({ status: 1, accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });
   };

@@ -1,6 +1,7 @@
 import type { ResolvedKey } from '@tlm/auth';
-import { validationError } from '@tlm/core';
-import { MAX_BATCH_ITEMS, clientProperties, type IngestContext } from '@tlm/signals';
+import type { Bus, Topic } from '@tlm/bus';
+import { metrics, validationError } from '@tlm/core';
+import { MAX_BATCH_ITEMS, clientProperties, type BatchOutcome, type IngestContext } from '@tlm/signals';
 import type { Request } from 'express';
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
@@ -28,11 +29,31 @@ export function batchItems(body: unknown): unknown[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray(batch)) {
     throw validationError('request body must be a JSON object with a "batch" array');
   }
-  if (batch.length > MAX_BATCH_ITEMS) {
-    throw validationError(`batch holds ${batch.length} items; at most ${MAX_BATCH_ITEMS} are accepted per request`, {
+  return withinBatchLimit(batch);
+}
+
+/** The items of one request, or 400 VALIDATION_ERROR for the whole request when they are more than 500. */
+export function withinBatchLimit(items: unknown[]): unknown[] {
+  if (items.length > MAX_BATCH_ITEMS) {
+    throw validationError(`batch holds ${items.length} items; at most ${MAX_BATCH_ITEMS} are accepted per request`, {
       limit: MAX_BATCH_ITEMS,
-      received: batch.length,
+      received: items.length,
     });
   }
-  return batch;
+  return items;
+}
+
+/** Publishes a batch's valid records under their project and counts what was accepted and rejected. */
+export async function publishOutcome<R extends { projectId: string }>(
+  bus: Bus,
+  signal: string,
+  topic: Topic,
+  outcome: BatchOutcome<R>,
+): Promise<void> {
+  await bus.publish(
+    topic,
+    outcome.records.map((record) => ({ key: record.projectId, value: record })),
+  );
+  metrics.ingestItems.inc({ signal, outcome: 'accepted' }, outcome.records.length);
+  metrics.ingestItems.inc({ signal, outcome: 'rejected' }, outcome.errors.length);
 }
