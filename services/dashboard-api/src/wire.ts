@@ -1,4 +1,5 @@
 import { isoTime, restoreDeadline } from '@tlm/core';
+import { issueSnapshot } from '@tlm/issues';
 import type { IssueStateRow, MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
 
 /** Stored rows to the JSON the dashboard API answers with. */
@@ -34,20 +35,8 @@ export const projectJson = (project: ProjectRow) => ({
     : {}),
 });
 
-export const issueJson = (issue: IssueStateRow) => ({
-  id: issue.id,
-  project_id: issue.project_id,
-  short_id: Number(issue.short_id),
-  title: issue.title,
-  culprit: issue.culprit,
-  fingerprint: issue.fingerprint,
-  status: issue.status,
-  level: issue.level,
-  event_count: Number(issue.event_count),
-  user_count: Number(issue.user_count),
-  first_seen: isoTime(issue.first_seen),
-  last_seen: isoTime(issue.last_seen),
-  release_first: issue.release_first,
-  release_last: issue.release_last,
-  resolved_in_release: issue.resolved_in_release,
-});
+/** An issue as `from:issues` shows it (its analytics snapshot), with times as ISO 8601 and without the version. */
+export const issueJson = (issue: IssueStateRow) => {
+  const { updated_at: _version, ...snapshot } = issueSnapshot(issue);
+  return { ...snapshot, first_seen: isoTime(issue.first_seen), last_seen: isoTime(issue.last_seen) };
+};
