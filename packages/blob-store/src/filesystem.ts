@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Dirent } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { assertBlobKey, assertBlobPrefix, type BlobStore } from './store';
@@ -106,13 +106,8 @@ export class FileSystemBlobStore implements BlobStore {
   }
 
   private async walk(directory: string, visit: (key: string) => void): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch (error) {
-      if (missing(error)) return;
-      throw error;
-    }
+    const entries = await entriesOf(directory);
+    if (!entries) return;
     for (const entry of entries) {
       const full = path.join(directory, entry.name);
       if (entry.isDirectory()) await this.walk(full, visit);
@@ -122,14 +117,19 @@ export class FileSystemBlobStore implements BlobStore {
 
   /** Removes directories left empty under `directory` (and it, unless it is the root). */
   private async pruneEmpty(directory: string): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch (error) {
-      if (missing(error)) return;
-      throw error;
-    }
+    const entries = await entriesOf(directory);
+    if (!entries) return;
     for (const entry of entries) if (entry.isDirectory()) await this.pruneEmpty(path.join(directory, entry.name));
     if (directory !== this.root) await rmdir(directory).catch(() => undefined);
+  }
+}
+
+/** The entries of a directory; undefined when it does not exist. */
+async function entriesOf(directory: string): Promise<Dirent[] | undefined> {
+  try {
+    return await readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
   }
 }

@@ -67,7 +67,8 @@ export function resolveEndpoint(options: Pick<ClientOptions, 'apiKey' | 'endpoin
   return url.replace(/\/+$/, '');
 }
 
-const STACK_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):\d+\)?$/;
+/** One V8 stack line: function (absent for anonymous top-level code), file, line, column. */
+const STACK_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
 
 /**
  * This file as stack traces name it: taken from a stack made here, so it is right however frames are mapped
@@ -283,7 +284,7 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 function stackFrames(stack: string | undefined): Properties[] {
   const frames: Properties[] = [];
   for (const line of (stack ?? '').split('\n').slice(1)) {
-    const match = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/.exec(line);
+    const match = STACK_FRAME.exec(line);
     if (!match) continue;
     const filename = match[2]!;
     frames.push({

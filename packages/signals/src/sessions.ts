@@ -101,6 +101,18 @@ function time(value: string | number, field: string, receivedAt: number): ItemRe
 
 const distinctIdOf = (did: string | number | undefined) => (did === undefined || did === '' ? null : String(did));
 
+/** What every record of one item shares: its release attributes and the request's context. */
+function itemFields(attrs: { release: string; environment?: string }, context: IngestContext) {
+  return {
+    projectId: context.projectId,
+    release: attrs.release,
+    environment: attrs.environment || null,
+    properties: withClientProperties({}, context.client),
+    receivedAt: context.receivedAt,
+    retentionDays: context.retentionDays,
+  };
+}
+
 export function toSessionRecord(input: unknown, context: IngestContext): ItemResult<SessionRecord> {
   const checked = validateSessionUpdate(input);
   if (!checked.ok) return checked;
@@ -112,8 +124,8 @@ export function toSessionRecord(input: unknown, context: IngestContext): ItemRes
   const status = update.status ?? 'ok';
   const errors = update.errors ?? 0;
   return accept({
+    ...itemFields(update.attrs, context),
     id: update.sid.toLowerCase(),
-    projectId: context.projectId,
     sessionId: update.sid.toLowerCase(),
     distinctId: distinctIdOf(update.did),
     status,
@@ -123,11 +135,6 @@ export function toSessionRecord(input: unknown, context: IngestContext): ItemRes
     started: started.value,
     timestamp: timestamp.value,
     durationMs: update.duration === undefined ? Math.max(0, timestamp.value - started.value) : update.duration * 1_000,
-    release: update.attrs.release,
-    environment: update.attrs.environment || null,
-    properties: withClientProperties({}, context.client),
-    receivedAt: context.receivedAt,
-    retentionDays: context.retentionDays,
   });
 }
 
@@ -138,6 +145,7 @@ export function toSessionAggregateRecords(input: unknown, context: IngestContext
   const checked = validateSessionAggregates(input);
   if (!checked.ok) return checked;
   const { aggregates, attrs } = checked.value;
+  const shared = itemFields(attrs, context);
   const records: SessionRecord[] = [];
   for (const [index, bucket] of aggregates.entries()) {
     const started = time(bucket.started, `aggregates.${index}.started`, context.receivedAt);
@@ -146,8 +154,8 @@ export function toSessionAggregateRecords(input: unknown, context: IngestContext
       const quantity = bucket[status] ?? 0;
       if (quantity === 0) continue;
       records.push({
+        ...shared,
         id: newId(),
-        projectId: context.projectId,
         sessionId: null,
         distinctId: distinctIdOf(bucket.did),
         status,
@@ -157,11 +165,6 @@ export function toSessionAggregateRecords(input: unknown, context: IngestContext
         started: started.value,
         timestamp: started.value,
         durationMs: 0,
-        release: attrs.release,
-        environment: attrs.environment || null,
-        properties: withClientProperties({}, context.client),
-        receivedAt: context.receivedAt,
-        retentionDays: context.retentionDays,
       });
     }
   }
