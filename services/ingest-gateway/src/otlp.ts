@@ -61,6 +61,8 @@ interface OtlpSignal<Wire, Entry, R> {
   /** The response's count field (`rejectedSpans`, `rejectedLogRecords`). */
   rejectedField: string;
   decodeProtobuf: (body: Buffer) => ItemResult<Record<string, unknown>>;
+  /** The answer's protobuf form (`ExportTraceServiceResponse`, `ExportLogsServiceResponse`). */
+  encodeProtobuf: (answer: { partialSuccess?: Record<string, unknown> }) => Buffer;
   validate: (body: unknown) => ItemResult<Wire>;
   /** The items of a request in order, each with what its resource and scope say about it. */
   entries: (request: Wire) => Entry[];
@@ -94,7 +96,7 @@ function otlpExport<Wire, Entry, R extends { projectId: string }>(bus: Bus, kind
       outcome.errors.length === 0
         ? {}
         : { partialSuccess: { [kind.rejectedField]: outcome.errors.length, errorMessage: errorMessage(kind.noun, items.length, outcome.errors) } };
-    if (isProtobuf(res)) res.status(200).type(PROTOBUF).send(encodeOtlpResponse(kind.signal === 'spans' ? 'traces' : 'logs', answer));
+    if (isProtobuf(res)) res.status(200).type(PROTOBUF).send(kind.encodeProtobuf(answer));
     else res.status(200).json(answer);
   };
 }
@@ -115,6 +117,7 @@ export function exportTraces(bus: Bus): RequestHandler {
     topic: Topics.spans,
     rejectedField: 'rejectedSpans',
     decodeProtobuf: decodeOtlpTraceRequest,
+    encodeProtobuf: (answer) => encodeOtlpResponse('traces', answer),
     validate: validateOtlpTraceRequest,
     entries: otlpSpans,
     toRecord: ({ span, scope }, context) => {
@@ -133,6 +136,7 @@ export function exportLogs(bus: Bus): RequestHandler {
     topic: Topics.logs,
     rejectedField: 'rejectedLogRecords',
     decodeProtobuf: decodeOtlpLogsRequest,
+    encodeProtobuf: (answer) => encodeOtlpResponse('logs', answer),
     validate: validateOtlpLogsRequest,
     entries: otlpLogRecords,
     toRecord: ({ record, resource }, context) => {
