@@ -4,9 +4,10 @@ import type { SqlClient } from '@tlm/metadata-store';
 import type { RequestHandler } from 'express';
 import { requireApiKey, requireScope } from './guards';
 import type { Region } from './keys';
-import { RateLimiter, requireWithinRate } from './rateLimit';
+import { RateLimiter, rateLimitConfig, requireWithinRate } from './rateLimit';
 import { parseRegionUrls, regionRouting, type RegionUrls } from './regions';
-import { KeyResolver } from './resolver';
+import { regionConfig } from './config';
+import { KeyResolver, keyCacheConfig } from './resolver';
 import type { Scope } from './scopes';
 
 /** What every `/v1` service needs to authorize a request with an API key. */
@@ -35,8 +36,11 @@ export function keyGuards(access: KeyAccess, ...scopes: Scope[]): RequestHandler
   ];
 }
 
+/** The configuration `startKeyAccess` reads: key cache, rate limits, regions. */
+export const keyAccessConfig = { ...keyCacheConfig, ...rateLimitConfig, ...regionConfig };
+
 /**
- * Key access of a service configured by `keyCacheConfig`, `rateLimitConfig` and `regionConfig`: a resolver that
+ * Key access of a service configured by `keyAccessConfig`: a resolver that
  * listens for key changes on the bus, a rate limiter that shares its counts with the other processes on the bus,
  * and the regions.
  */

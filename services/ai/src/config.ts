@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { jwtConfig, keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { jwtConfig, keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -19,9 +19,7 @@ export const AiConfig = Type.Object({
   ...postgresConfig,
   ...clickhouseConfig,
   ...kafkaConfig,
-  ...keyCacheConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
   ...jwtConfig,
   ...aiProviderConfig,
 });

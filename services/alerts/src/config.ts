@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -12,8 +12,6 @@ export const AlertsConfig = Type.Object({
   ...postgresConfig,
   ...clickhouseConfig,
   ...kafkaConfig,
-  ...keyCacheConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
   ...evaluatorConfig,
 });

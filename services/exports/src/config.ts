@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
@@ -13,9 +13,7 @@ export const ExportsConfig = Type.Object({
   ...postgresConfig,
   ...clickhouseConfig,
   ...kafkaConfig,
-  ...keyCacheConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
   ...s3Config,
   ...exportsConfig,
   EXPORT_SIGNING_SECRET: Type.String({ minLength: 32, description: 'Signs export download links; the same on every exports instance.' }),

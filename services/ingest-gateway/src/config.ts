@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { keyAccessConfig } from '@tlm/auth';
 import { s3Config } from '@tlm/blob-store';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
@@ -10,8 +10,6 @@ export const IngestGatewayConfig = Type.Object({
   ...httpConfig,
   ...postgresConfig,
   ...kafkaConfig,
-  ...keyCacheConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
   ...s3Config,
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { jwtConfig, keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { jwtConfig, keyAccessConfig } from '@tlm/auth';
 import { s3Config } from '@tlm/blob-store';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
@@ -12,9 +12,7 @@ export const QueryConfig = Type.Object({
   ...postgresConfig,
   ...clickhouseConfig,
   ...kafkaConfig,
-  ...keyCacheConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
   ...jwtConfig,
   ...s3Config,
 });

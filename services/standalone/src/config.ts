@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
 import { evaluatorConfig } from '@tlm/alerts';
 import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
-import { keyCacheConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { keyAccessConfig } from '@tlm/auth';
 import { exportsConfig } from '@tlm/exports';
 import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
@@ -25,13 +25,11 @@ export const StandaloneConfig = Type.Object({
   JWT_SECRET: Type.Optional(
     Type.String({ minLength: 32, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
   ),
-  ...keyCacheConfig,
   ...ingestWriterConfig,
   ...maintenanceConfig,
   ...logScannerConfig,
   ...evaluatorConfig,
   ...exportsConfig,
   ...aiProviderConfig,
-  ...rateLimitConfig,
-  ...regionConfig,
+  ...keyAccessConfig,
 });
