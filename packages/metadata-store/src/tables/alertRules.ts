@@ -8,25 +8,6 @@ export interface AlertChannel {
   url: string;
 }
 
-export interface AlertRuleRow {
-  id: string;
-  project_id: string;
-  name: string;
-  metric: string;
-  threshold: number;
-  comparator: Comparator;
-  window_minutes: number;
-  severity: AlertSeverity;
-  enabled: boolean;
-  muted_until: Date | null;
-  channels: AlertChannel[];
-  last_evaluated_at: Date | null;
-  last_value: number | null;
-  last_triggered_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
 export interface AlertRuleFields {
   name: string;
   metric: string;
@@ -36,6 +17,18 @@ export interface AlertRuleFields {
   severity: AlertSeverity;
   enabled: boolean;
   channels: AlertChannel[];
+}
+
+/** A stored rule: the fields people set, and what the service keeps about it. */
+export interface AlertRuleRow extends AlertRuleFields {
+  id: string;
+  project_id: string;
+  muted_until: Date | null;
+  last_evaluated_at: Date | null;
+  last_value: number | null;
+  last_triggered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export async function insertAlertRule(sql: SqlClient, id: string, projectId: string, rule: AlertRuleFields): Promise<AlertRuleRow> {
