@@ -1,3 +1,5 @@
+import { accept, reject, type ItemResult } from './result';
+
 /** A flat property bag: nested objects become dotted keys ("user.plan"), arrays stay JSON arrays. */
 export type PropertyValue = string | number | boolean | unknown[];
 export type Properties = Record<string, PropertyValue>;
@@ -37,6 +39,14 @@ export function propertyProblem(properties: Properties): string | undefined {
   const long = keys.find((key) => key.length > PROPERTY_LIMITS.maxKeyLength);
   if (long) return `property key longer than ${PROPERTY_LIMITS.maxKeyLength} characters: ${long.slice(0, 40)}…`;
   return undefined;
+}
+
+/** The bags flattened into one, later bags winning on a clash, or why the result cannot be stored. */
+export function flatProperties(...bags: (Record<string, unknown> | undefined)[]): ItemResult<Properties> {
+  const properties: Properties = {};
+  for (const bag of bags) if (bag) flattenInto(properties, bag);
+  const problem = propertyProblem(properties);
+  return problem ? reject(problem) : accept(properties);
 }
 
 /** JSON type name of a property value as the schema document reports it. */

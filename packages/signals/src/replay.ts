@@ -12,7 +12,7 @@ import {
   type ChunkQuery,
 } from './chunks';
 import { withClientProperties, type IngestContext } from './context';
-import { flattenInto, propertyProblem, type Properties } from './properties';
+import { flatProperties, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
 import { itemValidator } from './validation';
 
@@ -79,12 +79,10 @@ export function toReplaySessionRecord(input: unknown, context: IngestContext, re
   const item = checked.value;
   const startedAt = instant(item.started_at, context.receivedAt, 'started_at');
   if (!startedAt.ok) return startedAt;
-  const properties: Properties = {};
   const extra = Object.fromEntries(Object.entries(item).filter(([name]) => !SESSION_FIELDS.has(name)));
-  flattenInto(properties, extra);
-  if (item.properties) flattenInto(properties, item.properties);
-  const problem = propertyProblem(properties);
-  if (problem) return reject(problem);
+  const flat = flatProperties(extra, item.properties);
+  if (!flat.ok) return flat;
+  const properties = flat.value;
   const distinctId = item.distinct_id === undefined || item.distinct_id === '' ? null : String(item.distinct_id);
   return accept({
     kind: 'session',

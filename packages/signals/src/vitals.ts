@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, newId } from '@tlm/core';
 import { withClientProperties, type IngestContext } from './context';
-import { flattenInto, propertyProblem, type Properties } from './properties';
-import { accept, reject, type ItemResult } from './result';
+import { flatProperties, type Properties } from './properties';
+import { accept, type ItemResult } from './result';
 import { itemTimestamp } from './time';
 import { itemValidator } from './validation';
 
@@ -69,10 +69,9 @@ export function toVitalRecord(input: unknown, context: IngestContext): ItemResul
   const item = checked.value;
   const timestamp = itemTimestamp(item.timestamp, context.receivedAt);
   if (!timestamp.ok) return timestamp;
-  const properties: Properties = {};
-  if (item.properties) flattenInto(properties, item.properties);
-  const problem = propertyProblem(properties);
-  if (problem) return reject(problem);
+  const flat = flatProperties(item.properties);
+  if (!flat.ok) return flat;
+  const properties = flat.value;
   return accept({
     id: newId(),
     projectId: context.projectId,
