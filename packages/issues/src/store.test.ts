@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, DuckDBStore, issuesTable } from '@tlm/analytics-store';
-import { PGliteStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
+import { PGliteStore, PostgresStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
 import { issueIdOf } from './grouping';
 import { fingerprintOf } from './fingerprint';
-import { applyIssueAction, issueSnapshot, recordErrors, type IssueStores } from './store';
+import { applyIssueAction, forgetIssueUser, issueSnapshot, recordErrors, type IssueStores } from './store';
 import { openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 
 
 interface OpenedMetadata {
   store: MetadataStore;
+  /** Another client of the same database, as another process would hold (Postgres only). */
+  another?(): Promise<MetadataStore>;
   dispose(): Promise<void>;
 }
 
@@ -21,7 +23,22 @@ async function openPglite(): Promise<OpenedMetadata> {
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 
 /** Ten connections, so transactions really run at once. */
-const openPostgres = (): Promise<OpenedMetadata> => openIsolatedPostgres(10);
+async function openPostgres(): Promise<OpenedMetadata> {
+  const opened = await openIsolatedPostgres(10);
+  const others: MetadataStore[] = [];
+  return {
+    store: opened.store,
+    another: async () => {
+      const other = await PostgresStore.connect(opened.url, 2);
+      others.push(other);
+      return other;
+    },
+    dispose: async () => {
+      for (const other of others) await other.close();
+      await opened.dispose();
+    },
+  };
+}
 
 const frame = (fn: string, filename: string): StackFrame => ({
   function: fn,
@@ -234,6 +251,28 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>): void
       expect(await applyIssueAction(stores, randomUUID(), issueOf(first), { action: 'ignore' })).toBeUndefined();
       expect(await applyIssueAction(stores, projectId, randomUUID(), { action: 'ignore' })).toBeUndefined();
       expect((await snapshot(issueOf(first)))['status']).toBe('unresolved');
+    });
+
+    it('counts a user again after a GDPR erasure forgot them, though this processor had seen them before', async () => {
+      const first = error({ user: { id: 'u1' } });
+      await recordErrors(stores, [first, error({ user: { id: 'u2' } })]);
+      await recordErrors(stores, [error({ user: { id: 'u1' } })]);
+      expect(await snapshot(issueOf(first))).toMatchObject({ event_count: 3, user_count: 2 });
+      expect(await forgetIssueUser(stores, projectId, 'u1')).toBe(1);
+      expect(await snapshot(issueOf(first))).toMatchObject({ event_count: 3, user_count: 1 });
+      await recordErrors(stores, [error({ user: { id: 'u1' } }), error({ user: { id: 'u2' } })]);
+      expect(await snapshot(issueOf(first))).toMatchObject({ event_count: 5, user_count: 2 });
+    });
+
+    it('counts a user again after an erasure made by another process', async () => {
+      if (!metadata.another) return; // one PGlite database has one client
+      const elsewhere: IssueStores = { metadata: await metadata.another(), analytics };
+      const first = error({ user: { id: 'u1' } });
+      await recordErrors(stores, [first]);
+      await recordErrors(stores, [error({ user: { id: 'u1' } })]);
+      expect(await forgetIssueUser(elsewhere, projectId, 'u1')).toBe(1);
+      await recordErrors(stores, [error({ user: { id: 'u1' } })]);
+      expect(await snapshot(issueOf(first))).toMatchObject({ event_count: 3, user_count: 1 });
     });
 
     it('keeps the newest snapshot when an older one is written after it', async () => {

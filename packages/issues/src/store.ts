@@ -4,6 +4,7 @@ import {
   findIssues,
   insertNewIssues,
   issueIdsByFingerprint,
+  issueUserErasures,
   lockIssues,
   markEventsProcessed,
   removeIssueUser,
@@ -52,7 +53,9 @@ const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${ev
 export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
   if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
   const grouped = await withStoredIssueIds(stores.metadata, uniqueEvents(records.map(groupError)));
-  const { counted, issues } = await retrying(() => stores.metadata.transaction((tx) => recordInTransaction(tx, stores.analytics, grouped)));
+  const known = knownUsersOf(stores.metadata);
+  const { counted, issues, users } = await retrying(() => stores.metadata.transaction((tx) => recordInTransaction(tx, stores.analytics, grouped, known)));
+  known.learn(users);
   const updated = new Set(issues.map((issue) => issue.id));
   const untouched = [...new Set(grouped.map((error) => error.issueId))].filter((id) => !updated.has(id));
   const snapshots = [...issues, ...(await findIssues(stores.metadata, untouched))];
@@ -93,29 +96,37 @@ async function recordInTransaction(
   tx: SqlClient,
   analytics: AnalyticsStore,
   errors: readonly GroupedError[],
-): Promise<{ counted: number; issues: IssueStateRow[] }> {
+  known: KnownIssueUsers,
+): Promise<{ counted: number; issues: IssueStateRow[]; users: StoredUsers }> {
   const recorded = await markEventsProcessed(
     tx,
     errors.map((error) => ({ projectId: error.record.projectId, eventId: error.record.id })),
   );
   const counted = errors.filter((error) => recorded.has(eventKey(error.record.projectId, error.record.id)));
-  if (counted.length === 0) return { counted: 0, issues: [] };
+  if (counted.length === 0) return { counted: 0, issues: [], users: { pairs: [], erasures: new Map() } };
   const rowsWritten = analytics.insert(
     errorsTable,
     counted.map((error) => errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash })),
   );
   try {
-    const issues = await countIntoLockedIssues(tx, counted);
+    const { issues, users } = await countIntoLockedIssues(tx, counted, known);
     await rowsWritten;
-    return { counted: counted.length, issues };
+    return { counted: counted.length, issues, users };
   } finally {
     // A failed count still waits for the row write, so no write outlives its transaction unobserved.
     await rowsWritten.catch(() => undefined);
   }
 }
 
-/** Creates the batch's new issues, locks all of its issues and writes their counts; returns them as stored. */
-async function countIntoLockedIssues(tx: SqlClient, counted: readonly GroupedError[]): Promise<IssueStateRow[]> {
+/**
+ * Creates the batch's new issues, locks all of its issues and writes their counts; returns them as stored, and the
+ * (issue, user) pairs that are stored once the transaction commits.
+ */
+async function countIntoLockedIssues(
+  tx: SqlClient,
+  counted: readonly GroupedError[],
+  known: KnownIssueUsers,
+): Promise<{ issues: IssueStateRow[]; users: StoredUsers }> {
   const byIssue = new Map<string, GroupedError[]>();
   for (const error of counted) {
     const events = byIssue.get(error.issueId);
@@ -145,12 +156,14 @@ async function countIntoLockedIssues(tx: SqlClient, counted: readonly GroupedErr
     );
     locked = await lockIssues(tx, ids);
   }
-  const users = new Map<string, { projectId: string; issueId: string; userKey: string }>();
+  const users = new Map<string, IssueUser>();
   for (const error of counted) {
     if (error.userKey) users.set(`${error.issueId}\u0000${error.userKey}`, { projectId: error.record.projectId, issueId: error.issueId, userKey: error.userKey });
   }
-  const newUsers = await addIssueUsers(tx, [...users.values()]);
-  return updateIssueCounts(
+  const pairs = [...users.values()];
+  const erasures = await issueUserErasures(tx, [...new Set(pairs.map((pair) => pair.projectId))]);
+  const newUsers = await addIssueUsers(tx, known.unknown(pairs, erasures));
+  const issues = await updateIssueCounts(
     tx,
     locked.map((issue) =>
       countEvents(
@@ -160,6 +173,77 @@ async function countIntoLockedIssues(tx: SqlClient, counted: readonly GroupedErr
       ),
     ),
   );
+  return { issues, users: { pairs, erasures } };
+}
+
+interface IssueUser {
+  projectId: string;
+  issueId: string;
+  userKey: string;
+}
+
+/** Pairs stored in issue_users once a transaction commits, with the erasure counts that transaction read. */
+interface StoredUsers {
+  pairs: IssueUser[];
+  erasures: Map<string, number>;
+}
+
+/** Pairs remembered per process before the whole memory is dropped. */
+const MAX_KNOWN_ISSUE_USERS = 200_000;
+
+/**
+ * The (issue, user) pairs known to be in issue_users, per project: most events come from a user their issue has
+ * seen, and each pair skipped saves a primary-key probe in the metadata store (about 6 µs in PGlite). A pair is
+ * learnt only after its transaction commits. Pairs leave issue_users only by GDPR erasure, which raises the
+ * project's erasure count in the same transaction; a batch that reads a count other than the one its project's
+ * pairs were learnt under forgets them first. An erasure racing a batch can leave one event's user uncounted, as
+ * if the event had come just before the erasure.
+ */
+class KnownIssueUsers {
+  private readonly projects = new Map<string, { erasures: number; pairs: Set<string> }>();
+  private size = 0;
+
+  /** The pairs not known to be stored, given the erasure counts read in the current transaction. */
+  unknown(pairs: readonly IssueUser[], erasures: ReadonlyMap<string, number>): IssueUser[] {
+    return pairs.filter((pair) => {
+      const project = this.projects.get(pair.projectId);
+      if (!project || project.erasures !== (erasures.get(pair.projectId) ?? 0)) return true;
+      return !project.pairs.has(`${pair.issueId}\u0000${pair.userKey}`);
+    });
+  }
+
+  learn({ pairs, erasures }: StoredUsers): void {
+    if (this.size + pairs.length > MAX_KNOWN_ISSUE_USERS) {
+      this.projects.clear();
+      this.size = 0;
+    }
+    for (const pair of pairs) {
+      const count = erasures.get(pair.projectId) ?? 0;
+      let project = this.projects.get(pair.projectId);
+      if (!project || project.erasures !== count) {
+        if (project) this.size -= project.pairs.size;
+        project = { erasures: count, pairs: new Set() };
+        this.projects.set(pair.projectId, project);
+      }
+      const key = `${pair.issueId}\u0000${pair.userKey}`;
+      if (!project.pairs.has(key)) {
+        project.pairs.add(key);
+        this.size += 1;
+      }
+    }
+  }
+}
+
+/** One memory of stored pairs per metadata store, so separate stores in one process never share one. */
+const knownUsers = new WeakMap<MetadataStore, KnownIssueUsers>();
+
+function knownUsersOf(metadata: MetadataStore): KnownIssueUsers {
+  let known = knownUsers.get(metadata);
+  if (!known) {
+    known = new KnownIssueUsers();
+    knownUsers.set(metadata, known);
+  }
+  return known;
 }
 
 /** A person's action on an issue (SPEC.md Issue status); undefined when the project has no such issue. */

@@ -95,6 +95,7 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
         'artifacts',
         'export_jobs',
         'issue_short_ids',
+        'issue_user_erasures',
         'issue_users',
         'issues',
         'job_leases',

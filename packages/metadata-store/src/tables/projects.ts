@@ -1,4 +1,5 @@
 import type { SqlClient } from '../store';
+import { countIssueUserErasures } from './issues';
 
 export interface ProjectRow {
   id: string;
@@ -74,6 +75,8 @@ const PROJECT_KEYED_TABLES = [
   'processed_errors',
 ] as const;
 
+/** Removes the projects' rows from every project-keyed table; issue processors are told their issue users went. */
 export async function purgeProjectKeyedRows(sql: SqlClient, projectIds: string[]): Promise<void> {
   for (const table of PROJECT_KEYED_TABLES) await sql.query(`delete from ${table} where project_id = any($1::uuid[])`, [projectIds]);
+  await countIssueUserErasures(sql, projectIds);
 }
