@@ -118,6 +118,8 @@ export class Symbolicator {
     Promise.all(
       records.map(async (record) => {
         if (!record.release || !record.frames.some((frame) => frame.lineno && frame.colno)) return record;
+        // Most releases have no source maps: their cached, empty artifact list settles it without mapping frames.
+        if ((await this.releaseIndex(record.projectId, record.release, null)).size === 0) return record;
         const frames = await this.symbolicate(record.projectId, record.release, null, record.frames);
         return frames.some((frame) => frame.minified) ? { ...record, frames } : record;
       }),

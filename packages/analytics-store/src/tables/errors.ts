@@ -154,6 +154,10 @@ export function errorRow(record: ErrorRecord, grouping: { issueId: string; finge
 /** Frames and breadcrumbs are stored without their absent fields: error rows are mostly frames, and bytes cost. */
 function withoutNulls(value: object): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) if (field !== null && field !== undefined) kept[key] = field;
+  // for-in rather than Object.entries: no array of pairs per frame (this runs for every frame of every error).
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== null && field !== undefined) kept[key] = field;
+  }
   return kept;
 }
