@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -150,8 +151,9 @@ export class DuckDBStore implements AnalyticsStore {
       return;
     }
     const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
-    // The next batch is written while the current one is inserted.
-    await writeFile(file, JSON.stringify(batch));
+    // Written synchronously: a megabyte goes to the page cache in about a millisecond, while the promise API writes it
+    // in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms per batch of 800 errors).
+    writeFileSync(file, JSON.stringify(batch));
     try {
       await this.serialized(() => this.writer.run(statements.fromFile, { file }));
     } finally {
