@@ -27,6 +27,7 @@ export interface IssueRow {
 export const issuesTable: TableDefinition<IssueRow> = {
   name: 'issues',
   mode: 'replace',
+  mostlyReplaces: true,
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'id', type: 'string' },
