@@ -158,7 +158,9 @@ async function countIntoLockedIssues(
   }
   const users = new Map<string, IssueUser>();
   for (const error of counted) {
-    if (error.userKey) users.set(`${error.issueId}\u0000${error.userKey}`, { projectId: error.record.projectId, issueId: error.issueId, userKey: error.userKey });
+    if (!error.userKey) continue;
+    const pair = { projectId: error.record.projectId, issueId: error.issueId, userKey: error.userKey };
+    users.set(pairKey(pair), pair);
   }
   const pairs = [...users.values()];
   const erasures = await issueUserErasures(tx, [...new Set(pairs.map((pair) => pair.projectId))]);
@@ -182,6 +184,8 @@ interface IssueUser {
   userKey: string;
 }
 
+const pairKey = (pair: IssueUser) => `${pair.issueId}\u0000${pair.userKey}`;
+
 /** Pairs stored in issue_users once a transaction commits, with the erasure counts that transaction read. */
 interface StoredUsers {
   pairs: IssueUser[];
@@ -194,9 +198,9 @@ const MAX_KNOWN_ISSUE_USERS = 200_000;
 /**
  * The (issue, user) pairs known to be in issue_users, per project: most events come from a user their issue has
  * seen, and each pair skipped saves a primary-key probe in the metadata store (about 6 µs in PGlite). A pair is
- * learnt only after its transaction commits. Pairs leave issue_users only by GDPR erasure, which raises the
- * project's erasure count in the same transaction; a batch that reads a count other than the one its project's
- * pairs were learnt under forgets them first. An erasure racing a batch can leave one event's user uncounted, as
+ * learnt only after its transaction commits. Pairs leave issue_users only by GDPR erasure or a project purge, which
+ * raise the project's erasure count in the same transaction; a batch that reads a count other than the one its
+ * project's pairs were learnt under forgets them first. An erasure racing a batch can leave one event's user uncounted, as
  * if the event had come just before the erasure.
  */
 class KnownIssueUsers {
@@ -208,7 +212,7 @@ class KnownIssueUsers {
     return pairs.filter((pair) => {
       const project = this.projects.get(pair.projectId);
       if (!project || project.erasures !== (erasures.get(pair.projectId) ?? 0)) return true;
-      return !project.pairs.has(`${pair.issueId}\u0000${pair.userKey}`);
+      return !project.pairs.has(pairKey(pair));
     });
   }
 
@@ -225,7 +229,7 @@ class KnownIssueUsers {
         project = { erasures: count, pairs: new Set() };
         this.projects.set(pair.projectId, project);
       }
-      const key = `${pair.issueId}\u0000${pair.userKey}`;
+      const key = pairKey(pair);
       if (!project.pairs.has(key)) {
         project.pairs.add(key);
         this.size += 1;
