@@ -389,38 +389,6 @@ describe('replace-mode tables', () => {
     expect(await issueStatus(projectId)).toEqual([{ id, status: 'resolved', event_count: 7 }]);
   });
 
-  it('updates stored issues in place, inserts new ones and skips older ones, all in one write', async () => {
-    const projectId = randomUUID();
-    const [newer, older, fresh] = [randomUUID(), randomUUID(), randomUUID()].sort();
-    await store.insert(issuesTable, [issueRow(projectId, newer), issueRow(projectId, older!, { status: 'resolved', updated_at: T0 + 9_000 })]);
-    const replacement = issueRow(projectId, newer!, {
-      title: 'RangeError: too deep',
-      culprit: 'walk(tree.js)',
-      status: 'regressed',
-      level: 'fatal',
-      event_count: 12,
-      user_count: 3,
-      first_seen: T0 - 60_000,
-      last_seen: T0 + 60_000,
-      release_first: 'web@0.9.0',
-      release_last: 'web@1.2.0',
-      resolved_in_release: 'web@1.1.0',
-      updated_at: T0 + 1_000,
-    });
-    await store.insert(issuesTable, [
-      replacement,
-      issueRow(projectId, older!, { status: 'unresolved', event_count: 2, updated_at: T0 + 1_000 }),
-      issueRow(projectId, fresh!, { event_count: 4 }),
-    ]);
-    const stored = await store.query('SELECT * FROM issues WHERE project_id = $project ORDER BY id', { project: projectId });
-    const iso = (epochMs: number) => new Date(epochMs).toISOString();
-    expect(stored).toEqual([
-      { ...replacement, first_seen: iso(T0 - 60_000), last_seen: iso(T0 + 60_000), updated_at: iso(T0 + 1_000) },
-      { ...issueRow(projectId, older!, { status: 'resolved' }), first_seen: iso(T0), last_seen: iso(T0), updated_at: iso(T0 + 9_000) },
-      { ...issueRow(projectId, fresh!, { event_count: 4 }), first_seen: iso(T0), last_seen: iso(T0), updated_at: iso(T0) },
-    ]);
-  });
-
   it('keys snapshots by (project_id, id), so one id in two projects is two rows', async () => {
     const first = randomUUID();
     const second = randomUUID();

@@ -47,8 +47,6 @@ interface InsertStatements {
   fromParameter: string;
   /** The `from_json` structure of one row. */
   shape: string;
-  /** Replace tables: updates the stored rows an argument row is newer than, returning their keys. */
-  updateInPlace?: string;
 }
 
 const insertStatements = new WeakMap<TableDefinition<object>, InsertStatements>();
@@ -63,24 +61,17 @@ function insertStatementsOf<Row extends object>(table: TableDefinition<Row>): In
   if (cached) return cached;
   const types = table.columns.map((column) => `"${column.name}": '${jsonColumns[column.type].type}'`);
   const valuesOf = (prefix: string) => table.columns.map((column) => jsonColumns[column.type].value(`${prefix}"${column.name}"`)).join(', ');
-  const valueOf = (name: string) => jsonColumns[table.columns.find((column) => column.name === name)!.type].value(`r."${name}"`);
-  const fromParameter = `(SELECT unnest(from_json($rows, $shape)) AS r)`;
   let conflict = '';
-  let updateInPlace: string | undefined;
   if (table.mode === 'replace') {
-    const valueColumns = table.columns.filter((column) => column.name !== 'project_id' && column.name !== 'id');
-    const updates = valueColumns.map((column) => `"${column.name}" = excluded."${column.name}"`);
+    const updates = table.columns
+      .filter((column) => column.name !== 'project_id' && column.name !== 'id')
+      .map((column) => `"${column.name}" = excluded."${column.name}"`);
     conflict = ` ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')} WHERE excluded.updated_at >= ${table.name}.updated_at`;
-    updateInPlace =
-      `UPDATE ${table.name} SET ${valueColumns.map((column) => `"${column.name}" = ${valueOf(column.name)}`).join(', ')} FROM ${fromParameter} ` +
-      `WHERE ${table.name}.project_id = r.project_id AND ${table.name}.id = r.id AND ${valueOf('updated_at')} >= ${table.name}.updated_at ` +
-      `RETURNING ${table.name}.project_id, ${table.name}.id`;
   }
   const statements = {
     fromFile: `INSERT INTO ${table.name} SELECT ${valuesOf('')} FROM read_json($file, format = 'array', columns = {${types.join(', ')}})${conflict}`,
-    fromParameter: `INSERT INTO ${table.name} SELECT ${valuesOf('r.')} FROM ${fromParameter}${conflict}`,
+    fromParameter: `INSERT INTO ${table.name} SELECT ${valuesOf('r.')} FROM (SELECT unnest(from_json($rows, $shape)) AS r)${conflict}`,
     shape: JSON.stringify([Object.fromEntries(table.columns.map((column) => [column.name, jsonColumns[column.type].type]))]),
-    updateInPlace,
   };
   insertStatements.set(table as TableDefinition<object>, statements);
   return statements;
@@ -143,23 +134,20 @@ export class DuckDBStore implements AnalyticsStore {
 
   async insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
-    let batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
+    const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
     const statements = insertStatementsOf(table);
-    if (table.mostlyReplaces && statements.updateInPlace && batch.length <= SMALL_BATCH_ROWS) {
-      // Rows of keys not stored yet, or older than the stored ones, are left for the upsert (which skips the older).
-      const updated = new Set(
-        (await this.runWriter(statements.updateInPlace, { rows: JSON.stringify(batch), shape: statements.shape })).map(
-          (row) => `${String(row['project_id'])}\u0000${String(row['id'])}`,
-        ),
-      );
-      batch = batch.filter((row) => {
-        const keyed = row as { project_id?: unknown; id?: unknown };
-        return !updated.has(`${String(keyed.project_id)}\u0000${String(keyed.id)}`);
-      });
-      if (batch.length === 0) return;
-    }
     if (batch.length <= SMALL_BATCH_ROWS) {
-      await this.runWriter(statements.fromParameter, { rows: JSON.stringify(batch), shape: statements.shape });
+      const text = JSON.stringify(batch);
+      // Only the INSERTs are serialised on the writer connection; preparing once per table saves the planning.
+      await this.serialized(async () => {
+        let prepared = this.prepared.get(statements.fromParameter);
+        if (!prepared) {
+          prepared = await this.writer.prepare(statements.fromParameter);
+          this.prepared.set(statements.fromParameter, prepared);
+        }
+        prepared.bind({ rows: text, shape: statements.shape });
+        await prepared.run();
+      });
       return;
     }
     const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
@@ -229,22 +217,6 @@ export class DuckDBStore implements AnalyticsStore {
       oldest.destroySync();
     }
     return statement;
-  }
-
-  /**
-   * Runs a write statement on the writer connection, prepared once per SQL text (binding skips the planning); only
-   * the statements themselves are serialised, not the work of building their arguments.
-   */
-  private runWriter(sql: string, params: { rows: string; shape: string }): Promise<ResultRow[]> {
-    return this.serialized(async () => {
-      let prepared = this.prepared.get(sql);
-      if (!prepared) {
-        prepared = await this.writer.prepare(sql);
-        this.prepared.set(sql, prepared);
-      }
-      prepared.bind(params);
-      return rowsOf(await prepared.run());
-    });
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {

@@ -35,11 +35,6 @@ export interface TableDefinition<Row> {
    * ClickHouse ReplacingMergeTree(updated_at)).
    */
   mode: 'append' | 'replace';
-  /**
-   * Replace tables whose rows mostly replace stored ones (issue snapshots after the first): DuckDB updates the stored
-   * rows in place first and upserts only the rest, since an UPDATE costs about two thirds of an ON CONFLICT upsert.
-   */
-  mostlyReplaces?: boolean;
   /** Column the retention purge cuts on; replace tables (state, not telemetry) have none. */
   timeColumn?: keyof Row & string;
   /** Where a row names the person it is about (GDPR erasure by distinct id): a column, or a key of a bag column. */

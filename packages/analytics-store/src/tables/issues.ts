@@ -27,7 +27,6 @@ export interface IssueRow {
 export const issuesTable: TableDefinition<IssueRow> = {
   name: 'issues',
   mode: 'replace',
-  mostlyReplaces: true,
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'id', type: 'string' },
