@@ -6,7 +6,9 @@ import {
   findKeyGrant,
   findUserByEmail,
   insertApiKey,
+  insertNewIssues,
   insertOrganization,
+  lockIssues,
   insertProject,
   insertUser,
   readEventNames,
@@ -123,6 +125,26 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       expect(row).toEqual({ big: 9007199254740991, counted: 1, at: new Date('2024-01-02T03:04:05.678Z') });
       expect(typeof row!.big).toBe('number');
       expect(row!.at).toBeInstanceOf(Date);
+    });
+
+    it('returns issue times as the stored instants whatever the time zone of the session', async () => {
+      const projectId = randomUUID();
+      const id = randomUUID();
+      const issue = { id, projectId, fingerprint: 'f', title: 'Error: old clock', culprit: '', level: 'error' };
+      // 1970 in Monrovia was 44 minutes 30 seconds behind UTC; JSON's text form of the time would carry that offset.
+      const [epoch, century] = await store.transaction(async (tx) => {
+        await tx.query("set local timezone = 'Africa/Monrovia'");
+        await insertNewIssues(tx, [{ ...issue, firstSeen: 0 }, { ...issue, id: randomUUID(), fingerprint: 'g', firstSeen: Date.parse('1900-01-01T00:00:00.001Z') }]);
+        return lockIssues(tx, [id]).then(async (rows) => [rows[0]!, (await tx.query<{ id: string }>('select id from issues where project_id = $1 and fingerprint = $2', [projectId, 'g']))[0]!]);
+      });
+      expect(epoch.first_seen).toEqual(new Date(0));
+      expect(epoch.last_seen).toEqual(new Date(0));
+      const [old] = await store.transaction(async (tx) => {
+        await tx.query("set local timezone = 'Asia/Kolkata'");
+        return lockIssues(tx, [century.id]);
+      });
+      expect(old!.first_seen).toEqual(new Date('1900-01-01T00:00:00.001Z'));
+      expect(old!.updated_at.getTime()).not.toBeNaN();
     });
 
     it('returns a project dsn_id (bigint identity) as a number and created_at as a Date', async () => {

@@ -240,8 +240,7 @@ export async function setIssueStatus(
  * those issues as stored.
  */
 export async function removeIssueUser(sql: SqlClient, projectId: string, userKey: string): Promise<IssueStateRow[]> {
-  await countIssueUserErasures(sql, [projectId]);
-  return issueRows(
+  const issues = await issueRows(
     sql,
     `update issues set user_count = greatest(user_count - 1, 0), updated_at = ${NEXT_VERSION}
      from removed where issues.id = removed.issue_id
@@ -249,6 +248,9 @@ export async function removeIssueUser(sql: SqlClient, projectId: string, userKey
     [projectId, userKey],
     'removed as (delete from issue_users where project_id = $1 and user_key = $2 returning issue_id)',
   );
+  // After the issues, as a purge takes them; only when rows went, so processors keep what they know otherwise.
+  if (issues.length > 0) await countIssueUserErasures(sql, [projectId]);
+  return issues;
 }
 
 /** Raises the projects' erasure counts (issueUserErasures): call it wherever rows leave issue_users. */
@@ -260,19 +262,24 @@ export async function countIssueUserErasures(sql: SqlClient, projectIds: readonl
   );
 }
 
-/** An issue row as `json_agg` writes it: timestamps as ISO strings. */
-type IssueJson = Omit<IssueStateRow, 'first_seen' | 'last_seen' | 'created_at' | 'updated_at'> &
-  Record<'first_seen' | 'last_seen' | 'created_at' | 'updated_at', string>;
+/** The timestamp columns of an issue row, which travel as epoch milliseconds. */
+const ISSUE_TIMES = ['first_seen', 'last_seen', 'created_at', 'updated_at'] as const;
+
+/** An issue row as issueRows aggregates it: timestamps as epoch milliseconds. */
+type IssueJson = Omit<IssueStateRow, (typeof ISSUE_TIMES)[number]> & Record<(typeof ISSUE_TIMES)[number], number>;
 
 /**
  * The issues `statement` returns (a select or a `returning *`; `ctes` are WITH queries it reads), in id order. They
  * travel as one JSON value: PGlite decodes a result row by row in JavaScript, about 20 µs per issue row, and
- * JSON.parse does it in one pass.
+ * JSON.parse does it in one pass. Timestamps go as epoch milliseconds: JSON's text form of a timestamptz follows the
+ * session's time zone, whose offsets in old dates have seconds (`-00:44:30`) that Date cannot parse.
  */
 async function issueRows(sql: SqlClient, statement: string, params: SqlParams, ctes?: string): Promise<IssueStateRow[]> {
+  const times = ISSUE_TIMES.map((column) => `'${column}', floor(extract(epoch from r.${column}) * 1000)`).join(', ');
   const rows = await jsonOf<IssueJson[]>(
     sql,
-    `with ${ctes ? `${ctes}, ` : ''}r as (${statement}) select coalesce(json_agg(r order by r.id), '[]')::text as json from r`,
+    `with ${ctes ? `${ctes}, ` : ''}r as (${statement})
+     select coalesce(json_agg(to_jsonb(r) || jsonb_build_object(${times}) order by r.id), '[]')::text as json from r`,
     params,
   );
   return rows.map((row) => ({

@@ -75,7 +75,11 @@ const PROJECT_KEYED_TABLES = [
   'processed_errors',
 ] as const;
 
-/** Removes the projects' rows from every project-keyed table; issue processors are told their issue users went. */
+/**
+ * Removes the projects' rows from every project-keyed table; issue processors are told their issue users went.
+ * `issue_user_erasures` is not among the tables: its count must never go back, or a processor could trust pairs it
+ * learnt before the purge.
+ */
 export async function purgeProjectKeyedRows(sql: SqlClient, projectIds: string[]): Promise<void> {
   for (const table of PROJECT_KEYED_TABLES) await sql.query(`delete from ${table} where project_id = any($1::uuid[])`, [projectIds]);
   await countIssueUserErasures(sql, projectIds);
