@@ -184,6 +184,7 @@ export async function addIssueUsers(
 
 /** Per project, how many GDPR erasures have removed issue users (0 when none ever did). */
 export async function issueUserErasures(sql: SqlClient, projectIds: readonly string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
   const rows = await sql.query<{ project_id: string; erasures: string | number }>(
     'select project_id, erasures from issue_user_erasures where project_id = any($1::uuid[])',
     [[...projectIds]],
@@ -236,8 +237,8 @@ export async function setIssueStatus(
 
 /**
  * Forgets one user among the users of a project's issues (GDPR erasure): their rows go and the user count of each
- * issue they were counted in drops by one, and the project's erasure count goes up (issueUserErasures). Returns
- * those issues as stored.
+ * issue they were counted in drops by one, and, when any rows went, the project's erasure count goes up
+ * (issueUserErasures). Returns those issues as stored.
  */
 export async function removeIssueUser(sql: SqlClient, projectId: string, userKey: string): Promise<IssueStateRow[]> {
   const issues = await issueRows(
