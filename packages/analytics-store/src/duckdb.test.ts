@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DuckDBStore } from './duckdb';
 import { deleteProjectRows } from './purge';
 import {
@@ -75,6 +78,9 @@ const errorRow = (projectId: string): ErrorRow => ({
   received_at: T0 + 5,
   retention_days: 90,
 });
+
+/** More rows than go as one parameter: the staging-file path. */
+const rows600 = (projectId: string): ErrorRow[] => Array.from({ length: 600 }, () => errorRow(projectId));
 
 const issueRow = (projectId: string, id: string, overrides: Partial<IssueRow> = {}): IssueRow => ({
   project_id: projectId,
@@ -467,6 +473,45 @@ describe('concurrency', () => {
       ]);
     } finally {
       await small.close();
+    }
+  });
+
+  it('runs a statement after the inserts begun before it and before those begun after it, whatever their tables', async () => {
+    const projectId = randomUUID();
+    const before = [store.insert(logsTable, [logRow(projectId)]), store.insert(errorsTable, rows600(projectId))];
+    const purge = [
+      store.execute('DELETE FROM logs WHERE project_id = $project', { project: projectId }),
+      store.execute('DELETE FROM errors WHERE project_id = $project', { project: projectId }),
+    ];
+    const after = [store.insert(logsTable, [logRow(projectId, { message: 'after the purge' })]), store.insert(errorsTable, [errorRow(projectId)])];
+    await Promise.all([...before, ...purge, ...after]);
+    expect(await store.query('SELECT message FROM logs WHERE project_id = $project', { project: projectId })).toEqual([{ message: 'after the purge' }]);
+    expect(await count('errors', projectId)).toBe(1);
+  });
+
+  it("keeps a table's inserts going after one of them failed, in both insert paths", async () => {
+    const projectId = randomUUID();
+    const negative = (row: IssueRow): IssueRow => ({ ...row, short_id: -1 });
+    await expect(store.insert(issuesTable, [negative(issueRow(projectId, randomUUID()))])).rejects.toThrow();
+    await expect(store.insert(issuesTable, Array.from({ length: 600 }, () => negative(issueRow(projectId, randomUUID()))))).rejects.toThrow();
+    await store.insert(issuesTable, [issueRow(projectId, randomUUID())]);
+    await store.insert(issuesTable, Array.from({ length: 600 }, () => issueRow(projectId, randomUUID())));
+    expect(await count('issues', projectId)).toBe(601);
+  });
+
+  it('leaves no staging file behind, whether the insert succeeded or failed', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-test-'));
+    const onFile = await DuckDBStore.open(path.join(dir, 'analytics.duckdb'));
+    try {
+      await onFile.migrate(ANALYTICS_TABLES);
+      const projectId = randomUUID();
+      await onFile.insert(errorsTable, rows600(projectId));
+      await expect(onFile.insert(errorsTable, rows600(projectId).map((row) => ({ ...row, retention_days: -1 })))).rejects.toThrow();
+      expect(await readdir(path.join(dir, 'analytics.duckdb.staging'))).toEqual([]);
+      expect((await onFile.query('SELECT count(*) AS n FROM errors WHERE project_id = $project', { project: projectId }))[0]!['n']).toBe(600);
+    } finally {
+      await onFile.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,15 +92,34 @@ export interface DuckDBStoreOptions {
   checkpointThreshold?: string;
 }
 
-/** Embedded analytics store: one writer connection for inserts and deletes, a small pool of read connections. */
+/** A table's inserts: their own connection, run one at a time, with the table's prepared INSERT. */
+interface WriteLane {
+  connection: DuckDBConnection | undefined;
+  /** Settles when the lane's last write has. */
+  tail: Promise<unknown>;
+  /**
+   * The table's two INSERTs, prepared once: running a statement from its text takes three trips through the thread
+   * pool (extract, prepare, execute), and each trip back waits for the event loop, which is busy during ingest.
+   */
+  fromParameter: DuckDBPreparedStatement | undefined;
+  fromFile: DuckDBPreparedStatement | undefined;
+}
+
+/**
+ * Embedded analytics store. Inserts into a table run one at a time on that table's connection (a write lane), so
+ * inserts into different tables run at once: DuckDB commits appends to different tables without conflict, and the
+ * issues processor writes error rows while the previous batch's issue snapshots are written. Every other statement
+ * (deletes, DDL, checkpoints) runs alone on the writer connection, after the lanes' writes and before any later one.
+ * Reads use a small pool of connections.
+ */
 export class DuckDBStore implements AnalyticsStore {
   readonly dialect = 'duckdb';
   private writeQueue: Promise<unknown> = Promise.resolve();
+  private readonly lanes = new Map<string, WriteLane>();
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private readerCount = 0;
   private staged = 0;
-  private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   /** Per reader connection, its prepared statements by SQL text, least recently used first. */
   private readonly readerStatements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
@@ -138,15 +157,11 @@ export class DuckDBStore implements AnalyticsStore {
     const statements = insertStatementsOf(table);
     if (batch.length <= SMALL_BATCH_ROWS) {
       const text = JSON.stringify(batch);
-      // Only the INSERTs are serialised on the writer connection; preparing once per table saves the planning.
-      await this.serialized(async () => {
-        let prepared = this.prepared.get(statements.fromParameter);
-        if (!prepared) {
-          prepared = await this.writer.prepare(statements.fromParameter);
-          this.prepared.set(statements.fromParameter, prepared);
-        }
-        prepared.bind({ rows: text, shape: statements.shape });
-        await prepared.run();
+      // Preparing once per table saves the planning.
+      await this.inLane(table.name, async (lane, connection) => {
+        lane.fromParameter ??= await connection.prepare(statements.fromParameter);
+        lane.fromParameter.bind({ rows: text, shape: statements.shape });
+        await lane.fromParameter.run();
       });
       return;
     }
@@ -155,9 +170,14 @@ export class DuckDBStore implements AnalyticsStore {
     // in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms per batch of 800 errors).
     writeFileSync(file, JSON.stringify(batch));
     try {
-      await this.serialized(() => this.writer.run(statements.fromFile, { file }));
+      await this.inLane(table.name, async (lane, connection) => {
+        lane.fromFile ??= await connection.prepare(statements.fromFile);
+        lane.fromFile.bind({ file });
+        await lane.fromFile.run();
+      });
     } finally {
-      await rm(file, { force: true });
+      // Synchronously too: an asynchronous removal would hold the insert's answer for more turns of the event loop.
+      rmSync(file, { force: true });
     }
   }
 
@@ -188,7 +208,11 @@ export class DuckDBStore implements AnalyticsStore {
     await this.serialized(async () => {
       await this.writer.run('CHECKPOINT');
     });
-    for (const statement of this.prepared.values()) statement.destroySync();
+    for (const lane of this.lanes.values()) {
+      lane.fromParameter?.destroySync();
+      lane.fromFile?.destroySync();
+      lane.connection?.closeSync();
+    }
     for (const statements of this.readerStatements.values()) for (const statement of statements.values()) statement.destroySync();
     for (const connection of this.idle) connection.closeSync();
     this.writer.closeSync();
@@ -219,9 +243,27 @@ export class DuckDBStore implements AnalyticsStore {
     return statement;
   }
 
+  /** Runs `work` alone: after every write begun before it, and before any begun after it. */
   private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.writeQueue.then(work, work);
-    this.writeQueue = next.catch(() => undefined);
+    const before = Promise.all([this.writeQueue, ...[...this.lanes.values()].map((lane) => lane.tail)]);
+    const next = before.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.writeQueue = settled;
+    for (const lane of this.lanes.values()) lane.tail = settled;
+    return next;
+  }
+
+  /** Runs `work` after the table's earlier inserts and after any statement that `serialized` began before it. */
+  private inLane<T>(table: string, work: (lane: WriteLane, connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    let lane = this.lanes.get(table);
+    if (!lane) {
+      lane = { connection: undefined, tail: this.writeQueue, fromParameter: undefined, fromFile: undefined };
+      this.lanes.set(table, lane);
+    }
+    const held = lane;
+    const run = async () => work(held, (held.connection ??= await this.instance.connect()));
+    const next = held.tail.then(run, run);
+    held.tail = next.catch(() => undefined);
     return next;
   }
 
