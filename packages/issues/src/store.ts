@@ -39,28 +39,58 @@ const MAX_ATTEMPTS = 5;
 const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${eventId}`;
 
 /**
- * Stores a batch of errors, exactly once in effect. In one metadata transaction:
+ * Stores a batch of errors, exactly once in effect: `countErrors`, then `snapshotIssues`. The issues processor runs
+ * the two as stages of a pipeline (the next batch is counted while this one's snapshots are written); tests and
+ * one-off callers use this.
+ */
+export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
+  if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
+  const counted = await countErrors(stores, records.map(groupError));
+  return { recorded: counted.counted, duplicates: counted.duplicates, issues: await snapshotIssues(stores, counted) };
+}
+
+/** A batch counted into its issues and committed, before its issue snapshots are written. */
+export interface CountedErrors {
+  /** Events counted. */
+  counted: number;
+  /** Events skipped because their event id was processed before. */
+  duplicates: number;
+  /** The issues the count changed, as committed. */
+  issues: IssueStateRow[];
+  /** Issues of the batch that the count did not change (all of their events were duplicates). */
+  untouched: string[];
+}
+
+/**
+ * The first stage of storing a batch of grouped errors. In one metadata transaction:
  * 1. record the batch's event ids as processed; only those this transaction records go on (SDK retries and bus
  *    redeliveries of processed events stop here, and a concurrent transaction holding the same event id is waited
  *    for, so two batches never both take it);
  * 2. write their error rows to the analytics store (issue ids derive from project and fingerprint, so the rows need
  *    no issue row), overlapped with 3, and wait for the write before committing;
  * 3. create missing issues (unique per project and fingerprint), add users and count the events into the locked issues.
- * After the commit, a snapshot of every touched issue goes to the analytics `issues` table. A failure before the
- * commit leaves nothing counted, so the redelivered batch is counted in full; error rows written again by it
- * collapse in ClickHouse (ReplacingMergeTree on the row id).
+ * A failure before the commit leaves nothing counted, so the redelivered batch is counted in full; error rows written
+ * again by it collapse in ClickHouse (ReplacingMergeTree on the row id).
  */
-export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
-  if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
-  const grouped = await withStoredIssueIds(stores.metadata, uniqueEvents(records.map(groupError)));
+export async function countErrors(stores: IssueStores, errors: readonly GroupedError[]): Promise<CountedErrors> {
+  if (errors.length === 0) return { counted: 0, duplicates: 0, issues: [], untouched: [] };
+  const grouped = await withStoredIssueIds(stores.metadata, uniqueEvents(errors));
   const known = knownUsersOf(stores.metadata);
   const { counted, issues, users } = await retrying(() => stores.metadata.transaction((tx) => recordInTransaction(tx, stores.analytics, grouped, known)));
   known.learn(users);
   const updated = new Set(issues.map((issue) => issue.id));
   const untouched = [...new Set(grouped.map((error) => error.issueId))].filter((id) => !updated.has(id));
-  const snapshots = [...issues, ...(await findIssues(stores.metadata, untouched))];
+  return { counted, duplicates: errors.length - counted, issues, untouched };
+}
+
+/**
+ * The second stage: a snapshot of every issue the batch touched goes to the analytics `issues` table (`updated_at`
+ * orders snapshots, so one written after a newer one changes nothing). Returns the snapshotted issues.
+ */
+export async function snapshotIssues(stores: IssueStores, batch: CountedErrors): Promise<IssueStateRow[]> {
+  const snapshots = batch.untouched.length === 0 ? batch.issues : [...batch.issues, ...(await findIssues(stores.metadata, batch.untouched))];
   await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
-  return { recorded: counted, duplicates: records.length - counted, issues: snapshots };
+  return snapshots;
 }
 
 /** (project, fingerprint) pairs whose issue id is known to be the derived one, or the stored one when it differs. */
@@ -296,7 +326,7 @@ export function issueSnapshot(issue: IssueStateRow): IssueRow {
 }
 
 /** One entry per (project, event id): a batch may hold an event twice (an SDK retry published next to the original). */
-function uniqueEvents(errors: GroupedError[]): GroupedError[] {
+function uniqueEvents(errors: readonly GroupedError[]): GroupedError[] {
   const byKey = new Map<string, GroupedError>();
   for (const error of errors) {
     const key = eventKey(error.record.projectId, error.record.id);
