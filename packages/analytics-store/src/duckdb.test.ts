@@ -79,7 +79,6 @@ const errorRow = (projectId: string): ErrorRow => ({
   retention_days: 90,
 });
 
-/** More rows than go as one parameter: the staging-file path. */
 const rows600 = (projectId: string): ErrorRow[] => Array.from({ length: 600 }, () => errorRow(projectId));
 
 const issueRow = (projectId: string, id: string, overrides: Partial<IssueRow> = {}): IssueRow => ({
@@ -280,7 +279,7 @@ describe('insert and query', () => {
     });
   });
 
-  it('stores a batch of more than 512 rows (the staging-file path) exactly like a small one (the parameter path)', async () => {
+  it('stores the rows of a large batch exactly like those of a small one', async () => {
     const small = randomUUID();
     const large = randomUUID();
     const valueOf = (index: number) => `line ${index}\nwith "quotes", commas and ✓`;
@@ -489,7 +488,7 @@ describe('concurrency', () => {
     expect(await count('errors', projectId)).toBe(1);
   });
 
-  it("keeps a table's inserts going after one of them failed, in both insert paths", async () => {
+  it("keeps a table's inserts going after one of them failed", async () => {
     const projectId = randomUUID();
     const negative = (row: IssueRow): IssueRow => ({ ...row, short_id: -1 });
     await expect(store.insert(issuesTable, [negative(issueRow(projectId, randomUUID()))])).rejects.toThrow();
