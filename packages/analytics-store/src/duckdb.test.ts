@@ -279,7 +279,7 @@ describe('insert and query', () => {
     });
   });
 
-  it('stores the rows of a large batch exactly like those of a small one', async () => {
+  it('stores the rows of a large batch exactly like those of a small one (read_json reads the whole file alike)', async () => {
     const small = randomUUID();
     const large = randomUUID();
     const valueOf = (index: number) => `line ${index}\nwith "quotes", commas and ✓`;
@@ -486,6 +486,34 @@ describe('concurrency', () => {
     await Promise.all([...before, ...purge, ...after]);
     expect(await store.query('SELECT message FROM logs WHERE project_id = $project', { project: projectId })).toEqual([{ message: 'after the purge' }]);
     expect(await count('errors', projectId)).toBe(1);
+  });
+
+  it("starts a table's first insert after a statement begun before it", async () => {
+    const fresh = await DuckDBStore.open(':memory:');
+    try {
+      await fresh.migrate(ANALYTICS_TABLES);
+      const projectId = randomUUID();
+      // A slow statement, then a purge, both queued before the logs table has a write lane.
+      const slow = fresh.execute('CREATE TABLE slow AS SELECT count(*) AS n FROM range(200000000)');
+      const purge = fresh.execute('DELETE FROM logs WHERE project_id = $project', { project: projectId });
+      const insert = fresh.insert(logsTable, [logRow(projectId)]);
+      await Promise.all([slow, purge, insert]);
+      expect((await fresh.query('SELECT count(*) AS n FROM logs WHERE project_id = $project', { project: projectId }))[0]!['n']).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('refuses writes once closing has begun, after finishing those begun before', async () => {
+    const closing = await DuckDBStore.open(':memory:');
+    await closing.migrate(ANALYTICS_TABLES);
+    const before = closing.insert(logsTable, [logRow(randomUUID())]);
+    const closed = closing.close();
+    await expect(closing.insert(logsTable, [logRow(randomUUID())])).rejects.toThrow('the analytics store is closed');
+    await expect(closing.execute('DELETE FROM logs')).rejects.toThrow('the analytics store is closed');
+    await expect(before).resolves.toBeUndefined();
+    await closed;
+    await expect(closing.close()).resolves.toBeUndefined();
   });
 
   it("keeps a table's inserts going after one of them failed", async () => {

@@ -87,6 +87,8 @@ interface WriteLane {
    * (extract, prepare, execute), and each trip back waits for the event loop, which is busy during ingest.
    */
   insert: DuckDBPreparedStatement | undefined;
+  /** The text `insert` was prepared from. */
+  insertSql: string | undefined;
 }
 
 /**
@@ -104,6 +106,7 @@ export class DuckDBStore implements AnalyticsStore {
   private readonly waiting: ((connection: DuckDBConnection) => void)[] = [];
   private readerCount = 0;
   private staged = 0;
+  private closed = false;
   /** Per reader connection, its prepared statements by SQL text, least recently used first. */
   private readonly readerStatements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 
@@ -137,6 +140,7 @@ export class DuckDBStore implements AnalyticsStore {
 
   async insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
+    this.assertOpen();
     const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
     const statement = insertStatementOf(table);
     const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
@@ -145,9 +149,16 @@ export class DuckDBStore implements AnalyticsStore {
     writeFileSync(file, JSON.stringify(batch));
     try {
       await this.inLane(table.name, async (lane, connection) => {
-        lane.insert ??= await connection.prepare(statement);
-        lane.insert.bind({ file });
-        await lane.insert.run();
+        let insert = lane.insert;
+        if (!insert || lane.insertSql !== statement) {
+          insert?.destroySync();
+          lane.insert = undefined;
+          insert = await connection.prepare(statement);
+          lane.insert = insert;
+          lane.insertSql = statement;
+        }
+        insert.bind({ file });
+        await insert.run();
       });
     } finally {
       // Synchronously too: an asynchronous removal would hold the insert's answer for more turns of the event loop.
@@ -168,7 +179,8 @@ export class DuckDBStore implements AnalyticsStore {
     }
   }
 
-  execute(sql: string, params: QueryParams = {}): Promise<void> {
+  async execute(sql: string, params: QueryParams = {}): Promise<void> {
+    this.assertOpen();
     return this.serialized(async () => {
       await this.writer.run(sql, params, parameterTypes(params));
     });
@@ -178,7 +190,10 @@ export class DuckDBStore implements AnalyticsStore {
     await this.query('SELECT 1');
   }
 
+  /** Finishes the writes begun before it; writes begun after it are refused. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.serialized(async () => {
       await this.writer.run('CHECKPOINT');
     });
@@ -216,6 +231,10 @@ export class DuckDBStore implements AnalyticsStore {
     return statement;
   }
 
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the analytics store is closed');
+  }
+
   /** Runs `work` alone: after every write begun before it, and before any begun after it. */
   private serialized<T>(work: () => Promise<T>): Promise<T> {
     const before = Promise.all([this.writeQueue, ...[...this.lanes.values()].map((lane) => lane.tail)]);
@@ -230,7 +249,7 @@ export class DuckDBStore implements AnalyticsStore {
   private inLane<T>(table: string, work: (lane: WriteLane, connection: DuckDBConnection) => Promise<T>): Promise<T> {
     let lane = this.lanes.get(table);
     if (!lane) {
-      lane = { connection: undefined, tail: this.writeQueue, insert: undefined };
+      lane = { connection: undefined, tail: this.writeQueue, insert: undefined, insertSql: undefined };
       this.lanes.set(table, lane);
     }
     const held = lane;

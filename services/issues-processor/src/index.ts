@@ -23,7 +23,9 @@ export interface IssuesProcessor {
 
 /**
  * Bus deliveries handed to the processor at once. Each is enriched and grouped as it arrives, then waits for the
- * pipeline; more than one at a time is what lets the pipeline gather them into one count.
+ * pipeline; more than one at a time is what lets the pipeline gather them into one count. The embedded bus hands over
+ * up to this many publishes; Kafka, one batch per assigned partition at a time (`partitionsConsumedConcurrently`),
+ * each partition's next batch once the last one is stored.
  */
 const DELIVERIES_IN_FLIGHT = 32;
 
@@ -118,8 +120,8 @@ class ErrorPipeline {
     this.counting = false;
     this.snapshotting += size;
     this.countNext();
-    if (counted.duplicates > 0) this.logger.debug({ duplicates: counted.duplicates }, 'skipped errors whose event id was already processed');
     try {
+      if (counted.duplicates > 0) this.logger.debug({ duplicates: counted.duplicates }, 'skipped errors whose event id was already processed');
       await snapshotIssues(this.stores, counted);
       settle();
     } catch (error) {

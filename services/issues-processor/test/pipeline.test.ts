@@ -208,13 +208,16 @@ describe('the issues processor pipeline', () => {
   it('fails a delivery whose snapshots fail; sent again, it writes the snapshot without counting twice', async () => {
     const { bus, processor, interceptNext } = await harness();
     const projectId = randomUUID();
-    const records = [errorOf(projectId, 'SnapshotError')];
+    const records = [errorOf(projectId, 'SnapshotError'), errorOf(projectId, 'SnapshotError')];
     interceptNext('issues', { fail: new Error('disk full') });
     await expect(publish(bus, records)).rejects.toThrow('disk full');
-    expect(await counts(projectId)).toEqual({ issues: [{ title: 'SnapshotError: SnapshotError happened', event_count: 1 }], snapshots: [], rows: 1 });
+    expect(await counts(projectId)).toEqual({ issues: [{ title: 'SnapshotError: SnapshotError happened', event_count: 2 }], snapshots: [], rows: 2 });
     await publish(bus, records);
-    const expected = [{ title: 'SnapshotError: SnapshotError happened', event_count: 1 }];
-    expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 1 });
+    const expected = [{ title: 'SnapshotError: SnapshotError happened', event_count: 2 }];
+    expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 2 });
+    // The failed snapshots no longer hold back a batch smaller than theirs.
+    await publish(bus, [errorOf(projectId, 'LaterError')]);
+    expect((await counts(projectId)).rows).toBe(3);
     await processor.stop();
   });
 });
