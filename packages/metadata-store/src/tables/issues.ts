@@ -103,10 +103,6 @@ export async function findIssues(sql: SqlClient, ids: readonly string[]): Promis
   return issueRows(sql, 'select * from issues where id = any($1::uuid[]) order by id', [[...ids]]);
 }
 
-export async function findIssue(sql: SqlClient, projectId: string, issueId: string): Promise<IssueStateRow | undefined> {
-  return (await issueRows(sql, 'select * from issues where project_id = $1 and id = $2', [projectId, issueId]))[0];
-}
-
 /**
  * Creates the issues among `issues` that do not exist yet, unresolved with no events counted, numbering them per
  * project. The project's counter row is locked first and existence checked under that lock, so simultaneous first
