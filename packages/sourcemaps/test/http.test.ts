@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, serverWithProject, setupProject } from '@tlm/testkit';
 import { SourceMapGenerator } from 'source-map';
 import { MAX_SOURCE_MAP_BYTES } from '../src/sourceMap';
 
@@ -7,14 +7,7 @@ import { MAX_SOURCE_MAP_BYTES } from '../src/sourceMap';
  * Source maps over HTTP against a started server (the routes are mounted by the ingest gateway): PUT and GET
  * /v1/artifacts, POST /v1/symbolicate, and symbolication of errors at ingest by the issues processor.
  */
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 const APP_URL = 'https://shop.example.com/static/js/app.min.js';
 
@@ -30,21 +23,21 @@ function appMap(): string {
   return generator.toString();
 }
 
-const putJson = (body: unknown, token = setup.secretKey) => server.api.put('/v1/artifacts', { token, body });
+const putJson = (body: unknown, token = fixture.setup.secretKey) => fixture.server.api.put('/v1/artifacts', { token, body });
 
 /** A multipart upload as curl -F and sentry-cli send it. */
-async function putMultipart(fields: Record<string, string>, file: { content: string; filename: string } | null, token = setup.secretKey) {
+async function putMultipart(fields: Record<string, string>, file: { content: string; filename: string } | null, token = fixture.setup.secretKey) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
   if (file) form.set('file', new Blob([file.content], { type: 'application/json' }), file.filename);
-  const response = await fetch(`${server.url}/v1/artifacts`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
+  const response = await fetch(`${fixture.server.url}/v1/artifacts`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
   return { status: response.status, body: (await response.json()) as any };
 }
 
-const listArtifacts = (release: string, token = setup.secretKey) =>
-  server.api.get(`/v1/artifacts?release=${encodeURIComponent(release)}`, { token });
+const listArtifacts = (release: string, token = fixture.setup.secretKey) =>
+  fixture.server.api.get(`/v1/artifacts?release=${encodeURIComponent(release)}`, { token });
 
-const symbolicate = (body: unknown, token = setup.secretKey) => server.api.post('/v1/symbolicate', { token, body });
+const symbolicate = (body: unknown, token = fixture.setup.secretKey) => fixture.server.api.post('/v1/symbolicate', { token, body });
 
 describe('PUT /v1/artifacts', () => {
   it('stores a source map sent as JSON and lists it by release', async () => {
@@ -64,7 +57,7 @@ describe('PUT /v1/artifacts', () => {
     const listed = await listArtifacts('shop@1.0.0');
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({ artifacts: [reply.body] });
-    const all = await server.api.get('/v1/artifacts', { token: setup.secretKey });
+    const all = await fixture.server.api.get('/v1/artifacts', { token: fixture.setup.secretKey });
     expect(all.body.artifacts.map((artifact: { release: string }) => artifact.release).sort()).toEqual(['shop@0.9.0', 'shop@1.0.0']);
   });
 
@@ -79,10 +72,10 @@ describe('PUT /v1/artifacts', () => {
   });
 
   it('stores a multipart upload from a public key (ingest:write), naming it after the file unless a name is given', async () => {
-    const byFile = await putMultipart({ release: 'shop@1.2.0' }, { content: appMap(), filename: 'app.min.js.map' }, setup.publicKey);
+    const byFile = await putMultipart({ release: 'shop@1.2.0' }, { content: appMap(), filename: 'app.min.js.map' }, fixture.setup.publicKey);
     expect(byFile.status).toBe(201);
     expect(byFile.body).toMatchObject({ release: 'shop@1.2.0', name: 'app.min.js.map', dist: null });
-    const named = await putMultipart({ release: 'shop@1.2.0', dist: 'ios', name: '~/static/vendor.js.map' }, { content: appMap(), filename: 'x.map' }, setup.publicKey);
+    const named = await putMultipart({ release: 'shop@1.2.0', dist: 'ios', name: '~/static/vendor.js.map' }, { content: appMap(), filename: 'x.map' }, fixture.setup.publicKey);
     expect(named.status).toBe(201);
     expect(named.body).toMatchObject({ name: '~/static/vendor.js.map', dist: 'ios' });
     const names = (await listArtifacts('shop@1.2.0')).body.artifacts.map((artifact: { name: string }) => artifact.name);
@@ -112,10 +105,10 @@ describe('PUT /v1/artifacts', () => {
     form.set('release', 'shop@two');
     form.append('file', new Blob([appMap()]), 'a.js.map');
     form.append('file', new Blob([appMap()]), 'b.js.map');
-    const response = await fetch(`${server.url}/v1/artifacts`, { method: 'PUT', headers: { authorization: `Bearer ${setup.secretKey}` }, body: form });
+    const response = await fetch(`${fixture.server.url}/v1/artifacts`, { method: 'PUT', headers: { authorization: `Bearer ${fixture.setup.secretKey}` }, body: form });
     expect(response.status).toBe(400);
     expect(((await response.json()) as any).error).toEqual({ code: 'VALIDATION_ERROR', message: 'a multipart upload carries one source map' });
-    const twice = await server.api.get('/v1/artifacts?release=a&release=b', { token: setup.secretKey });
+    const twice = await fixture.server.api.get('/v1/artifacts?release=a&release=b', { token: fixture.setup.secretKey });
     expect(twice.status).toBe(400);
     expect(twice.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'release must be given once' });
   });
@@ -153,8 +146,8 @@ describe('PUT /v1/artifacts', () => {
     });
 
     it('rejects a JSON body too large to hold any map with 413 PAYLOAD_TOO_LARGE, before reading it all', async () => {
-      const reply = await server.api.put('/v1/artifacts', {
-        token: setup.secretKey,
+      const reply = await fixture.server.api.put('/v1/artifacts', {
+        token: fixture.setup.secretKey,
         body: JSON.stringify({ release: 'shop@big', name: '~/big.js.map', content: oversized + oversized }),
         headers: { 'content-type': 'application/json' },
       });
@@ -167,13 +160,13 @@ describe('PUT /v1/artifacts', () => {
 
 describe('CORS', () => {
   it.each(['/v1/artifacts', '/v1/symbolicate'])('answers a preflight on %s like every ingest path', async (path) => {
-    const reply = await server.api.request('OPTIONS', path, { headers: { origin: 'https://build.example', 'access-control-request-method': 'PUT' } });
+    const reply = await fixture.server.api.request('OPTIONS', path, { headers: { origin: 'https://build.example', 'access-control-request-method': 'PUT' } });
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe('https://build.example');
   });
 
   it('names the origin on the answer itself', async () => {
-    const reply = await server.api.get('/v1/artifacts?release=none', { token: setup.secretKey, headers: { origin: 'https://build.example' } });
+    const reply = await fixture.server.api.get('/v1/artifacts?release=none', { token: fixture.setup.secretKey, headers: { origin: 'https://build.example' } });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('access-control-allow-origin')).toBe('https://build.example');
   });
@@ -182,9 +175,9 @@ describe('CORS', () => {
 describe('scopes', () => {
   it('answers 401 UNAUTHORIZED without a key', async () => {
     for (const reply of [
-      await server.api.put('/v1/artifacts', { body: { release: 'x', name: 'a', content: appMap() } }),
-      await server.api.get('/v1/artifacts'),
-      await server.api.post('/v1/symbolicate', { body: { release: 'x', frames: [] } }),
+      await fixture.server.api.put('/v1/artifacts', { body: { release: 'x', name: 'a', content: appMap() } }),
+      await fixture.server.api.get('/v1/artifacts'),
+      await fixture.server.api.post('/v1/symbolicate', { body: { release: 'x', frames: [] } }),
     ]) {
       expect(reply.status).toBe(401);
       expect(reply.body.error.code).toBe('UNAUTHORIZED');
@@ -192,16 +185,16 @@ describe('scopes', () => {
   });
 
   it('refuses listing and symbolication to a public key (ingest:write only) with 403 FORBIDDEN', async () => {
-    const list = await listArtifacts('shop@1.0.0', setup.publicKey);
+    const list = await listArtifacts('shop@1.0.0', fixture.setup.publicKey);
     expect(list.status).toBe(403);
     expect(list.body.error).toEqual({ code: 'FORBIDDEN', message: 'this key lacks the data:read scope', details: { required: ['data:read'] } });
-    const mapped = await symbolicate({ release: 'shop@1.0.0', frames: [] }, setup.publicKey);
+    const mapped = await symbolicate({ release: 'shop@1.0.0', frames: [] }, fixture.setup.publicKey);
     expect(mapped.status).toBe(403);
     expect(mapped.body.error.code).toBe('FORBIDDEN');
   });
 
   it('refuses an upload to a secret key without ingest:write, and serves reads to one with data:read', async () => {
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const upload = await putJson({ release: 'shop@scoped', name: '~/a.js.map', content: appMap() }, reader.key);
     expect(upload.status).toBe(403);
     expect(upload.body.error).toMatchObject({ code: 'FORBIDDEN', details: { required: ['ingest:write'] } });
@@ -210,7 +203,7 @@ describe('scopes', () => {
   });
 
   it("never lists or uses another project's maps", async () => {
-    const other = await setupProject(server.api);
+    const other = await setupProject(fixture.server.api);
     await putJson({ release: 'shared@1', name: '~/static/js/app.min.js.map', content: appMap() }, other.secretKey);
     expect((await listArtifacts('shared@1')).body.artifacts).toEqual([]);
     const frame = { filename: APP_URL, lineno: 1, colno: 31, function: 'q' };
@@ -314,7 +307,7 @@ describe('symbolication at ingest', () => {
   }
 
   async function storedFrames(eventId: string) {
-    const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: `from:errors id:${eventId} | fields id, frames` } });
+    const reply = await fixture.server.api.post('/v1/gql/query', { token: fixture.setup.secretKey, body: { q: `from:errors id:${eventId} | fields id, frames` } });
     expect(reply.status).toBe(200);
     const [row] = reply.body.data.results as { frames: unknown }[];
     return typeof row!.frames === 'string' ? JSON.parse(row!.frames) : row!.frames;
@@ -323,7 +316,7 @@ describe('symbolication at ingest', () => {
   it('stores the frames of an error whose release has maps symbolicated, with the minified positions kept', async () => {
     await putJson({ release: 'shop@3.0.0', name: '~/static/js/app.min.js', content: appMap() });
     const eventId = randomUUID();
-    const sent = await server.api.post('/v1/envelope', { token: setup.publicKey, body: errorEnvelope(eventId.replace(/-/g, ''), 'shop@3.0.0') });
+    const sent = await fixture.server.api.post('/v1/envelope', { token: fixture.setup.publicKey, body: errorEnvelope(eventId.replace(/-/g, ''), 'shop@3.0.0') });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ accepted: 1, rejected: 0 });
 
@@ -343,7 +336,7 @@ describe('symbolication at ingest', () => {
 
   it('stores the frames of an error whose release has no maps as they came', async () => {
     const eventId = randomUUID();
-    await server.api.post('/v1/envelope', { token: setup.publicKey, body: errorEnvelope(eventId.replace(/-/g, ''), 'shop@3.0.1') });
+    await fixture.server.api.post('/v1/envelope', { token: fixture.setup.publicKey, body: errorEnvelope(eventId.replace(/-/g, ''), 'shop@3.0.1') });
     const frames = await storedFrames(eventId);
     expect(frames.map((frame: { function: string; lineno: number; colno: number }) => [frame.function, frame.lineno, frame.colno])).toEqual([
       ['r', 1, 11],

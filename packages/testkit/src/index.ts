@@ -151,6 +151,34 @@ export async function setupProject(api: Api, options: { allow_browser_logs?: boo
   return { session, project, secretKey: secret.key, publicKey: publicKey.key, secret, public: publicKey };
 }
 
+export type ProjectSetup = Awaited<ReturnType<typeof setupProject>>;
+
+/**
+ * A test file's server with one project: started before the file's tests (jest's beforeAll), closed after them.
+ * Read `server` and `setup` inside tests and hooks; they do not exist while the file is being loaded.
+ */
+export function serverWithProject(): { readonly server: TestServer; readonly setup: ProjectSetup } {
+  let server: TestServer | undefined;
+  let setup: ProjectSetup | undefined;
+  beforeAll(async () => {
+    server = await startTestServer();
+    setup = await setupProject(server.api);
+  });
+  afterAll(() => server?.close());
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the test server starts in beforeAll; read it inside tests and hooks');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get setup() {
+      return started(setup);
+    },
+  };
+}
+
 /** The rows of a GQL query sent with `token` to `POST /v1/gql/query`; throws on any answer but 200. */
 export async function gqlRows(api: Api, token: string, q: string): Promise<Record<string, any>[]> {
   const reply = await api.post('/v1/gql/query', { token, body: { q } });

@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+import { serverWithProject, signup } from '@tlm/testkit';
 
 /** Issue actions (resolve, ignore, unresolve) and what GQL then shows, with errors sent as Sentry envelopes. */
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
+const fixture = serverWithProject();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
-
-const issuePath = (id: string, action: string, project = setup.project.id, org = setup.session.organization.id) =>
+const issuePath = (id: string, action: string, project = fixture.setup.project.id, org = fixture.setup.session.organization.id) =>
   `/api/orgs/${org}/projects/${project}/issues/${id}/${action}`;
 
-const act = (id: string, action: string, body?: unknown, token = setup.session.token) => server.api.post(issuePath(id, action), { token, body });
+const act = (id: string, action: string, body?: unknown, token = fixture.setup.session.token) => fixture.server.api.post(issuePath(id, action), { token, body });
 
 async function sendError(type: string, release: string | null) {
   const event = {
@@ -22,16 +15,16 @@ async function sendError(type: string, release: string | null) {
     ...(release ? { release } : {}),
   };
   const body = Buffer.from(`{}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`);
-  const reply = await server.api.post(`/api/${setup.project.dsn_id}/envelope/`, {
+  const reply = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, {
     body,
-    headers: { 'x-sentry-auth': `Sentry sentry_key=${setup.publicKey}` },
+    headers: { 'x-sentry-auth': `Sentry sentry_key=${fixture.setup.publicKey}` },
   });
   expect(reply.body).toMatchObject({ accepted: 1 });
 }
 
 async function gqlIssues(q: string) {
-  const reply = await server.api.get(`/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gql?q=${encodeURIComponent(q)}`, {
-    token: setup.session.token,
+  const reply = await fixture.server.api.get(`/api/orgs/${fixture.setup.session.organization.id}/projects/${fixture.setup.project.id}/gql?q=${encodeURIComponent(q)}`, {
+    token: fixture.setup.session.token,
   });
   expect(reply.status).toBe(200);
   return reply.body.data.results as { id: string; status: string; title: string; event_count: number; resolved_in_release: string | null }[];
@@ -71,7 +64,7 @@ describe('issue actions', () => {
 
   it('resolves without a release (any later error regresses it), with an empty body or none', async () => {
     const id = await newIssue('QueueError');
-    const reply = await server.api.post(issuePath(id, 'resolve'), { token: setup.session.token });
+    const reply = await fixture.server.api.post(issuePath(id, 'resolve'), { token: fixture.setup.session.token });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: 'resolved', resolved_in_release: null });
     expect((await act(id, 'resolve', {})).body).toMatchObject({ status: 'resolved', resolved_in_release: null });
@@ -94,9 +87,9 @@ describe('issue actions', () => {
 
   it('answers 404 NOT_FOUND for an unknown issue, an id that is not a UUID and an issue of another project', async () => {
     const id = await newIssue('ElsewhereError');
-    const otherProject = await server.api.post(`/api/orgs/${setup.session.organization.id}/projects`, { token: setup.session.token, body: { name: 'other' } });
+    const otherProject = await fixture.server.api.post(`/api/orgs/${fixture.setup.session.organization.id}/projects`, { token: fixture.setup.session.token, body: { name: 'other' } });
     for (const path of [issuePath(randomUUID(), 'resolve'), issuePath('not-a-uuid', 'ignore'), issuePath(id, 'ignore', otherProject.body.id)]) {
-      const reply = await server.api.post(path, { token: setup.session.token });
+      const reply = await fixture.server.api.post(path, { token: fixture.setup.session.token });
       expect(reply.status).toBe(404);
       expect(reply.body.error.code).toBe('NOT_FOUND');
     }
@@ -105,12 +98,12 @@ describe('issue actions', () => {
 
   it('needs a JWT (401) of a member of the organization (404 for others)', async () => {
     const id = await newIssue('GuardedError');
-    const anonymous = await server.api.post(issuePath(id, 'ignore'));
+    const anonymous = await fixture.server.api.post(issuePath(id, 'ignore'));
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
-    const withKey = await server.api.post(issuePath(id, 'ignore'), { token: setup.secretKey });
+    const withKey = await fixture.server.api.post(issuePath(id, 'ignore'), { token: fixture.setup.secretKey });
     expect(withKey.status).toBe(401);
-    const stranger = await signup(server.api);
+    const stranger = await signup(fixture.server.api);
     const foreign = await act(id, 'ignore', undefined, stranger.token);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('NOT_FOUND');

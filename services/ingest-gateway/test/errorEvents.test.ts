@@ -1,15 +1,8 @@
 import { gzipSync } from 'node:zlib';
-import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { serverWithProject, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /** Envelope `event` items (Sentry error and message events) through both envelope routes, and their bad inputs. */
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 type Item = { type: string; payload: unknown; withLength?: boolean };
 
@@ -25,8 +18,8 @@ function envelope(items: Item[], header: Record<string, unknown> = {}): Buffer {
 }
 
 const sentryAuth = (key: string) => ({ 'x-sentry-auth': `Sentry sentry_key=${key}, sentry_version=7, sentry_client=test/1.0` });
-const postSentry = (body: Buffer, key = setup.publicKey, dsnId = setup.project.dsn_id, headers: Record<string, string> = {}) =>
-  server.api.post(`/api/${dsnId}/envelope/`, { body, headers: { 'content-type': 'application/x-sentry-envelope', ...sentryAuth(key), ...headers } });
+const postSentry = (body: Buffer, key = fixture.setup.publicKey, dsnId = fixture.setup.project.dsn_id, headers: Record<string, string> = {}) =>
+  fixture.server.api.post(`/api/${dsnId}/envelope/`, { body, headers: { 'content-type': 'application/x-sentry-envelope', ...sentryAuth(key), ...headers } });
 
 const exceptionEvent = (value: string, extra: Record<string, unknown> = {}) => ({
   exception: { values: [{ type: 'TypeError', value, stacktrace: { frames: [{ function: 'pay', filename: 'src/pay.ts', lineno: 3, in_app: true }] } }] },
@@ -35,17 +28,17 @@ const exceptionEvent = (value: string, extra: Record<string, unknown> = {}) => (
 });
 
 async function storedErrors(value: string) {
-  return server.standalone.analytics.query(
+  return fixture.server.standalone.analytics.query(
     'SELECT id, type, value, trace_id, frames, extra FROM errors WHERE project_id = $project AND value = $value',
-    { project: setup.project.id, value },
+    { project: fixture.setup.project.id, value },
   );
 }
 
 describe('envelope event items', () => {
   it('stores an event sent to /v1/envelope with a Bearer key, gzipped and without lengths, joined to the traceparent', async () => {
     const body = gzipSync(envelope([{ type: 'event', payload: exceptionEvent('bearer gzip'), withLength: false }], { event_id: 'f'.repeat(32) }));
-    const reply = await server.api.post('/v1/envelope', {
-      token: setup.secretKey,
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.secretKey,
       body,
       headers: { 'content-encoding': 'gzip', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
     });
@@ -112,8 +105,8 @@ describe('envelope event items', () => {
   });
 
   it("answers 401 UNAUTHORIZED when the DSN id is not the key's project", async () => {
-    const other = await setupProject(server.api);
-    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('wrong project') }]), setup.publicKey, other.project.dsn_id);
+    const other = await setupProject(fixture.server.api);
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('wrong project') }]), fixture.setup.publicKey, other.project.dsn_id);
     expect(reply.status).toBe(401);
     expect(reply.body.error.code).toBe('UNAUTHORIZED');
     expect(await storedErrors('wrong project')).toEqual([]);
@@ -121,10 +114,10 @@ describe('envelope event items', () => {
 
   it('authenticates from ?sentry_key= and from the dsn in the envelope header', async () => {
     const body = envelope([{ type: 'event', payload: exceptionEvent('query key') }]);
-    const byQuery = await server.api.post(`/api/${setup.project.dsn_id}/envelope/?sentry_key=${setup.publicKey}&sentry_version=7`, { body });
+    const byQuery = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/?sentry_key=${fixture.setup.publicKey}&sentry_version=7`, { body });
     expect(byQuery.status).toBe(200);
-    const dsn = `http://${setup.publicKey}@127.0.0.1/${setup.project.dsn_id}`;
-    const byHeader = await server.api.post(`/api/${setup.project.dsn_id}/envelope/`, { body: envelope([{ type: 'event', payload: exceptionEvent('header dsn') }], { dsn }) });
+    const dsn = `http://${fixture.setup.publicKey}@127.0.0.1/${fixture.setup.project.dsn_id}`;
+    const byHeader = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, { body: envelope([{ type: 'event', payload: exceptionEvent('header dsn') }], { dsn }) });
     expect(byHeader.status).toBe(200);
     expect(await storedErrors('query key')).toHaveLength(1);
     expect(await storedErrors('header dsn')).toHaveLength(1);

@@ -1,27 +1,20 @@
 import { gzipSync } from 'node:zlib';
-import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, serverWithProject } from '@tlm/testkit';
 
 const CHROME_ON_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 async function storedLogs(where = 'TRUE', params: Record<string, string> = {}) {
-  return server.standalone.analytics.query(
+  return fixture.server.standalone.analytics.query(
     `SELECT id, timestamp, severity, message, properties, trace_id FROM logs WHERE project_id = $project AND ${where} ORDER BY timestamp`,
-    { project: setup.project.id, ...params },
+    { project: fixture.setup.project.id, ...params },
   );
 }
 
-const sendLogs = (batch: unknown[], token = setup.secretKey, headers: Record<string, string> = {}) =>
-  server.api.post('/v1/logs', { token, body: { batch }, headers });
+const sendLogs = (batch: unknown[], token = fixture.setup.secretKey, headers: Record<string, string> = {}) =>
+  fixture.server.api.post('/v1/logs', { token, body: { batch }, headers });
 
 describe('POST /v1/logs', () => {
   it('accepts a batch, stores every valid item and reports the invalid ones by index', async () => {
@@ -84,7 +77,7 @@ describe('POST /v1/logs', () => {
   });
 
   it('injects $browser, $os, $device and $ip from the User-Agent and the connection', async () => {
-    await sendLogs([{ severity: 'info', message: 'from chrome' }], setup.secretKey, { 'user-agent': CHROME_ON_MAC });
+    await sendLogs([{ severity: 'info', message: 'from chrome' }], fixture.setup.secretKey, { 'user-agent': CHROME_ON_MAC });
     const [row] = await storedLogs(`message = 'from chrome'`);
     expect(JSON.parse(row!['properties'] as string)).toMatchObject({
       $browser: 'Chrome',
@@ -95,13 +88,13 @@ describe('POST /v1/logs', () => {
   });
 
   it('honours X-Forwarded-For from a trusted proxy (loopback by default)', async () => {
-    await sendLogs([{ severity: 'info', message: 'via proxy' }], setup.secretKey, { 'x-forwarded-for': '203.0.113.9' });
+    await sendLogs([{ severity: 'info', message: 'via proxy' }], fixture.setup.secretKey, { 'x-forwarded-for': '203.0.113.9' });
     const [row] = await storedLogs(`message = 'via proxy'`);
     expect(JSON.parse(row!['properties'] as string)['$ip']).toBe('203.0.113.9');
   });
 
   it('gives items without a trace id the trace id of the traceparent header', async () => {
-    await sendLogs([{ severity: 'info', message: 'traced' }], setup.secretKey, {
+    await sendLogs([{ severity: 'info', message: 'traced' }], fixture.setup.secretKey, {
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     });
     const [row] = await storedLogs(`message = 'traced'`);
@@ -122,7 +115,7 @@ describe('POST /v1/logs', () => {
   it('stores strings with a lone UTF-16 surrogate with U+FFFD in its place, beside clean items', async () => {
     const body = '{"batch":[{"severity":"info","message":"broken \\ud800 text","properties":{"k\\udc00":"v\\ud83d"}},' +
       '{"severity":"info","message":"emoji \\ud83d\\ude00 intact"}]}';
-    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body, headers: { 'content-type': 'application/json' } });
+    const reply = await fixture.server.api.post('/v1/logs', { token: fixture.setup.secretKey, body, headers: { 'content-type': 'application/json' } });
     expect(reply.status).toBe(202);
     expect(reply.body.accepted).toBe(2);
     const rows = await storedLogs(`message LIKE 'broken%' OR message LIKE 'emoji%'`);
@@ -133,8 +126,8 @@ describe('POST /v1/logs', () => {
 
   it('accepts a gzip-compressed body', async () => {
     const body = gzipSync(JSON.stringify({ batch: [{ severity: 'debug', message: 'compressed' }] }));
-    const reply = await server.api.post('/v1/logs', {
-      token: setup.secretKey,
+    const reply = await fixture.server.api.post('/v1/logs', {
+      token: fixture.setup.secretKey,
       body,
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
@@ -165,13 +158,13 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
   });
 
   it('rejects a body that is not JSON with 400 VALIDATION_ERROR', async () => {
-    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body: '{"batch": [', headers: { 'content-type': 'application/json' } });
+    const reply = await fixture.server.api.post('/v1/logs', { token: fixture.setup.secretKey, body: '{"batch": [', headers: { 'content-type': 'application/json' } });
     expect(reply.status).toBe(400);
     expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' });
   });
 
   it('rejects a body without a batch array with 400 VALIDATION_ERROR', async () => {
-    const reply = await server.api.post('/v1/logs', { token: setup.secretKey, body: { logs: [] } });
+    const reply = await fixture.server.api.post('/v1/logs', { token: fixture.setup.secretKey, body: { logs: [] } });
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
   });
@@ -185,7 +178,7 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
   });
 
   it('answers 401 UNAUTHORIZED without a key', async () => {
-    const reply = await server.api.post('/v1/logs', { body: { batch: [marker('no key')] } });
+    const reply = await fixture.server.api.post('/v1/logs', { body: { batch: [marker('no key')] } });
     expect(reply.status).toBe(401);
     expect(reply.body.error.code).toBe('UNAUTHORIZED');
     await expectNothingStored('no key');
@@ -205,7 +198,7 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
   });
 
   it('answers 403 FORBIDDEN for a key without ingest:write', async () => {
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const reply = await sendLogs([marker('read-only key')], reader.key);
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('FORBIDDEN');
@@ -213,23 +206,23 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
   });
 
   it("refuses logs from a public key with 403 'CORS blocked' unless the project allows browser logs", async () => {
-    const reply = await sendLogs([marker('public key')], setup.publicKey);
+    const reply = await sendLogs([marker('public key')], fixture.setup.publicKey);
     expect(reply.status).toBe(403);
     expect(reply.body.error).toEqual({ code: 'FORBIDDEN', message: "CORS blocked: enable 'Allow browser logs' for this project" });
     await expectNothingStored('public key');
 
-    const allowed = await server.api.patch(`/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}`, {
-      token: setup.session.token,
+    const allowed = await fixture.server.api.patch(`/api/orgs/${fixture.setup.session.organization.id}/projects/${fixture.setup.project.id}`, {
+      token: fixture.setup.session.token,
       body: { allow_browser_logs: true },
     });
     expect(allowed.status).toBe(200);
-    const accepted = await sendLogs([{ severity: 'info', message: 'browser log' }], setup.publicKey);
+    const accepted = await sendLogs([{ severity: 'info', message: 'browser log' }], fixture.setup.publicKey);
     expect(accepted.status).toBe(202);
     expect(await storedLogs(`message = 'browser log'`)).toHaveLength(1);
   });
 
   it('answers a CORS preflight on the ingest paths', async () => {
-    const reply = await server.api.request('OPTIONS', '/v1/logs', {
+    const reply = await fixture.server.api.request('OPTIONS', '/v1/logs', {
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
     });
     expect(reply.status).toBe(204);

@@ -1,26 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { createKey, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, gqlRows, serverWithProject } from '@tlm/testkit';
 import { PostHog } from 'posthog-node';
 
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
+const fixture = serverWithProject();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
-
-const gql = (q: string) => gqlRows(server.api, setup.secretKey, q);
+const gql = (q: string) => gqlRows(fixture.server.api, fixture.setup.secretKey, q);
 
 /** A request as a PostHog client sends it: the key in the body, no Authorization header. */
 const post = (path: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  server.api.post(path, { body, headers });
+  fixture.server.api.post(path, { body, headers });
 
 describe('PostHog-compatible capture with the unmodified posthog-node SDK', () => {
   it('stores captured and identify events through /batch/ (gzip), with distinct ids, properties and $set', async () => {
-    const client = new PostHog(setup.publicKey, { host: server.url, flushAt: 1, flushInterval: 0 });
+    const client = new PostHog(fixture.setup.publicKey, { host: fixture.server.url, flushAt: 1, flushInterval: 0 });
     client.capture({ distinctId: 'ph-user-1', event: 'ph node signup', properties: { plan: 'pro', seats: 3 } });
     client.capture({ distinctId: 'ph-user-2', event: 'ph node signup', properties: { plan: 'free' } });
     client.identify({ distinctId: 'ph-user-1', properties: { email: 'one@example.com' } });
@@ -43,8 +36,8 @@ describe('PostHog capture bodies', () => {
   it("takes posthog-js's gzip-js arrays with the key in each event's properties.token, its offsets, and its v4/v7 uuids as row ids", async () => {
     const uuid = randomUUID();
     const events = [
-      { event: '$pageview', uuid, offset: 60_000, properties: { token: setup.publicKey, distinct_id: 'js-anon-1', $current_url: 'https://shop.example/cart' } },
-      { event: 'js clicked', uuid: '00000000-0000-0000-0000-000000000000', properties: { token: setup.publicKey, distinct_id: 'js-anon-1', button: 'buy' } },
+      { event: '$pageview', uuid, offset: 60_000, properties: { token: fixture.setup.publicKey, distinct_id: 'js-anon-1', $current_url: 'https://shop.example/cart' } },
+      { event: 'js clicked', uuid: '00000000-0000-0000-0000-000000000000', properties: { token: fixture.setup.publicKey, distinct_id: 'js-anon-1', button: 'buy' } },
     ];
     const reply = await post('/e/?compression=gzip-js&ver=1.200.0', gzipSync(JSON.stringify(events)), { 'content-type': 'text/plain' });
     expect(reply.status).toBe(200);
@@ -59,11 +52,11 @@ describe('PostHog capture bodies', () => {
   });
 
   it('takes a base64 "data" form field (older posthog-js) and single events on /capture/ and /i/v0/e/', async () => {
-    const form = new URLSearchParams({ data: Buffer.from(JSON.stringify({ api_key: setup.publicKey, event: 'form event', distinct_id: 'form-user' })).toString('base64') });
+    const form = new URLSearchParams({ data: Buffer.from(JSON.stringify({ api_key: fixture.setup.publicKey, event: 'form event', distinct_id: 'form-user' })).toString('base64') });
     const formReply = await post('/e/?compression=base64', form.toString(), { 'content-type': 'application/x-www-form-urlencoded' });
     expect(formReply.body).toMatchObject({ status: 1, accepted: 1 });
     for (const path of ['/capture/', '/i/v0/e/', '/capture']) {
-      const reply = await post(path, JSON.stringify({ api_key: setup.publicKey, event: 'api event', properties: { distinct_id: `api-${path}`, via: path } }));
+      const reply = await post(path, JSON.stringify({ api_key: fixture.setup.publicKey, event: 'api event', properties: { distinct_id: `api-${path}`, via: path } }));
       expect([reply.status, reply.body]).toEqual([200, { status: 1, accepted: 1, rejected: 0, errors: [] }]);
     }
     expect(await gql("from:events event_name:'form event' | fields distinct_id")).toEqual([{ distinct_id: 'form-user' }]);
@@ -71,14 +64,14 @@ describe('PostHog capture bodies', () => {
   });
 
   it('rejects a bad event with its reason and keeps its neighbours', async () => {
-    const reply = await post('/batch/', JSON.stringify({ api_key: setup.publicKey, batch: [{ properties: { distinct_id: 'x' } }, { event: 'kept batch event', distinct_id: 'y' }] }));
+    const reply = await post('/batch/', JSON.stringify({ api_key: fixture.setup.publicKey, batch: [{ properties: { distinct_id: 'x' } }, { event: 'kept batch event', distinct_id: 'y' }] }));
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ status: 1, accepted: 1, rejected: 1, errors: [{ index: 0, message: 'event is required' }] });
     expect(await gql("from:events event_name:'kept batch event' | count")).toEqual([{ value: 1 }]);
   });
 
   it('answers a CORS preflight', async () => {
-    const reply = await fetch(`${server.url}/e/`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
+    const reply = await fetch(`${fixture.server.url}/e/`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
     expect(reply.status).toBe(204);
     expect(reply.headers.get('access-control-allow-origin')).toBe('https://shop.example');
   });
@@ -87,8 +80,8 @@ describe('PostHog capture bodies', () => {
     ['no key anywhere: 401 UNAUTHORIZED', () => JSON.stringify({ event: 'e', distinct_id: 'u' }), 401, 'UNAUTHORIZED'],
     ['an unknown key: 401 UNAUTHORIZED', () => JSON.stringify({ api_key: 'tlm_pk_us_' + 'x'.repeat(32), event: 'e', distinct_id: 'u' }), 401, 'UNAUTHORIZED'],
     ['a body that is not JSON: 400 VALIDATION_ERROR', () => 'not json', 400, 'VALIDATION_ERROR'],
-    ['JSON of another shape: 400 VALIDATION_ERROR', () => JSON.stringify({ api_key: setup.publicKey, hello: 'world' }), 400, 'VALIDATION_ERROR'],
-    ['501 events: 400 VALIDATION_ERROR', () => JSON.stringify({ api_key: setup.publicKey, batch: Array.from({ length: 501 }, () => ({ event: 'e', distinct_id: 'u' })) }), 400, 'VALIDATION_ERROR'],
+    ['JSON of another shape: 400 VALIDATION_ERROR', () => JSON.stringify({ api_key: fixture.setup.publicKey, hello: 'world' }), 400, 'VALIDATION_ERROR'],
+    ['501 events: 400 VALIDATION_ERROR', () => JSON.stringify({ api_key: fixture.setup.publicKey, batch: Array.from({ length: 501 }, () => ({ event: 'e', distinct_id: 'u' })) }), 400, 'VALIDATION_ERROR'],
   ])('answers %s with the status and code it names', async (_name, body, status, code) => {
     const reply = await post('/batch/', body());
     expect(reply.status).toBe(status);
@@ -98,7 +91,7 @@ describe('PostHog capture bodies', () => {
   it('answers 400 for gzip-js that is not gzip and 403 FORBIDDEN for a key without ingest:write', async () => {
     const garbage = await post('/e/?compression=gzip-js', Buffer.from('not gzip'), { 'content-type': 'text/plain' });
     expect([garbage.status, garbage.body.error]).toEqual([400, { code: 'VALIDATION_ERROR', message: 'the body is not valid gzip' }]);
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const reply = await post('/batch/', JSON.stringify({ api_key: reader.key, batch: [{ event: 'e', distinct_id: 'u' }] }));
     expect([reply.status, reply.body.error.code]).toEqual([403, 'FORBIDDEN']);
   });

@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, serverWithProject } from '@tlm/testkit';
 
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 const T0 = Date.now() - 120_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -33,11 +26,11 @@ const sentryChunk = (profilerId: string, chunkId: string, samples = 5) => ({
 });
 
 const storedChunk = (chunkId: string) =>
-  server.standalone.analytics.query(`SELECT * FROM profile_chunks WHERE project_id = $project AND id = $id`, { project: setup.project.id, id: chunkId });
-const blobOf = (row: Record<string, unknown>) => readFileSync(path.join(server.dataDir, 'blobs', row['blob_key'] as string));
+  fixture.server.standalone.analytics.query(`SELECT * FROM profile_chunks WHERE project_id = $project AND id = $id`, { project: fixture.setup.project.id, id: chunkId });
+const blobOf = (row: Record<string, unknown>) => readFileSync(path.join(fixture.server.dataDir, 'blobs', row['blob_key'] as string));
 
-const postChunk = (query: string, body: Buffer | string, token = setup.secretKey, headers: Record<string, string> = {}) =>
-  server.api.post(`/v1/profiles/chunks?${query}`, { token, body, headers: { 'content-type': 'application/json', ...headers } });
+const postChunk = (query: string, body: Buffer | string, token = fixture.setup.secretKey, headers: Record<string, string> = {}) =>
+  fixture.server.api.post(`/v1/profiles/chunks?${query}`, { token, body, headers: { 'content-type': 'application/json', ...headers } });
 
 let counter = 0;
 const unique = (label: string) => `${label}-${process.pid}-${(counter += 1)}`;
@@ -64,7 +57,7 @@ describe('POST /v1/profiles/chunks', () => {
       release: 'api@1.0',
       environment: null,
       size_bytes: body.length,
-      blob_key: `${setup.project.id}/profiles/${new Date().toISOString().slice(0, 10)}/${chunkId}`,
+      blob_key: `${fixture.setup.project.id}/profiles/${new Date().toISOString().slice(0, 10)}/${chunkId}`,
     });
     expect(blobOf(row!).equals(body)).toBe(true);
   });
@@ -90,13 +83,13 @@ describe('POST /v1/profiles/chunks', () => {
   it('stores a gzip-encoded upload as the JSON it inflates to', async () => {
     const chunkId = unique('gz');
     const json = JSON.stringify(sentryChunk('p', 'c', 2));
-    const reply = await postChunk(`profiler_id=prof-d&chunk_id=${chunkId}`, gzipSync(json), setup.secretKey, { 'content-encoding': 'gzip' });
+    const reply = await postChunk(`profiler_id=prof-d&chunk_id=${chunkId}`, gzipSync(json), fixture.setup.secretKey, { 'content-encoding': 'gzip' });
     expect(reply.status).toBe(202);
     expect(blobOf((await storedChunk(chunkId))[0]!).toString()).toBe(json);
   });
 
   it('accepts a public key', async () => {
-    expect((await postChunk('profiler_id=prof-e', '{}', setup.publicKey)).status).toBe(202);
+    expect((await postChunk('profiler_id=prof-e', '{}', fixture.setup.publicKey)).status).toBe(202);
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE for a body over 10 MiB', async () => {
@@ -120,14 +113,14 @@ describe('POST /v1/profiles/chunks', () => {
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     expect(reply.body.error.message).toContain(message);
-    expect(await server.standalone.analytics.query(`SELECT id FROM profile_chunks WHERE profiler_id = 'prof-bad'`)).toEqual([]);
+    expect(await fixture.server.standalone.analytics.query(`SELECT id FROM profile_chunks WHERE profiler_id = 'prof-bad'`)).toEqual([]);
   });
 
   it('answers 401 UNAUTHORIZED without a key and 403 FORBIDDEN for a key without ingest:write', async () => {
-    const anonymous = await server.api.post('/v1/profiles/chunks?profiler_id=prof-bad', { body: '{}' });
+    const anonymous = await fixture.server.api.post('/v1/profiles/chunks?profiler_id=prof-bad', { body: '{}' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const forbidden = await postChunk('profiler_id=prof-bad', '{}', reader.key);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('FORBIDDEN');
@@ -144,8 +137,8 @@ describe('Sentry profile_chunk envelope items', () => {
   it('stores the payload byte for byte with the profiler, chunk, platform, release and sample span it names', async () => {
     const chunkId = 'ab'.repeat(16);
     const payload = JSON.stringify(sentryChunk('cd'.repeat(16), chunkId, 4), null, 1);
-    const reply = await server.api.post('/v1/envelope', {
-      token: setup.publicKey,
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.publicKey,
       body: envelope({ sent_at: new Date().toISOString() }, [[{ type: 'profile_chunk', platform: 'node' }, payload]]),
     });
     expect(reply.status).toBe(200);
@@ -168,8 +161,8 @@ describe('Sentry profile_chunk envelope items', () => {
     ['no profiler_id', { chunk_id: 'c1' }, 'profile_chunk item: profiler_id is required'],
     ['a chunk_id that cannot be a key', { profiler_id: 'p1', chunk_id: '../x' }, 'profile_chunk item: chunk_id must be 1 to 128'],
   ])('rejects a chunk with %s and keeps the other items', async (_case, chunk, message) => {
-    const reply = await server.api.post('/v1/envelope', {
-      token: setup.publicKey,
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.publicKey,
       body: envelope({}, [
         [{ type: 'profile_chunk' }, JSON.stringify(chunk)],
         [{ type: 'analytics_event' }, JSON.stringify({ event: 'beside a bad profile' })],

@@ -1,47 +1,40 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { createKey, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, serverWithProject, setupProject, startTestServer } from '@tlm/testkit';
 
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 const T0 = Date.now() - 60_000;
 const rrwebEvents = (count: number, start = T0) =>
   Array.from({ length: count }, (_, i) => ({ type: i === 0 ? 4 : 3, timestamp: start + i * 100, data: { source: 2, x: i, y: i } }));
 
-const storedSessions = (sessionId: string, projectId = setup.project.id) =>
-  server.standalone.analytics.query(`SELECT * FROM replay_sessions WHERE project_id = $project AND id = $id`, { project: projectId, id: sessionId });
+const storedSessions = (sessionId: string, projectId = fixture.setup.project.id) =>
+  fixture.server.standalone.analytics.query(`SELECT * FROM replay_sessions WHERE project_id = $project AND id = $id`, { project: projectId, id: sessionId });
 const storedChunks = (sessionId: string) =>
-  server.standalone.analytics.query(`SELECT * FROM replay_chunks WHERE project_id = $project AND session_id = $id ORDER BY seq`, {
-    project: setup.project.id,
+  fixture.server.standalone.analytics.query(`SELECT * FROM replay_chunks WHERE project_id = $project AND session_id = $id ORDER BY seq`, {
+    project: fixture.setup.project.id,
     id: sessionId,
   });
-const blobFile = (key: string) => path.join(server.dataDir, 'blobs', key);
+const blobFile = (key: string) => path.join(fixture.server.dataDir, 'blobs', key);
 
 let sessions = 0;
 const newSessionId = () => `sess-${process.pid}-${(sessions += 1)}`;
 
-const postChunk = (query: string, body: Buffer | string, token = setup.secretKey, headers: Record<string, string> = {}) =>
-  server.api.post(`/v1/replay/chunks?${query}`, { token, body, headers: { 'content-type': 'application/octet-stream', ...headers } });
+const postChunk = (query: string, body: Buffer | string, token = fixture.setup.secretKey, headers: Record<string, string> = {}) =>
+  fixture.server.api.post(`/v1/replay/chunks?${query}`, { token, body, headers: { 'content-type': 'application/octet-stream', ...headers } });
 
 describe('POST /v1/replay/sessions', () => {
   it('upserts a session: 200 {session_id}, one row that the newest upsert replaced', async () => {
     const sessionId = newSessionId();
-    const first = await server.api.post('/v1/replay/sessions', {
-      token: setup.secretKey,
+    const first = await fixture.server.api.post('/v1/replay/sessions', {
+      token: fixture.setup.secretKey,
       body: { session_id: sessionId, distinct_id: 'user-1', started_at: new Date(T0).toISOString(), url: 'https://shop.example/', user_agent: 'Agent/1' },
     });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ session_id: sessionId });
-    const second = await server.api.post('/v1/replay/sessions', {
-      token: setup.secretKey,
+    const second = await fixture.server.api.post('/v1/replay/sessions', {
+      token: fixture.setup.secretKey,
       body: { session_id: sessionId, distinct_id: 'user-1', started_at: T0, url: 'https://shop.example/cart', plan: 'pro', screen: { width: 1280 } },
       headers: { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' },
     });
@@ -54,7 +47,7 @@ describe('POST /v1/replay/sessions', () => {
   });
 
   it('accepts a public key', async () => {
-    const reply = await server.api.post('/v1/replay/sessions', { token: setup.publicKey, body: { session_id: newSessionId(), started_at: T0 } });
+    const reply = await fixture.server.api.post('/v1/replay/sessions', { token: fixture.setup.publicKey, body: { session_id: newSessionId(), started_at: T0 } });
     expect(reply.status).toBe(200);
   });
 
@@ -66,7 +59,7 @@ describe('POST /v1/replay/sessions', () => {
     ['a session_id with a slash', { session_id: 'a/b', started_at: T0 }, 'session_id must match pattern'],
     ['an array body', [{ session_id: 's-1', started_at: T0 }], 'request body must be a JSON object with session_id and started_at'],
   ])('answers 400 VALIDATION_ERROR for %s and stores nothing', async (_case, body, message) => {
-    const reply = await server.api.post('/v1/replay/sessions', { token: setup.secretKey, body });
+    const reply = await fixture.server.api.post('/v1/replay/sessions', { token: fixture.setup.secretKey, body });
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     expect(reply.body.error.message).toContain(message);
@@ -74,17 +67,17 @@ describe('POST /v1/replay/sessions', () => {
   });
 
   it('answers 400 VALIDATION_ERROR for a body that is not JSON', async () => {
-    const reply = await server.api.post('/v1/replay/sessions', { token: setup.secretKey, body: '{"session_id":', headers: { 'content-type': 'application/json' } });
+    const reply = await fixture.server.api.post('/v1/replay/sessions', { token: fixture.setup.secretKey, body: '{"session_id":', headers: { 'content-type': 'application/json' } });
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('answers 401 UNAUTHORIZED without a key and 403 FORBIDDEN for a key without ingest:write', async () => {
-    const anonymous = await server.api.post('/v1/replay/sessions', { body: { session_id: 's-2', started_at: T0 } });
+    const anonymous = await fixture.server.api.post('/v1/replay/sessions', { body: { session_id: 's-2', started_at: T0 } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
-    const forbidden = await server.api.post('/v1/replay/sessions', { token: reader.key, body: { session_id: 's-2', started_at: T0 } });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const forbidden = await fixture.server.api.post('/v1/replay/sessions', { token: reader.key, body: { session_id: 's-2', started_at: T0 } });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('FORBIDDEN');
   });
@@ -105,7 +98,7 @@ describe('POST /v1/replay/chunks', () => {
       end_ts: new Date(T0 + 5_000).toISOString(),
       event_count: 7,
       size_bytes: body.length,
-      blob_key: `${setup.project.id}/replays/${day}/${sessionId}/0`,
+      blob_key: `${fixture.setup.project.id}/replays/${day}/${sessionId}/0`,
     });
     expect(readFileSync(blobFile(row!['blob_key'] as string)).equals(body)).toBe(true);
   });
@@ -124,7 +117,7 @@ describe('POST /v1/replay/chunks', () => {
   it('keeps a chunk labelled Content-Encoding: gzip as the gzip it is, byte for byte', async () => {
     const sessionId = newSessionId();
     const body = gzipSync(JSON.stringify(rrwebEvents(3)));
-    const reply = await postChunk(`session_id=${sessionId}&seq=0`, body, setup.secretKey, { 'content-encoding': 'gzip' });
+    const reply = await postChunk(`session_id=${sessionId}&seq=0`, body, fixture.setup.secretKey, { 'content-encoding': 'gzip' });
     expect(reply.status).toBe(202);
     const [row] = await storedChunks(sessionId);
     expect(readFileSync(blobFile(row!['blob_key'] as string)).equals(body)).toBe(true);
@@ -142,7 +135,7 @@ describe('POST /v1/replay/chunks', () => {
   });
 
   it('accepts a public key', async () => {
-    const reply = await postChunk(`session_id=${newSessionId()}&seq=0`, gzipSync('[]'), setup.publicKey);
+    const reply = await postChunk(`session_id=${newSessionId()}&seq=0`, gzipSync('[]'), fixture.setup.publicKey);
     expect(reply.status).toBe(202);
   });
 
@@ -188,17 +181,17 @@ describe('POST /v1/replay/chunks', () => {
   });
 
   it('answers 401 UNAUTHORIZED without a key and 403 FORBIDDEN for a key without ingest:write', async () => {
-    const anonymous = await server.api.post('/v1/replay/chunks?session_id=s-bad&seq=0', { body: gzipped });
+    const anonymous = await fixture.server.api.post('/v1/replay/chunks?session_id=s-bad&seq=0', { body: gzipped });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
-    const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const reader = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const forbidden = await postChunk('session_id=s-bad&seq=0', gzipped, reader.key);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('FORBIDDEN');
   });
 
   it('answers a CORS preflight so browsers can send chunks', async () => {
-    const reply = await server.api.request('OPTIONS', '/v1/replay/chunks', {
+    const reply = await fixture.server.api.request('OPTIONS', '/v1/replay/chunks', {
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
     });
     expect(reply.status).toBe(204);
@@ -237,8 +230,8 @@ const replayEvent = (id: string, segment: number) => ({
 
 const recording = (segment: number, compressed: Buffer) => Buffer.concat([Buffer.from(`${JSON.stringify({ segment_id: segment })}\n`), compressed]);
 
-const sendEnvelope = (body: Buffer, token = setup.publicKey) =>
-  server.api.post('/v1/envelope', { token, body, headers: { 'content-type': 'application/x-sentry-envelope' } });
+const sendEnvelope = (body: Buffer, token = fixture.setup.publicKey) =>
+  fixture.server.api.post('/v1/envelope', { token, body, headers: { 'content-type': 'application/x-sentry-envelope' } });
 
 describe('Sentry replay_event and replay_recording envelope items', () => {
   it('stores the session of segment 0 and its gzipped recording byte for byte', async () => {
@@ -292,9 +285,9 @@ describe('Sentry replay_event and replay_recording envelope items', () => {
 
   it('takes replay items through the Sentry DSN route with X-Sentry-Auth', async () => {
     const id = replayId();
-    const reply = await server.api.post(`/api/${setup.project.dsn_id}/envelope/`, {
+    const reply = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, {
       body: envelope({ event_id: id }, [[{ type: 'replay_recording' }, recording(0, gzipSync('[]'))]]),
-      headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${setup.publicKey}`, 'content-type': 'application/x-sentry-envelope' },
+      headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_key=${fixture.setup.publicKey}`, 'content-type': 'application/x-sentry-envelope' },
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { serverWithProject } from '@tlm/testkit';
 
 /** Errors sent as envelopes, processed into issues by the processor the standalone server runs. */
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
+const fixture = serverWithProject();
 
 const eventId = () => randomBytes(16).toString('hex');
 const asUuid = (hex: string) => hex.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
@@ -21,9 +14,9 @@ function envelope(events: Record<string, unknown>[]): Buffer {
 }
 
 const send = (events: Record<string, unknown>[]) =>
-  server.api.post(`/api/${setup.project.dsn_id}/envelope/`, {
+  fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, {
     body: envelope(events),
-    headers: { 'x-sentry-auth': `Sentry sentry_key=${setup.publicKey}, sentry_version=7` },
+    headers: { 'x-sentry-auth': `Sentry sentry_key=${fixture.setup.publicKey}, sentry_version=7` },
   });
 
 const exception = (type: string, fn: string, extra: Record<string, unknown> = {}) => ({
@@ -33,15 +26,15 @@ const exception = (type: string, fn: string, extra: Record<string, unknown> = {}
 });
 
 async function issuesOf(type: string) {
-  return server.standalone.metadata.query<{ id: string; event_count: number; user_count: number; short_id: number }>(
+  return fixture.server.standalone.metadata.query<{ id: string; event_count: number; user_count: number; short_id: number }>(
     `select id, event_count, user_count, short_id from issues where project_id = $1 and title like $2`,
-    [setup.project.id, `${type}:%`],
+    [fixture.setup.project.id, `${type}:%`],
   );
 }
 
 async function errorCount(issueId: string): Promise<number> {
-  const [row] = await server.standalone.analytics.query('SELECT count(*) AS n FROM errors WHERE project_id = $project AND issue_id = $issue', {
-    project: setup.project.id,
+  const [row] = await fixture.server.standalone.analytics.query('SELECT count(*) AS n FROM errors WHERE project_id = $project AND issue_id = $issue', {
+    project: fixture.setup.project.id,
     issue: issueId,
   });
   return row!['n'] as number;
@@ -56,7 +49,7 @@ describe('issues from envelope events', () => {
     const [issue] = await issuesOf('RetriedError');
     expect(issue).toMatchObject({ event_count: 1 });
     expect(await errorCount(issue!.id)).toBe(1);
-    const [row] = await server.standalone.analytics.query('SELECT id FROM errors WHERE issue_id = $issue', { issue: issue!.id });
+    const [row] = await fixture.server.standalone.analytics.query('SELECT id FROM errors WHERE issue_id = $issue', { issue: issue!.id });
     expect(row!['id']).toBe(asUuid(event.event_id));
   });
 
@@ -66,7 +59,7 @@ describe('issues from envelope events', () => {
     const issues = await issuesOf('StampedeError');
     expect(issues).toEqual([expect.objectContaining({ event_count: 50, user_count: 5 })]);
     expect(await errorCount(issues[0]!.id)).toBe(50);
-    const [snapshot] = await server.standalone.analytics.query('SELECT event_count, user_count FROM issues WHERE id = $id', { id: issues[0]!.id });
+    const [snapshot] = await fixture.server.standalone.analytics.query('SELECT event_count, user_count FROM issues WHERE id = $id', { id: issues[0]!.id });
     expect(snapshot).toEqual({ event_count: 50, user_count: 5 });
   });
 

@@ -1,27 +1,20 @@
-import { createKey, eventually, setPlan, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, eventually, serverWithProject, setPlan } from '@tlm/testkit';
 
-let server: TestServer;
-let setup: Awaited<ReturnType<typeof setupProject>>;
+const fixture = serverWithProject();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  setup = await setupProject(server.api);
-});
-afterAll(() => server.close());
-
-async function readInfo(token = setup.secretKey) {
-  const reply = await server.api.get('/v1/info', { token });
+async function readInfo(token = fixture.setup.secretKey) {
+  const reply = await fixture.server.api.get('/v1/info', { token });
   expect(reply.status).toBe(200);
   return reply.body;
 }
 
-const keysPath = () => `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/keys`;
+const keysPath = () => `/api/orgs/${fixture.setup.session.organization.id}/projects/${fixture.setup.project.id}/keys`;
 
 describe('GET /v1/info', () => {
   it('describes the project and its organization with the plan', async () => {
     const info = await readInfo();
-    expect(info.project).toMatchObject({ id: setup.project.id, name: 'web', dsn_id: setup.project.dsn_id });
-    expect(info.organization).toMatchObject({ id: setup.session.organization.id, plan: 'free', region: 'us' });
+    expect(info.project).toMatchObject({ id: fixture.setup.project.id, name: 'web', dsn_id: fixture.setup.project.dsn_id });
+    expect(info.organization).toMatchObject({ id: fixture.setup.session.organization.id, plan: 'free', region: 'us' });
     expect(info.organization.limits).toMatchObject({ requestsPerSecond: 10, maxApiKeys: 5 });
   });
 
@@ -29,8 +22,8 @@ describe('GET /v1/info', () => {
     const month = new Date().toISOString().slice(0, 7);
     expect((await readInfo()).usage).toEqual({ month, logs: 0, events: 0 });
 
-    const logs = await server.api.post('/v1/logs', {
-      token: setup.secretKey,
+    const logs = await fixture.server.api.post('/v1/logs', {
+      token: fixture.setup.secretKey,
       body: {
         batch: [
           { severity: 'info', message: 'one' },
@@ -41,8 +34,8 @@ describe('GET /v1/info', () => {
       },
     });
     expect(logs.body.accepted).toBe(4);
-    const events = await server.api.post('/v1/events', {
-      token: setup.publicKey,
+    const events = await fixture.server.api.post('/v1/events', {
+      token: fixture.setup.publicKey,
       body: { batch: [{ event: 'signup' }, { event: 'purchase' }, { properties: { no: 'name' } }] },
     });
     expect(events.body).toMatchObject({ accepted: 2, rejected: 1 });
@@ -53,31 +46,31 @@ describe('GET /v1/info', () => {
 
   it('counts the non-deleted keys of the project', async () => {
     expect((await readInfo()).key_count).toBe(2);
-    const extra = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
+    const extra = await createKey(fixture.server.api, fixture.setup.session, fixture.setup.project.id, { type: 'secret', scopes: ['data:read'] });
     expect((await readInfo(extra.key)).key_count).toBe(3);
 
-    expect((await server.api.post(`${keysPath()}/${extra.id}/revoke`, { token: setup.session.token })).status).toBe(200);
+    expect((await fixture.server.api.post(`${keysPath()}/${extra.id}/revoke`, { token: fixture.setup.session.token })).status).toBe(200);
     expect((await readInfo()).key_count).toBe(3);
-    expect((await server.api.delete(`${keysPath()}/${extra.id}`, { token: setup.session.token })).status).toBe(200);
+    expect((await fixture.server.api.delete(`${keysPath()}/${extra.id}`, { token: fixture.setup.session.token })).status).toBe(200);
     expect((await readInfo()).key_count).toBe(2);
   });
 
   it('shows a plan change at once', async () => {
     expect((await readInfo()).organization.plan).toBe('free');
-    await setPlan(server.api, setup.session, 'starter');
+    await setPlan(fixture.server.api, fixture.setup.session, 'starter');
     const info = await readInfo();
     expect(info.organization.plan).toBe('starter');
     expect(info.organization.limits.maxApiKeys).toBe(10);
   });
 
   it('refuses a public key with 403 FORBIDDEN', async () => {
-    const reply = await server.api.get('/v1/info', { token: setup.publicKey });
+    const reply = await fixture.server.api.get('/v1/info', { token: fixture.setup.publicKey });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('FORBIDDEN');
   });
 
   it('answers 401 UNAUTHORIZED for an unknown key', async () => {
-    const reply = await server.api.get('/v1/info', { token: 'tlm_sk_us_' + 'B'.repeat(32) });
+    const reply = await fixture.server.api.get('/v1/info', { token: 'tlm_sk_us_' + 'B'.repeat(32) });
     expect(reply.status).toBe(401);
     expect(reply.body.error.code).toBe('UNAUTHORIZED');
   });
