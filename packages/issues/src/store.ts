@@ -37,6 +37,7 @@ const RETRYABLE_SQLSTATES = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 5;
 
 const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${eventId}`;
+const fingerprintKey = (projectId: string, fingerprint: string) => `${projectId}\u0000${fingerprint}`;
 
 /**
  * Stores a batch of errors, exactly once in effect: `countErrors`, then `snapshotIssues`. The issues processor runs
@@ -88,7 +89,7 @@ export async function countErrors(stores: IssueStores, errors: readonly GroupedE
  * orders snapshots, so one written after a newer one changes nothing). Returns the snapshotted issues.
  */
 export async function snapshotIssues(stores: IssueStores, batch: CountedErrors): Promise<IssueStateRow[]> {
-  const snapshots = batch.untouched.length === 0 ? batch.issues : [...batch.issues, ...(await findIssues(stores.metadata, batch.untouched))];
+  const snapshots = [...batch.issues, ...(await findIssues(stores.metadata, batch.untouched))];
   await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
   return snapshots;
 }
@@ -103,20 +104,19 @@ const MAX_STORED_ISSUE_IDS = 10_000;
  * looked up once per process; issues created since carry the derived id, which is then what the lookup finds.
  */
 async function withStoredIssueIds(metadata: MetadataStore, errors: GroupedError[]): Promise<GroupedError[]> {
-  const keyOf = (error: GroupedError) => `${error.record.projectId}\u0000${error.fingerprint.hash}`;
   const unknown = new Map<string, { projectId: string; fingerprint: string }>();
   for (const error of errors) {
-    const key = keyOf(error);
+    const key = fingerprintKey(error.record.projectId, error.fingerprint.hash);
     if (!storedIssueIds.has(key)) unknown.set(key, { projectId: error.record.projectId, fingerprint: error.fingerprint.hash });
   }
   if (unknown.size > 0) {
     const found = await issueIdsByFingerprint(metadata, [...unknown.values()]);
     if (storedIssueIds.size + unknown.size > MAX_STORED_ISSUE_IDS) storedIssueIds.clear();
     // Only pairs whose issue exists are remembered: a new one gets the derived id when it is created.
-    for (const [key, id] of found) storedIssueIds.set(key, id);
+    for (const issue of found) storedIssueIds.set(fingerprintKey(issue.projectId, issue.fingerprint), issue.id);
   }
   return errors.map((error) => {
-    const stored = storedIssueIds.get(keyOf(error));
+    const stored = storedIssueIds.get(fingerprintKey(error.record.projectId, error.fingerprint.hash));
     return stored && stored !== error.issueId ? { ...error, issueId: stored } : error;
   });
 }

@@ -85,17 +85,18 @@ export async function lockIssues(sql: SqlClient, ids: readonly string[]): Promis
   return issueRows(sql, 'select * from issues where id = any($1::uuid[]) order by id for update', [[...ids]]);
 }
 
-/** The stored ids of the issues of (project, fingerprint) pairs, keyed `<project id>\0<fingerprint>`; absent ones left out. */
-export async function issueIdsByFingerprint(sql: SqlClient, keys: readonly { projectId: string; fingerprint: string }[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  if (keys.length === 0) return found;
+/** The issues stored for (project, fingerprint) pairs, as (project, fingerprint, id); pairs without one are left out. */
+export async function issueIdsByFingerprint(
+  sql: SqlClient,
+  keys: readonly { projectId: string; fingerprint: string }[],
+): Promise<{ projectId: string; fingerprint: string; id: string }[]> {
+  if (keys.length === 0) return [];
   const rows = await sql.query<{ id: string; project_id: string; fingerprint: string }>(
     `select i.id, i.project_id, i.fingerprint from issues i
      join unnest($1::uuid[], $2::text[]) as k(project_id, fingerprint) on i.project_id = k.project_id and i.fingerprint = k.fingerprint`,
     [keys.map((key) => key.projectId), keys.map((key) => key.fingerprint)],
   );
-  for (const row of rows) found.set(`${row.project_id}\u0000${row.fingerprint}`, row.id);
-  return found;
+  return rows.map((row) => ({ projectId: row.project_id, fingerprint: row.fingerprint, id: row.id }));
 }
 
 export async function findIssues(sql: SqlClient, ids: readonly string[]): Promise<IssueStateRow[]> {
