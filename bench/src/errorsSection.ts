@@ -2,7 +2,7 @@ import { logItem } from './data';
 import { BenchClient } from './http';
 import { ingestOverHttp } from './ingest';
 import { call, provisionKey, removeDir, startServer } from './server';
-import { median, rate, repeat } from './stats';
+import { median, megabytes, rate, repeat } from './stats';
 
 const RUNS = 3;
 /** Events per envelope and logs per batch: the same request size for both signals. */
@@ -68,8 +68,18 @@ function envelopeOf(events: unknown[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Sends `total` events in envelopes of `perEnvelope` from concurrent clients; the clock stops at the last 200. */
-async function sendErrors(options: { url: string; key: string; offset: number; total: number; perEnvelope: number; concurrency: number }): Promise<number> {
+/**
+ * Sends `total` events in envelopes of `perEnvelope` from concurrent clients; the clock stops at the last 200.
+ * Returns events/s and the envelope bytes per event.
+ */
+async function sendErrors(options: {
+  url: string;
+  key: string;
+  offset: number;
+  total: number;
+  perEnvelope: number;
+  concurrency: number;
+}): Promise<{ perSecond: number; bytesPerItem: number }> {
   const nowSeconds = Date.now() / 1000;
   const bodies: string[] = [];
   for (let start = 0; start < options.total; start += options.perEnvelope) {
@@ -93,7 +103,8 @@ async function sendErrors(options: { url: string; key: string; offset: number; t
   const seconds = (performance.now() - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} events`);
-  return options.total / seconds;
+  const bytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+  return { perSecond: options.total / seconds, bytesPerItem: bytes / options.total };
 }
 
 /**
@@ -112,12 +123,14 @@ export async function errorsSection(options: { items: number; concurrency: numbe
     let offset = 0;
     const measure = async (perEnvelope: number, total: number) => {
       const cpuBefore = server.cpuMicros();
+      let bytesPerItem = 0;
       const runs = await repeat(RUNS, async () => {
-        const perSecond = await sendErrors({ url: server.url, key, offset, total, perEnvelope, concurrency: options.concurrency });
+        const run = await sendErrors({ url: server.url, key, offset, total, perEnvelope, concurrency: options.concurrency });
         offset += total;
-        return perSecond;
+        bytesPerItem = run.bytesPerItem;
+        return run.perSecond;
       });
-      return { perSecond: median(runs), cpu: (server.cpuMicros() - cpuBefore) / (RUNS * total) };
+      return { perSecond: median(runs), cpu: (server.cpuMicros() - cpuBefore) / (RUNS * total), bytesPerItem };
     };
     const batched = await measure(BATCH, options.items);
     const single = await measure(1, Math.round(options.items / 5));
@@ -132,20 +145,28 @@ export async function errorsSection(options: { items: number; concurrency: numbe
     }
 
     let logOffset = 0;
+    let logBytesPerItem = 0;
     const logCpuBefore = server.cpuMicros();
     const logRuns = await repeat(RUNS, async () => {
       const run = await ingestOverHttp({ url: server.url, key, path: '/v1/logs', makeItem: logItem, offset: logOffset, total: options.items, batchSize: BATCH, concurrency: options.concurrency });
       logOffset += options.items;
+      logBytesPerItem = run.bytesPerItem;
       return run.itemsPerSecond;
     });
     const logCpu = (server.cpuMicros() - logCpuBefore) / (RUNS * options.items);
     const logs = median(logRuns);
 
     const ratio = batched.perSecond / logs;
+    const errorBytes = batched.perSecond * batched.bytesPerItem;
+    const logBytes = logs * logBytesPerItem;
     console.log(`  errors (envelopes of ${BATCH})  ${rate(batched.perSecond).padStart(12)}   server CPU ${batched.cpu.toFixed(1)} us/error`);
     console.log(`  errors (one per envelope)   ${rate(single.perSecond).padStart(12)}   server CPU ${single.cpu.toFixed(1)} us/error`);
     console.log(`  logs   (/v1/logs, batch ${BATCH})  ${rate(logs).padStart(12)}   server CPU ${logCpu.toFixed(1)} us/log`);
     console.log(`  errors/logs ${ratio.toFixed(2)}   target >= 0.33; grouped into ${issues} issues counting ${counted.toLocaleString('en-US')} errors`);
+    // Not the target: the request bytes behind each rate (an error event is about ten times a log item).
+    console.log(
+      `  request bytes: errors ${megabytes(errorBytes)} (${Math.round(batched.bytesPerItem)} B/event), logs ${megabytes(logBytes)} (${Math.round(logBytesPerItem)} B/log); errors/logs by bytes ${(errorBytes / logBytes).toFixed(2)}`,
+    );
     return {
       errors_batch_100: batched.perSecond,
       errors_batch_100_server_cpu_us_per_item: batched.cpu,
@@ -154,6 +175,9 @@ export async function errorsSection(options: { items: number; concurrency: numbe
       logs_batch_100: logs,
       logs_batch_100_server_cpu_us_per_item: logCpu,
       errors_to_logs: ratio,
+      errors_bytes_per_item: batched.bytesPerItem,
+      logs_bytes_per_item: logBytesPerItem,
+      errors_to_logs_by_bytes: errorBytes / logBytes,
     };
   } finally {
     await server.stop();

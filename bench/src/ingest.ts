@@ -7,6 +7,8 @@ export interface IngestRun {
   items: number;
   seconds: number;
   itemsPerSecond: number;
+  /** Request body bytes per item, as sent (the JSON of the batch divided by its items). */
+  bytesPerItem: number;
 }
 
 /**
@@ -47,5 +49,6 @@ export async function ingestOverHttp(options: {
   const seconds = (performance.now() - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} items`);
-  return { items: options.total, seconds, itemsPerSecond: options.total / seconds };
+  const bytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+  return { items: options.total, seconds, itemsPerSecond: options.total / seconds, bytesPerItem: bytes / options.total };
 }
