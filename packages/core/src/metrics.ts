@@ -2,7 +2,13 @@ import { Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom
 
 export { register as metricsRegistry };
 
-collectDefaultMetrics({ prefix: 'tlm_' });
+/**
+ * Adds the process metrics (CPU, memory, GC, event-loop lag) to the registry. Called once by a process's entry point,
+ * not on import: it starts a GC observer and an event-loop monitor that are never released.
+ */
+export function collectProcessMetrics(): void {
+  collectDefaultMetrics({ prefix: 'tlm_' });
+}
 
 export const httpRequests = new Counter({
   name: 'tlm_http_requests_total',

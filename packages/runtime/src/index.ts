@@ -8,6 +8,7 @@ import {
   finishServiceApp,
   listen,
   loadConfig,
+  metrics,
   splitList,
   type Logger,
   type ReadinessCheck,
@@ -71,8 +72,9 @@ export async function runService<S extends TObject>(
   });
 }
 
-/** Runs `main` and exits non-zero with the reason when startup fails. */
+/** Runs `main` with the process metrics collected, and exits non-zero with the reason when startup fails. */
 export function start(main: () => Promise<void>): void {
+  metrics.collectProcessMetrics();
   main().catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
