@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { S3BlobStore, type S3Options } from '@tlm/blob-store';
 import { blobStoreContract } from './contract';
@@ -65,7 +66,12 @@ suite('S3BlobStore (live)', () => {
   afterAll(async () => {
     await store?.deletePrefix(`run-${run}/`);
     await store?.close();
-    moto?.kill('SIGTERM');
+    // Waits for moto to exit: a child still running keeps the Jest worker from exiting.
+    if (moto && moto.exitCode === null && moto.signalCode === null) {
+      const exited = once(moto, 'exit');
+      moto.kill('SIGTERM');
+      await exited;
+    }
   });
 
   blobStoreContract(() => store, `run-${run}`);
