@@ -9,11 +9,21 @@ import { Api, setupProject } from '@tlm/testkit';
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 let dataDir: string;
 let nextPort = 19_300 + (process.pid % 500);
+/** Every process a test started; one still running when the test ends (a failed assertion) is killed. */
+const started: ChildProcess[] = [];
 
 beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-process-'));
 });
-afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 interface Running {
   child: ChildProcess;
@@ -28,6 +38,7 @@ async function startProcess(): Promise<Running> {
     env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
