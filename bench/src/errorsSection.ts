@@ -2,7 +2,7 @@ import { logItem } from './data';
 import { BenchClient } from './http';
 import { ingestOverHttp } from './ingest';
 import { call, provisionKey, removeDir, startServer } from './server';
-import { median, megabytes, rate, repeat } from './stats';
+import { bytesOf, median, megabytes, rate, repeat } from './stats';
 
 const RUNS = 3;
 /** Events per envelope and logs per batch: the same request size for both signals. */
@@ -103,8 +103,7 @@ async function sendErrors(options: {
   const seconds = (performance.now() - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} events`);
-  const bytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
-  return { perSecond: options.total / seconds, bytesPerItem: bytes / options.total };
+  return { perSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total };
 }
 
 /**

@@ -2,6 +2,7 @@ const BROWSER_AGENT =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 import { BenchClient } from './http';
+import { bytesOf } from './stats';
 
 export interface IngestRun {
   items: number;
@@ -49,6 +50,5 @@ export async function ingestOverHttp(options: {
   const seconds = (performance.now() - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} items`);
-  const bytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
-  return { items: options.total, seconds, itemsPerSecond: options.total / seconds, bytesPerItem: bytes / options.total };
+  return { items: options.total, seconds, itemsPerSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total };
 }
