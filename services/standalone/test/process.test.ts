@@ -10,16 +10,14 @@ const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 let dataDir: string;
 let nextPort = 19_300 + (process.pid % 500);
 /** Every process a test started; one still running when the test ends (a failed assertion) is killed. */
-const started: ChildProcess[] = [];
+const started: Pick<Running, 'child' | 'exited'>[] = [];
 
 beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-process-'));
 });
 afterEach(async () => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
+  for (const { child, exited } of started.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   }
   rmSync(dataDir, { recursive: true, force: true });
@@ -38,11 +36,11 @@ async function startProcess(): Promise<Running> {
     env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  started.push(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  started.push({ child, exited });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const api = new Api(`http://127.0.0.1:${port}`);
   const deadline = Date.now() + 30_000;
   for (;;) {
