@@ -3,6 +3,7 @@ import type { ErrorRecord } from '@tlm/signals';
 export * from './fingerprint';
 export * from './grouping';
 export * from './lifecycle';
+export * from './snapshots';
 export * from './store';
 
 /**

@@ -40,9 +40,8 @@ const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${ev
 const fingerprintKey = (projectId: string, fingerprint: string) => `${projectId}\u0000${fingerprint}`;
 
 /**
- * Stores a batch of errors, exactly once in effect: `countErrors`, then `snapshotIssues`. The issues processor runs
- * the two as stages of a pipeline (the next batch is counted while this one's snapshots are written); tests and
- * one-off callers use this.
+ * Stores a batch of errors, exactly once in effect: `countErrors`, then `snapshotIssues`. The issues processor counts
+ * and leaves the snapshots to a SnapshotWriter, which writes them behind the counts; tests and one-off callers use this.
  */
 export async function recordErrors(stores: IssueStores, records: readonly ErrorRecord[]): Promise<RecordOutcome> {
   if (records.length === 0) return { recorded: 0, duplicates: 0, issues: [] };
@@ -86,12 +85,22 @@ export async function countErrors(stores: IssueStores, errors: readonly GroupedE
 
 /**
  * The second stage: a snapshot of every issue the batch touched goes to the analytics `issues` table (`updated_at`
- * orders snapshots, so one written after a newer one changes nothing). Returns the snapshotted issues.
+ * orders snapshots, so one written after a newer one changes nothing). Returns the snapshotted issues. The issues
+ * processor hands `touchedIssues` to a SnapshotWriter instead.
  */
 export async function snapshotIssues(stores: IssueStores, batch: CountedErrors): Promise<IssueStateRow[]> {
-  const snapshots = [...batch.issues, ...(await findIssues(stores.metadata, batch.untouched))];
+  const snapshots = await touchedIssues(stores, batch);
   await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
   return snapshots;
+}
+
+/**
+ * Every issue a counted batch touched, as now stored: those its count changed, and those all of whose events were
+ * duplicates, whose snapshot a crash may have lost after their first count (their redelivery writes it again).
+ */
+export async function touchedIssues(stores: IssueStores, batch: CountedErrors): Promise<IssueStateRow[]> {
+  if (batch.untouched.length === 0) return batch.issues;
+  return [...batch.issues, ...(await findIssues(stores.metadata, batch.untouched))];
 }
 
 /** (project, fingerprint) pairs whose issue id is known to be the derived one, or the stored one when it differs. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { serverWithProject, signup } from '@tlm/testkit';
+import { eventually, serverWithProject, signup } from '@tlm/testkit';
 
 /** Issue actions (resolve, ignore, unresolve) and what GQL then shows, with errors sent as Sentry envelopes. */
 const fixture = serverWithProject();
@@ -30,9 +30,16 @@ async function gqlIssues(q: string) {
   return reply.body.data.results as { id: string; status: string; title: string; event_count: number; resolved_in_release: string | null }[];
 }
 
+/** What `q` shows once the snapshots of the errors sent so far are written (they follow the answer by moments). */
+const shows = (q: string, expected: unknown[]) => eventually(async () => expect(await gqlIssues(q)).toEqual(expected));
+
 async function newIssue(type: string, release: string | null = 'api@1.0.0'): Promise<string> {
   await sendError(type, release);
-  const [issue] = await gqlIssues(`from:issues title:'${type}: boom'`);
+  const [issue] = await eventually(async () => {
+    const issues = await gqlIssues(`from:issues title:'${type}: boom'`);
+    expect(issues).toHaveLength(1);
+    return issues;
+  });
   return issue!.id;
 }
 
@@ -54,12 +61,10 @@ describe('issue actions', () => {
     expect(resolved.body.first_seen).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     await sendError('CheckoutError', 'api@1.0.0');
-    expect(await gqlIssues(`from:issues title:'CheckoutError: boom'`)).toEqual([expect.objectContaining({ status: 'resolved', event_count: 2 })]);
+    await shows(`from:issues title:'CheckoutError: boom'`, [expect.objectContaining({ status: 'resolved', event_count: 2 })]);
 
     await sendError('CheckoutError', 'api@1.1.0');
-    expect(await gqlIssues(`from:issues status:regressed`)).toEqual([
-      expect.objectContaining({ id, status: 'regressed', event_count: 3, resolved_in_release: 'api@1.0.0' }),
-    ]);
+    await shows(`from:issues status:regressed`, [expect.objectContaining({ id, status: 'regressed', event_count: 3, resolved_in_release: 'api@1.0.0' })]);
   });
 
   it('resolves without a release (any later error regresses it), with an empty body or none', async () => {
@@ -69,7 +74,7 @@ describe('issue actions', () => {
     expect(reply.body).toMatchObject({ status: 'resolved', resolved_in_release: null });
     expect((await act(id, 'resolve', {})).body).toMatchObject({ status: 'resolved', resolved_in_release: null });
     await sendError('QueueError', 'api@1.0.0');
-    expect(await gqlIssues(`from:issues title:'QueueError: boom'`)).toEqual([expect.objectContaining({ status: 'regressed' })]);
+    await shows(`from:issues title:'QueueError: boom'`, [expect.objectContaining({ status: 'regressed' })]);
   });
 
   it('ignores: the issue leaves the default from:issues list and status:ignored shows it; unresolve brings it back', async () => {
@@ -79,7 +84,7 @@ describe('issue actions', () => {
     expect((await gqlIssues('from:issues status:ignored')).map((issue) => issue.id)).toEqual([id]);
 
     await sendError('NoiseError', 'api@2.0.0');
-    expect(await gqlIssues('from:issues status:ignored')).toEqual([expect.objectContaining({ id, event_count: 2 })]);
+    await shows('from:issues status:ignored', [expect.objectContaining({ id, event_count: 2 })]);
 
     expect((await act(id, 'unresolve')).body).toMatchObject({ id, status: 'unresolved', resolved_in_release: null });
     expect((await gqlIssues('from:issues')).map((issue) => issue.id)).toContain(id);

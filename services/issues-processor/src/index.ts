@@ -1,8 +1,17 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
-import { countErrors, groupError, snapshotIssues, type ErrorEnricher, type GroupedError, type IssueStores } from '@tlm/issues';
-import type { MetadataStore } from '@tlm/metadata-store';
+import {
+  countErrors,
+  groupError,
+  snapshotRecentIssues,
+  SnapshotWriter,
+  touchedIssues,
+  type ErrorEnricher,
+  type GroupedError,
+  type IssueStores,
+} from '@tlm/issues';
+import type { IssueStateRow, MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord } from '@tlm/signals';
 
 export type { ErrorEnricher } from '@tlm/issues';
@@ -25,7 +34,7 @@ export interface IssuesProcessor {
  * Bus deliveries handed to the processor at once. Each is enriched and grouped as it arrives, then waits for the
  * pipeline; more than one at a time is what lets the pipeline gather them into one count. The embedded bus hands over
  * up to this many publishes; Kafka, one batch per assigned partition at a time (`partitionsConsumedConcurrently`),
- * each partition's next batch once the last one is stored.
+ * each partition's next batch once the last one is counted.
  */
 const DELIVERIES_IN_FLIGHT = 32;
 
@@ -34,13 +43,17 @@ const MAX_BATCH_ERRORS = 20_000;
 
 /**
  * Consumes captured errors (envelope `event` items, the log scanner): enriches and fingerprints each delivery, and
- * stores them through a two-stage group commit (see ErrorPipeline). A delivery is acknowledged once its issues are
- * counted and snapshotted; a failure fails it, so the bus delivers it again (Kafka) or the publish fails (embedded),
- * and processed event ids make the retry count nothing twice.
+ * counts them through a group commit (see ErrorPipeline). A delivery is acknowledged once its errors are stored and
+ * counted; a failure fails it, so the bus delivers it again (Kafka) or the publish fails (embedded), and processed
+ * event ids make the retry count nothing twice. Issue snapshots follow behind the counts (SnapshotWriter); those a
+ * crash lost are written again first thing on start.
  */
 export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<IssuesProcessor> {
   const enrichers = deps.enrichers ?? [];
-  const pipeline = new ErrorPipeline(deps, deps.logger);
+  const recovered = await snapshotRecentIssues(deps);
+  if (recovered > 0) deps.logger.info({ issues: recovered }, 'wrote again the snapshots of recently changed issues');
+  const snapshots = new SnapshotWriter(deps, deps.logger);
+  const pipeline = new ErrorPipeline(deps, snapshots, deps.logger);
   const subscription: Subscription = await deps.bus.subscribe<ErrorRecord>(
     Topics.errors,
     { group: ConsumerGroups.issuesProcessor, concurrency: DELIVERIES_IN_FLIGHT },
@@ -50,7 +63,12 @@ export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<I
       await pipeline.submit(enriched.map(groupError));
     },
   );
-  return { stop: () => subscription.close() };
+  return {
+    stop: async () => {
+      await subscription.close();
+      await snapshots.flush();
+    },
+  };
 }
 
 interface Waiting {
@@ -60,25 +78,19 @@ interface Waiting {
 }
 
 /**
- * Group commit in two stages. Stage one counts a batch: one metadata transaction that also writes the error rows
- * (`countErrors`). Stage two writes the batch's issue snapshots (`snapshotIssues`). One batch is counted at a time,
- * and what arrived while it was counted forms the next batch, whose counting starts while the previous batch's
- * snapshots are written. A delivery resolves when both stages of its batch are done.
- *
- * Under light load the deliveries waiting are fewer than the batch being snapshotted, and most senders of the next
- * batch are still waiting for that batch's answer (an SDK sends its next event when the last one is answered); the
- * next count then starts once the snapshots are written, so it takes those senders' events too, rather than a batch
- * of one event followed by a batch of the rest.
+ * Group commit: one batch is counted at a time (`countErrors`: one metadata transaction that also writes the error
+ * rows), and what arrived while it was counted forms the next batch. A delivery resolves when its batch is counted
+ * and the batch's issues are handed to the SnapshotWriter. Issues all of whose events in the batch were duplicates
+ * are read back for it (a crash may have lost their snapshot); failing to, the batch fails, and its redelivery counts
+ * nothing twice.
  */
 class ErrorPipeline {
   private waiting: Waiting[] = [];
-  private waitingErrors = 0;
   private counting = false;
-  /** Errors of the batches whose snapshots are being written. */
-  private snapshotting = 0;
 
   constructor(
     private readonly stores: IssueStores,
+    private readonly snapshots: SnapshotWriter,
     private readonly logger: Logger,
   ) {}
 
@@ -86,13 +98,12 @@ class ErrorPipeline {
     if (errors.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ errors, resolve, reject });
-      this.waitingErrors += errors.length;
       this.countNext();
     });
   }
 
   private countNext(): void {
-    if (this.counting || this.waiting.length === 0 || this.waitingErrors < this.snapshotting) return;
+    if (this.counting || this.waiting.length === 0) return;
     let size = 0;
     let taken = 0;
     while (taken < this.waiting.length && (taken === 0 || size + this.waiting[taken]!.errors.length <= MAX_BATCH_ERRORS)) {
@@ -100,35 +111,23 @@ class ErrorPipeline {
       taken += 1;
     }
     this.counting = true;
-    this.waitingErrors -= size;
-    void this.store(this.waiting.splice(0, taken), size);
+    void this.count(this.waiting.splice(0, taken));
   }
 
-  private async store(batch: Waiting[], size: number): Promise<void> {
-    const settle = (error?: unknown) => {
-      for (const waiting of batch) error === undefined ? waiting.resolve() : waiting.reject(error);
-    };
-    let counted;
+  private async count(batch: Waiting[]): Promise<void> {
+    let touched: IssueStateRow[];
     try {
-      counted = await countErrors(this.stores, batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors));
-    } catch (error) {
-      this.counting = false;
-      settle(error);
-      this.countNext();
-      return;
-    }
-    this.counting = false;
-    this.snapshotting += size;
-    this.countNext();
-    try {
+      const counted = await countErrors(this.stores, batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors));
       if (counted.duplicates > 0) this.logger.debug({ duplicates: counted.duplicates }, 'skipped errors whose event id was already processed');
-      await snapshotIssues(this.stores, counted);
-      settle();
+      touched = await touchedIssues(this.stores, counted);
     } catch (error) {
-      settle(error);
+      for (const waiting of batch) waiting.reject(error);
+      return;
     } finally {
-      this.snapshotting -= size;
+      this.counting = false;
       this.countNext();
     }
+    this.snapshots.add(touched);
+    for (const waiting of batch) waiting.resolve();
   }
 }

@@ -3,12 +3,14 @@ import { ANALYTICS_TABLES, DuckDBStore, type AnalyticsStore, type TableDefinitio
 import { EmbeddedBus, Topics } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
 import { PGliteStore, migrate, type MetadataStore, type SqlClient } from '@tlm/metadata-store';
+import { countErrors, groupError } from '@tlm/issues';
 import type { ErrorRecord } from '@tlm/signals';
+import { eventually } from '@tlm/testkit';
 import { startIssuesProcessor, type IssuesProcessor } from '../src/index';
 
 /**
- * The processor's two-stage group commit on real stores (PGlite, DuckDB, the embedded bus). The stores are wrapped
- * only to count transactions and to hold or fail chosen writes.
+ * The processor's group commit and its snapshot writer on real stores (PGlite, DuckDB, the embedded bus). The stores
+ * are wrapped only to count transactions and inserts and to hold or fail chosen writes.
  */
 let metadata: PGliteStore;
 let duck: DuckDBStore;
@@ -41,6 +43,8 @@ interface Harness {
   bus: EmbeddedBus;
   processor: IssuesProcessor;
   transactions(): number;
+  /** Inserts into `table` so far, failed ones too. */
+  inserts(table: string): number;
   /** Makes the next insert into `table` (one insert) tell it is reached, wait for `hold`, then fail with `fail`. */
   interceptNext(table: string, behaviour: Intercept): void;
 }
@@ -58,6 +62,7 @@ async function harness(): Promise<Harness> {
     close: async () => undefined,
   };
   const intercepts = new Map<string, Intercept>();
+  const inserted = new Map<string, number>();
   const analytics: AnalyticsStore = {
     dialect: duck.dialect,
     migrate: (tables) => duck.migrate(tables),
@@ -66,6 +71,7 @@ async function harness(): Promise<Harness> {
     ping: () => duck.ping(),
     close: async () => undefined,
     insert: async <Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]) => {
+      inserted.set(table.name, (inserted.get(table.name) ?? 0) + 1);
       const intercept = intercepts.get(table.name);
       intercepts.delete(table.name);
       intercept?.reached?.();
@@ -80,6 +86,7 @@ async function harness(): Promise<Harness> {
     bus,
     processor,
     transactions: () => transactions,
+    inserts: (table) => inserted.get(table) ?? 0,
     interceptNext: (table, behaviour) => intercepts.set(table, behaviour),
   };
 }
@@ -120,8 +127,6 @@ async function counts(projectId: string) {
   return { issues: issues.map((issue) => ({ title: issue.title, event_count: Number(issue.event_count) })), snapshots, rows: rows!['n'] };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
-
 describe('the issues processor pipeline', () => {
   it('counts a burst of deliveries exactly once each, gathering them into fewer transactions than deliveries', async () => {
     const { bus, processor, transactions } = await harness();
@@ -132,55 +137,39 @@ describe('the issues processor pipeline', () => {
       { title: 'EvenError: EvenError happened', event_count: 100 },
       { title: 'OddError: OddError happened', event_count: 100 },
     ];
-    expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 200 });
+    expect(await counts(projectId)).toMatchObject({ issues: expected, rows: 200 });
     // One delivery per transaction would take 33: the bus hands over 32 at once and the last 8 together.
     expect(transactions()).toBeLessThan(10);
     await processor.stop();
+    expect((await counts(projectId)).snapshots).toEqual(expected);
   });
 
-  it("counts the batch that waited during a count while that count's snapshots are being written", async () => {
-    const { bus, processor, interceptNext } = await harness();
+  it('answers deliveries once counted while a snapshot write is held; the snapshots counted meanwhile share the next write', async () => {
+    const { bus, processor, interceptNext, inserts } = await harness();
     const projectId = randomUUID();
-    const counting = { held: gate(), reached: gate() };
+    const writesBefore = inserts('issues');
     const snapshotting = { held: gate(), reached: gate() };
-    interceptNext('errors', { hold: counting.held.opened, reached: counting.reached.open });
     interceptNext('issues', { hold: snapshotting.held.opened, reached: snapshotting.reached.open });
-    const first = publish(bus, [errorOf(projectId, 'FirstError')]);
-    await counting.reached.opened;
-    const second = publish(bus, [errorOf(projectId, 'SecondError'), errorOf(projectId, 'SecondError')]);
-    counting.held.open();
+    await publish(bus, [errorOf(projectId, 'FirstError')]);
     await snapshotting.reached.opened;
-    // Counted and answered while the first batch's snapshot write is still held.
-    await second;
-    expect((await counts(projectId)).snapshots).toEqual([{ title: 'SecondError: SecondError happened', event_count: 2 }]);
+    // Three batches counted and answered while the first batch's snapshot write is held.
+    for (let batch = 0; batch < 3; batch++) await publish(bus, [errorOf(projectId, 'SecondError'), errorOf(projectId, 'SecondError')]);
+    expect(await counts(projectId)).toEqual({
+      issues: [
+        { title: 'FirstError: FirstError happened', event_count: 1 },
+        { title: 'SecondError: SecondError happened', event_count: 6 },
+      ],
+      snapshots: [],
+      rows: 7,
+    });
     snapshotting.held.open();
-    await first;
+    await processor.stop();
     expect((await counts(projectId)).snapshots).toEqual([
       { title: 'FirstError: FirstError happened', event_count: 1 },
-      { title: 'SecondError: SecondError happened', event_count: 2 },
+      { title: 'SecondError: SecondError happened', event_count: 6 },
     ]);
-    await processor.stop();
-  });
-
-  it('holds a batch smaller than the one being snapshotted until those snapshots are written, then counts it', async () => {
-    const { bus, processor, transactions, interceptNext } = await harness();
-    const projectId = randomUUID();
-    const held = gate();
-    const reached = gate();
-    interceptNext('issues', { hold: held.opened, reached: reached.open });
-    const first = publish(bus, [errorOf(projectId, 'FirstError'), errorOf(projectId, 'FirstError')]);
-    await reached.opened;
-    const second = publish(bus, [errorOf(projectId, 'SecondError')]);
-    await settle();
-    expect(transactions()).toBe(1);
-    held.open();
-    await Promise.all([first, second]);
-    expect(transactions()).toBe(2);
-    expect((await counts(projectId)).issues).toEqual([
-      { title: 'FirstError: FirstError happened', event_count: 2 },
-      { title: 'SecondError: SecondError happened', event_count: 1 },
-    ]);
-    await processor.stop();
+    // The held write and one more, with the newest state of the issue the three batches counted.
+    expect(inserts('issues') - writesBefore).toBe(2);
   });
 
   it('fails the deliveries of a batch whose count fails, counts nothing of them, and goes on with the next batch', async () => {
@@ -197,27 +186,52 @@ describe('the issues processor pipeline', () => {
     await next;
     // The failed delivery, sent again, is counted in full.
     await publish(bus, failed);
+    await processor.stop();
     const expected = [
       { title: 'LostError: LostError happened', event_count: 1 },
       { title: 'NextError: NextError happened', event_count: 1 },
     ];
     expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 2 });
+  });
+
+  it('answers a delivery whose snapshot write fails, and writes the snapshot again after the interval', async () => {
+    const { bus, processor, interceptNext, inserts } = await harness();
+    const projectId = randomUUID();
+    const writesBefore = inserts('issues');
+    interceptNext('issues', { fail: new Error('disk full') });
+    await publish(bus, [errorOf(projectId, 'SnapshotError'), errorOf(projectId, 'SnapshotError')]);
+    const expected = [{ title: 'SnapshotError: SnapshotError happened', event_count: 2 }];
+    await eventually(async () => expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 2 }));
+    expect(inserts('issues') - writesBefore).toBe(2);
     await processor.stop();
   });
 
-  it('fails a delivery whose snapshots fail; sent again, it writes the snapshot without counting twice', async () => {
-    const { bus, processor, interceptNext } = await harness();
+  it('writes the snapshot of an issue whose errors come again after their count, without counting them twice', async () => {
+    const { bus, processor } = await harness();
     const projectId = randomUUID();
-    const records = [errorOf(projectId, 'SnapshotError'), errorOf(projectId, 'SnapshotError')];
-    interceptNext('issues', { fail: new Error('disk full') });
-    await expect(publish(bus, records)).rejects.toThrow('disk full');
-    expect(await counts(projectId)).toEqual({ issues: [{ title: 'SnapshotError: SnapshotError happened', event_count: 2 }], snapshots: [], rows: 2 });
+    const records = [errorOf(projectId, 'RetriedError'), errorOf(projectId, 'RetriedError')];
+    // Counted, and the process gone before the snapshot was written: the SDK sends the events again.
+    await countErrors({ metadata, analytics: duck }, records.map(groupError));
+    expect((await counts(projectId)).snapshots).toEqual([]);
     await publish(bus, records);
-    const expected = [{ title: 'SnapshotError: SnapshotError happened', event_count: 2 }];
+    await processor.stop();
+    const expected = [{ title: 'RetriedError: RetriedError happened', event_count: 2 }];
     expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 2 });
-    // The failed snapshots no longer hold back a batch smaller than theirs.
-    await publish(bus, [errorOf(projectId, 'LaterError')]);
-    expect((await counts(projectId)).rows).toBe(3);
+  });
+
+  it('writes on start the snapshots of issues changed since shortly before the newest snapshot', async () => {
+    const projectId = randomUUID();
+    const before = await harness();
+    await publish(before.bus, [errorOf(projectId, 'WrittenError')]);
+    await before.processor.stop();
+    // Counted after the newest snapshot, and never snapshotted: a crash took the process before its write.
+    await countErrors({ metadata, analytics: duck }, [errorOf(projectId, 'LostSnapshotError')].map(groupError));
+    expect((await counts(projectId)).snapshots).toEqual([{ title: 'WrittenError: WrittenError happened', event_count: 1 }]);
+    const { processor } = await harness();
+    expect((await counts(projectId)).snapshots).toEqual([
+      { title: 'LostSnapshotError: LostSnapshotError happened', event_count: 1 },
+      { title: 'WrittenError: WrittenError happened', event_count: 1 },
+    ]);
     await processor.stop();
   });
 });

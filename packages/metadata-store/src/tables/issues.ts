@@ -105,6 +105,14 @@ export async function findIssues(sql: SqlClient, ids: readonly string[]): Promis
 }
 
 /**
+ * The issues changed after `since` (their `updated_at`, the snapshot version), in id order: what the issues processor
+ * snapshots again when it starts, in case a crash lost snapshots it had not written yet.
+ */
+export async function issuesUpdatedSince(sql: SqlClient, since: Date): Promise<IssueStateRow[]> {
+  return issueRows(sql, 'select * from issues where updated_at > $1 order by id', [since.toISOString()]);
+}
+
+/**
  * Creates the issues among `issues` that do not exist yet, unresolved with no events counted, numbering them per
  * project. The project's counter row is locked first and existence checked under that lock, so simultaneous first
  * events of one fingerprint create one issue and use one short id.

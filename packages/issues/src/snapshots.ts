@@ -1,0 +1,119 @@
+import { issuesTable } from '@tlm/analytics-store';
+import type { Logger } from '@tlm/core';
+import { issuesUpdatedSince, type IssueStateRow } from '@tlm/metadata-store';
+import { issueSnapshot, type IssueStores } from './store';
+
+/**
+ * Least time between the starts of two snapshot writes. An insert into the analytics `issues` table costs the same
+ * for one issue as for a hundred (in DuckDB about 10 ms of CPU: it replaces rows by key), so under load the batches
+ * counted within this time share one write; when errors arrive slowly, each batch's snapshots are written at once.
+ */
+export const SNAPSHOT_INTERVAL_MS = 250;
+
+/**
+ * How far before the newest stored snapshot `snapshotRecentIssues` looks: a snapshot lost to a crash is at most one
+ * interval and one write older than the newest one written, unless writes had been failing, which this also covers
+ * for ten minutes of failures.
+ */
+const RECENT_MARGIN_MS = 10 * 60 * 1000;
+
+/**
+ * Writes issue snapshots behind the counts (docs/decisions.md "Issue snapshots are written behind the count"). The
+ * issues processor hands over each counted batch's issues and answers its deliveries at once; the writer keeps the
+ * newest state of each issue (by `updated_at`, the snapshot version) and writes all it holds in one insert, at most
+ * one every `intervalMs`. A failed write keeps its issues (unless a newer state came meanwhile) and is tried again
+ * after the interval. What a crash loses is written again by `snapshotRecentIssues` when the processor starts.
+ */
+export class SnapshotWriter {
+  private readonly pending = new Map<string, IssueStateRow>();
+  private writing: Promise<boolean> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastStart = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly stores: Pick<IssueStores, 'analytics'>,
+    private readonly logger: Logger,
+    private readonly intervalMs = SNAPSHOT_INTERVAL_MS,
+  ) {}
+
+  /** Issues whose state changed: written at once when the writer is idle, else with the next write. */
+  add(issues: readonly IssueStateRow[]): void {
+    for (const issue of issues) this.hold(issue);
+    this.schedule();
+  }
+
+  /** Issues held and not yet written. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Writes what is held now, without waiting for the interval; rejects when that write fails (the issues stay held). */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.writing) await this.writing;
+    if (this.pending.size === 0) return;
+    if (!(await this.write())) throw new Error(`${this.pending.size} issue snapshots could not be written`);
+  }
+
+  private hold(issue: IssueStateRow): void {
+    const held = this.pending.get(issue.id);
+    if (!held || issue.updated_at.getTime() >= held.updated_at.getTime()) this.pending.set(issue.id, issue);
+  }
+
+  private schedule(): void {
+    if (this.writing || this.timer || this.pending.size === 0) return;
+    const wait = this.lastStart + this.intervalMs - performance.now();
+    if (wait <= 0) {
+      void this.write();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.write();
+    }, wait);
+    // Pending snapshots never hold a process open: stopping the processor flushes them.
+    this.timer.unref();
+  }
+
+  /** One insert of everything held; true when it was written. Never rejects. */
+  private write(): Promise<boolean> {
+    const issues = [...this.pending.values()];
+    this.pending.clear();
+    this.lastStart = performance.now();
+    const written = this.stores.analytics.insert(issuesTable, issues.map(issueSnapshot)).then(
+      () => true,
+      (error: unknown) => {
+        for (const issue of issues) if (!this.pending.has(issue.id)) this.pending.set(issue.id, issue);
+        this.logger.error({ err: error, issues: issues.length }, 'issue snapshots were not written; trying again');
+        return false;
+      },
+    );
+    this.writing = written.finally(() => {
+      this.writing = undefined;
+      this.schedule();
+    });
+    return this.writing;
+  }
+}
+
+/**
+ * Writes again the snapshot of every issue the metadata store changed shortly before the newest snapshot stored, or
+ * since: those a crash kept the SnapshotWriter from writing are among them. Returns how many were written.
+ */
+export async function snapshotRecentIssues(stores: IssueStores): Promise<number> {
+  const newest = await newestSnapshotVersion(stores);
+  const issues = await issuesUpdatedSince(stores.metadata, new Date(newest === undefined ? 0 : newest - RECENT_MARGIN_MS));
+  if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
+  return issues.length;
+}
+
+/** Epoch milliseconds of the newest issue snapshot in the analytics store; undefined when it holds none. */
+async function newestSnapshotVersion(stores: IssueStores): Promise<number | undefined> {
+  const sql =
+    stores.analytics.dialect === 'clickhouse'
+      ? 'SELECT toUnixTimestamp64Milli(max(updated_at)) AS newest, count() AS snapshots FROM issues'
+      : 'SELECT epoch_ms(max(updated_at)) AS newest, count(*) AS snapshots FROM issues';
+  const [row] = await stores.analytics.query(sql);
+  return row && Number(row['snapshots']) > 0 ? Number(row['newest']) : undefined;
+}
