@@ -219,6 +219,27 @@ describe('the issues processor pipeline', () => {
     expect(await counts(projectId)).toEqual({ issues: expected, snapshots: expected, rows: 2 });
   });
 
+  it('stops when its last snapshot write fails, and the next start writes that snapshot', async () => {
+    const projectId = randomUUID();
+    const before = await harness();
+    const snapshotting = { held: gate(), reached: gate() };
+    before.interceptNext('issues', { hold: snapshotting.held.opened, reached: snapshotting.reached.open });
+    await publish(before.bus, [errorOf(projectId, 'HeldError')]);
+    await snapshotting.reached.opened;
+    // Counted while the first write is held, so it waits for the next write, which fails at stop.
+    await publish(before.bus, [errorOf(projectId, 'UnwrittenError')]);
+    snapshotting.held.open();
+    before.interceptNext('issues', { fail: new Error('disk full') });
+    await before.processor.stop();
+    expect((await counts(projectId)).snapshots).toEqual([{ title: 'HeldError: HeldError happened', event_count: 1 }]);
+    const { processor } = await harness();
+    expect((await counts(projectId)).snapshots).toEqual([
+      { title: 'HeldError: HeldError happened', event_count: 1 },
+      { title: 'UnwrittenError: UnwrittenError happened', event_count: 1 },
+    ]);
+    await processor.stop();
+  });
+
   it('writes on start the snapshots of issues changed since shortly before the newest snapshot', async () => {
     const projectId = randomUUID();
     const before = await harness();
