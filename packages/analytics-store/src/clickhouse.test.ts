@@ -9,6 +9,7 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  newestIssueSnapshot,
   type AlertRuleSnapshotRow,
   type ErrorRow,
   type IssueRow,
@@ -408,31 +409,40 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
     expect(stored).toEqual([{ n: 1 }]);
   });
 
+  /** An issue snapshot of `status`, versioned `updatedAt`. */
+  const issueSnapshot = (projectId: string, id: string, status: string, updatedAt: number): IssueRow => ({
+    project_id: projectId,
+    id,
+    short_id: 1,
+    title: 't',
+    culprit: 'c',
+    fingerprint: 'f',
+    status,
+    level: 'error',
+    event_count: 1,
+    user_count: 0,
+    first_seen: T0,
+    last_seen: T0,
+    release_first: null,
+    release_last: null,
+    resolved_in_release: null,
+    updated_at: updatedAt,
+  });
+
   it('keeps the snapshot with the newest updated_at of an issue when read with FINAL', async () => {
     const projectId = randomUUID();
     const id = randomUUID();
-    const snapshot = (status: string, updatedAt: number): IssueRow => ({
-      project_id: projectId,
-      id,
-      short_id: 1,
-      title: 't',
-      culprit: 'c',
-      fingerprint: 'f',
-      status,
-      level: 'error',
-      event_count: 1,
-      user_count: 0,
-      first_seen: T0,
-      last_seen: T0,
-      release_first: null,
-      release_last: null,
-      resolved_in_release: null,
-      updated_at: updatedAt,
-    });
-    await store.insert(issuesTable, [snapshot('resolved', T0 + 2_000)]);
-    await store.insert(issuesTable, [snapshot('unresolved', T0 + 1_000)]);
+    await store.insert(issuesTable, [issueSnapshot(projectId, id, 'resolved', T0 + 2_000)]);
+    await store.insert(issuesTable, [issueSnapshot(projectId, id, 'unresolved', T0 + 1_000)]);
     expect(await store.query('SELECT status FROM issues FINAL WHERE project_id = {project:UUID}', { project: projectId })).toEqual([
       { status: 'resolved' },
     ]);
+  });
+
+  it('tells the version of the newest issue snapshot', async () => {
+    const projectId = randomUUID();
+    const newest = Math.max(Date.now(), ((await newestIssueSnapshot(store)) ?? 0) + 1_000);
+    await store.insert(issuesTable, [issueSnapshot(projectId, randomUUID(), 'unresolved', newest), issueSnapshot(projectId, randomUUID(), 'unresolved', newest - 5_000)]);
+    expect(await newestIssueSnapshot(store)).toBe(newest);
   });
 });

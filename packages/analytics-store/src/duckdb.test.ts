@@ -11,6 +11,7 @@ import {
   errorsTable,
   eventsTable,
   issuesTable,
+  newestIssueSnapshot,
   logsTable,
   profileChunksTable,
   replayChunksTable,
@@ -401,6 +402,19 @@ describe('replace-mode tables', () => {
     await store.insert(issuesTable, [issueRow(first, id, { status: 'ignored' }), issueRow(second, id, { status: 'resolved' })]);
     expect(await issueStatus(first)).toEqual([{ id, status: 'ignored', event_count: 1 }]);
     expect(await issueStatus(second)).toEqual([{ id, status: 'resolved', event_count: 1 }]);
+  });
+
+  it('tells the version of the newest issue snapshot, none in an empty table', async () => {
+    const fresh = await DuckDBStore.open(':memory:');
+    try {
+      await fresh.migrate(ANALYTICS_TABLES);
+      expect(await newestIssueSnapshot(fresh)).toBeUndefined();
+      const projectId = randomUUID();
+      await fresh.insert(issuesTable, [issueRow(projectId, randomUUID(), { updated_at: T0 + 7 }), issueRow(projectId, randomUUID(), { updated_at: T0 + 3 })]);
+      expect(await newestIssueSnapshot(fresh)).toBe(T0 + 7);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('replaces alert rule snapshots, tombstones included', async () => {

@@ -1,4 +1,4 @@
-import { issuesTable } from '@tlm/analytics-store';
+import { issuesTable, newestIssueSnapshot } from '@tlm/analytics-store';
 import type { Logger } from '@tlm/core';
 import { issuesUpdatedSince, type IssueStateRow } from '@tlm/metadata-store';
 import { issueSnapshot, type IssueStores } from './store';
@@ -102,18 +102,8 @@ export class SnapshotWriter {
  * since: those a crash kept the SnapshotWriter from writing are among them. Returns how many were written.
  */
 export async function snapshotRecentIssues(stores: IssueStores): Promise<number> {
-  const newest = await newestSnapshotVersion(stores);
+  const newest = await newestIssueSnapshot(stores.analytics);
   const issues = await issuesUpdatedSince(stores.metadata, new Date(newest === undefined ? 0 : newest - RECENT_MARGIN_MS));
   if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
   return issues.length;
-}
-
-/** Epoch milliseconds of the newest issue snapshot in the analytics store; undefined when it holds none. */
-async function newestSnapshotVersion(stores: IssueStores): Promise<number | undefined> {
-  const sql =
-    stores.analytics.dialect === 'clickhouse'
-      ? 'SELECT toUnixTimestamp64Milli(max(updated_at)) AS newest, count() AS snapshots FROM issues'
-      : 'SELECT epoch_ms(max(updated_at)) AS newest, count(*) AS snapshots FROM issues';
-  const [row] = await stores.analytics.query(sql);
-  return row && Number(row['snapshots']) > 0 ? Number(row['newest']) : undefined;
 }

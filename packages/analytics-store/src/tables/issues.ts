@@ -1,4 +1,4 @@
-import type { TableDefinition } from '../store';
+import type { AnalyticsStore, TableDefinition } from '../store';
 
 /**
  * Snapshot of an issue for GQL (`from:issues`). The issue's state is owned by the metadata store, where
@@ -92,3 +92,16 @@ ORDER BY (project_id, id)`,
     ],
   },
 };
+
+/**
+ * Epoch milliseconds of the newest issue snapshot stored (`updated_at`, the snapshot version); undefined when there
+ * is none. The issues processor looks back from it on start for snapshots a crash kept it from writing.
+ */
+export async function newestIssueSnapshot(store: AnalyticsStore): Promise<number | undefined> {
+  const sql =
+    store.dialect === 'clickhouse'
+      ? 'SELECT toUnixTimestamp64Milli(max(updated_at)) AS newest, count() AS snapshots FROM issues'
+      : 'SELECT epoch_ms(max(updated_at)) AS newest, count(*) AS snapshots FROM issues';
+  const [row] = await store.query(sql);
+  return row && Number(row['snapshots']) > 0 ? Number(row['newest']) : undefined;
+}
