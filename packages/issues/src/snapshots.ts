@@ -17,6 +17,9 @@ export const SNAPSHOT_INTERVAL_MS = 250;
  */
 const RECENT_MARGIN_MS = 10 * 60 * 1000;
 
+/** Issues read and written per page by `snapshotRecentIssues`: an emptied analytics store means every issue. */
+const RECENT_PAGE_SIZE = 5_000;
+
 /**
  * Writes issue snapshots behind the counts (docs/decisions.md "Issue snapshots are written behind the count"). The
  * issues processor hands over each counted batch's issues and answers its deliveries at once; the writer keeps the
@@ -101,9 +104,15 @@ export class SnapshotWriter {
  * Writes again the snapshot of every issue the metadata store changed shortly before the newest snapshot stored, or
  * since: those a crash kept the SnapshotWriter from writing are among them. Returns how many were written.
  */
-export async function snapshotRecentIssues(stores: IssueStores): Promise<number> {
+export async function snapshotRecentIssues(stores: IssueStores, pageSize = RECENT_PAGE_SIZE): Promise<number> {
   const newest = await newestIssueSnapshot(stores.analytics);
-  const issues = await issuesUpdatedSince(stores.metadata, new Date(newest === undefined ? 0 : newest - RECENT_MARGIN_MS));
-  if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
-  return issues.length;
+  const since = new Date(newest === undefined ? 0 : newest - RECENT_MARGIN_MS);
+  let written = 0;
+  for (let afterId: string | null = null; ; ) {
+    const issues = await issuesUpdatedSince(stores.metadata, since, afterId, pageSize);
+    if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
+    written += issues.length;
+    if (issues.length < pageSize) return written;
+    afterId = issues[issues.length - 1]!.id;
+  }
 }

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, DuckDBStore, issuesTable } from '@tlm/analytics-store';
 import { PGliteStore, PostgresStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
-import { issueIdOf } from './grouping';
+import { groupError, issueIdOf } from './grouping';
 import { fingerprintOf } from './fingerprint';
-import { applyIssueAction, forgetIssueUser, issueSnapshot, recordErrors, type IssueStores } from './store';
+import { snapshotRecentIssues } from './snapshots';
+import { applyIssueAction, countErrors, forgetIssueUser, issueSnapshot, recordErrors, type IssueStores } from './store';
 import { openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 
 
@@ -293,6 +294,23 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
       await applyIssueAction(stores, projectId, issueId, { action: 'resolve', release: null });
       await analytics.insert(issuesTable, [issueSnapshot(unresolved)]);
       expect((await snapshot(issueId))['status']).toBe('resolved');
+    });
+
+    it('writes again, page by page, the snapshots of issues changed since shortly before the newest snapshot', async () => {
+      const records = ['AError', 'BError', 'CError', 'DError', 'EError'].map((type) => error({ type }));
+      // Counted, never snapshotted: what a crash leaves.
+      await countErrors(stores, records.map(groupError));
+      await countErrors(stores, [error({ type: 'AError' })].map(groupError));
+      expect(await analytics.query('SELECT id FROM issues WHERE project_id = $project', { project: projectId })).toEqual([]);
+      expect(await snapshotRecentIssues(stores, 2)).toBeGreaterThanOrEqual(5);
+      const snapshots = await analytics.query('SELECT title, event_count FROM issues WHERE project_id = $project ORDER BY title', { project: projectId });
+      expect(snapshots.map((row) => [String(row['title']).split(':')[0], row['event_count']])).toEqual([
+        ['AError', 2],
+        ['BError', 1],
+        ['CError', 1],
+        ['DError', 1],
+        ['EError', 1],
+      ]);
     });
   });
 }

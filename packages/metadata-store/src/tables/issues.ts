@@ -105,11 +105,16 @@ export async function findIssues(sql: SqlClient, ids: readonly string[]): Promis
 }
 
 /**
- * The issues changed after `since` (their `updated_at`, the snapshot version), in id order: what the issues processor
- * snapshots again when it starts, in case a crash lost snapshots it had not written yet.
+ * Up to `limit` issues changed after `since` (their `updated_at`, the snapshot version) whose id follows `afterId`, in
+ * id order: what the issues processor snapshots again when it starts, in case a crash lost snapshots it had not
+ * written yet. Pass the last id of a page as `afterId` for the next.
  */
-export async function issuesUpdatedSince(sql: SqlClient, since: Date): Promise<IssueStateRow[]> {
-  return issueRows(sql, 'select * from issues where updated_at > $1 order by id', [since.toISOString()]);
+export async function issuesUpdatedSince(sql: SqlClient, since: Date, afterId: string | null, limit: number): Promise<IssueStateRow[]> {
+  return issueRows(
+    sql,
+    `select * from issues where updated_at > $1 and ($2::uuid is null or id > $2::uuid) order by id limit $3`,
+    [since.toISOString(), afterId, limit],
+  );
 }
 
 /**
