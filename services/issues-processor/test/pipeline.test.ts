@@ -172,6 +172,29 @@ describe('the issues processor pipeline', () => {
     expect(inserts('issues') - writesBefore).toBe(2);
   });
 
+  it('gathers the small deliveries that follow a larger count into one count', async () => {
+    const { bus, processor, transactions } = await harness();
+    const projectId = randomUUID();
+    await publish(bus, Array.from({ length: 10 }, () => errorOf(projectId, 'BulkError')));
+    // Sent together, as the clients answered by that count send their next events: alone, the first would be
+    // counted at once and the second after it.
+    await Promise.all([publish(bus, [errorOf(projectId, 'NextError')]), publish(bus, [errorOf(projectId, 'NextError')])]);
+    expect(transactions()).toBe(2);
+    expect((await counts(projectId)).issues).toEqual([
+      { title: 'BulkError: BulkError happened', event_count: 10 },
+      { title: 'NextError: NextError happened', event_count: 2 },
+    ]);
+    await processor.stop();
+  });
+
+  it('counts at once what arrives at an idle processor', async () => {
+    const { bus, processor, transactions } = await harness();
+    const projectId = randomUUID();
+    for (let event = 0; event < 3; event++) await publish(bus, [errorOf(projectId, 'LoneError')]);
+    expect(transactions()).toBe(3);
+    await processor.stop();
+  });
+
   it('fails the deliveries of a batch whose count fails, counts nothing of them, and goes on with the next batch', async () => {
     const { bus, processor, interceptNext } = await harness();
     const projectId = randomUUID();
