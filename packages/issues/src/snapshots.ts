@@ -1,7 +1,7 @@
-import { issuesTable, newestIssueSnapshot } from '@tlm/analytics-store';
+import { newestIssueSnapshot } from '@tlm/analytics-store';
 import type { Logger } from '@tlm/core';
 import { issuesUpdatedSince, type IssueStateRow } from '@tlm/metadata-store';
-import { issueSnapshot, type IssueStores } from './store';
+import { writeIssueSnapshots, type IssueStores } from './store';
 
 /**
  * Least time between the starts of two snapshot writes. An insert into the analytics `issues` table costs the same
@@ -45,11 +45,6 @@ export class SnapshotWriter {
     this.schedule();
   }
 
-  /** Issues held and not yet written. */
-  get size(): number {
-    return this.pending.size;
-  }
-
   /** Writes what is held now, without waiting for the interval; rejects when that write fails (the issues stay held). */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -84,10 +79,10 @@ export class SnapshotWriter {
     const issues = [...this.pending.values()];
     this.pending.clear();
     this.lastStart = performance.now();
-    const written = this.stores.analytics.insert(issuesTable, issues.map(issueSnapshot)).then(
+    const written = writeIssueSnapshots(this.stores.analytics, issues).then(
       () => true,
       (error: unknown) => {
-        for (const issue of issues) if (!this.pending.has(issue.id)) this.pending.set(issue.id, issue);
+        for (const issue of issues) this.hold(issue);
         this.logger.error({ err: error, issues: issues.length }, 'issue snapshots were not written; trying again');
         return false;
       },
@@ -110,7 +105,7 @@ export async function snapshotRecentIssues(stores: IssueStores, pageSize = RECEN
   let written = 0;
   for (let afterId: string | null = null; ; ) {
     const issues = await issuesUpdatedSince(stores.metadata, since, afterId, pageSize);
-    if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
+    await writeIssueSnapshots(stores.analytics, issues);
     written += issues.length;
     if (issues.length < pageSize) return written;
     afterId = issues[issues.length - 1]!.id;

@@ -90,7 +90,7 @@ export async function countErrors(stores: IssueStores, errors: readonly GroupedE
  */
 export async function snapshotIssues(stores: IssueStores, batch: CountedErrors): Promise<IssueStateRow[]> {
   const snapshots = await touchedIssues(stores, batch);
-  await stores.analytics.insert(issuesTable, snapshots.map(issueSnapshot));
+  await writeIssueSnapshots(stores.analytics, snapshots);
   return snapshots;
 }
 
@@ -298,7 +298,7 @@ export async function applyIssueAction(
 ): Promise<IssueStateRow | undefined> {
   const next = statusAfterAction(action);
   const issue = await setIssueStatus(stores.metadata, projectId, issueId, next.status, next.resolvedInRelease);
-  if (issue) await stores.analytics.insert(issuesTable, [issueSnapshot(issue)]);
+  if (issue) await writeIssueSnapshots(stores.analytics, [issue]);
   return issue;
 }
 
@@ -308,8 +308,13 @@ export async function applyIssueAction(
  */
 export async function forgetIssueUser(stores: IssueStores, projectId: string, distinctId: string): Promise<number> {
   const issues = await stores.metadata.transaction((tx) => removeIssueUser(tx, projectId, `id:${distinctId}`));
-  if (issues.length > 0) await stores.analytics.insert(issuesTable, issues.map(issueSnapshot));
+  await writeIssueSnapshots(stores.analytics, issues);
   return issues.length;
+}
+
+/** Writes the analytics snapshots of issues as stored; with none, the store is not called. */
+export async function writeIssueSnapshots(analytics: AnalyticsStore, issues: readonly IssueStateRow[]): Promise<void> {
+  if (issues.length > 0) await analytics.insert(issuesTable, issues.map(issueSnapshot));
 }
 
 /** The analytics snapshot of an issue; `updated_at` orders snapshots, so the newest wins wherever they race. */

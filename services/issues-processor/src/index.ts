@@ -88,8 +88,8 @@ interface Waiting {
 
 /**
  * Group commit: one batch is counted at a time (`countErrors`: one metadata transaction that also writes the error
- * rows), and what arrived while it was counted forms the next batch (gathered for up to GATHER_MS when it is small). A delivery resolves when its batch is counted
- * and the batch's issues are handed to the SnapshotWriter. Issues all of whose events in the batch were duplicates
+ * rows), and what arrived while it was counted forms the next batch (gathered for up to GATHER_MS when it is small).
+ * A delivery resolves when its batch is counted and the batch's issues are handed to the SnapshotWriter. Issues all of whose events in the batch were duplicates
  * are read back for it (a crash may have lost their snapshot); failing to, the batch fails, and its redelivery counts
  * nothing twice.
  */
