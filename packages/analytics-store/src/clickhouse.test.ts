@@ -9,7 +9,10 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  countedErrorIds,
+  lastErrorOffset,
   newestIssueSnapshot,
+  uncountedErrors,
   type AlertRuleSnapshotRow,
   type ErrorRow,
   type IssueRow,
@@ -33,10 +36,10 @@ const logRow = (projectId: string, overrides: Partial<LogRow> = {}): LogRow => (
 });
 
 describe('ClickHouse DDL', () => {
-  it('gives every table exactly one CREATE TABLE IF NOT EXISTS statement', () => {
+  it('gives every table one CREATE TABLE IF NOT EXISTS statement, then only columns added where missing', () => {
     for (const table of ANALYTICS_TABLES) {
-      expect(table.ddl.clickhouse).toHaveLength(1);
       expect(table.ddl.clickhouse[0]!.startsWith(`CREATE TABLE IF NOT EXISTS ${table.name}\n(`)).toBe(true);
+      for (const statement of table.ddl.clickhouse.slice(1)) expect(statement.startsWith(`ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS `)).toBe(true);
     }
   });
 
@@ -121,6 +124,8 @@ SETTINGS index_granularity = 8192`,
     breadcrumbs String,
     received_at DateTime64(3, 'UTC'),
     retention_days UInt16,
+    stream_partition UInt16,
+    stream_offset UInt64,
     INDEX idx_fingerprint fingerprint_hash TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_issue issue_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
@@ -131,6 +136,8 @@ PARTITION BY toDate(timestamp)
 ORDER BY (project_id, timestamp, id)
 TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
     ]);
   });
 
@@ -276,6 +283,8 @@ describe('clickhouseRow', () => {
       breadcrumbs: [],
       received_at: T0,
       retention_days: 90,
+      stream_partition: 3,
+      stream_offset: 1234,
     };
     expect(clickhouseRow(errorsTable, row)).toEqual({
       project_id: 'p',
@@ -302,6 +311,8 @@ describe('clickhouseRow', () => {
       breadcrumbs: '[]',
       received_at: '2026-03-04T05:06:07.089Z',
       retention_days: 90,
+      stream_partition: 3,
+      stream_offset: 1234,
     });
   });
 
@@ -444,5 +455,60 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
     const newest = Math.max(Date.now(), ((await newestIssueSnapshot(store)) ?? 0) + 1_000);
     await store.insert(issuesTable, [issueSnapshot(projectId, randomUUID(), 'unresolved', newest), issueSnapshot(projectId, randomUUID(), 'unresolved', newest - 5_000)]);
     expect(await newestIssueSnapshot(store)).toBe(newest);
+  });
+
+  it('reads back the errors of a stream partition above an offset, and the ids of those at or below it', async () => {
+    const projectId = randomUUID();
+    const partition = 1 + Math.floor(Math.random() * 60_000);
+    const stored = (offset: number): ErrorRow => ({
+      project_id: projectId,
+      timestamp: recent + offset,
+      id: randomUUID(),
+      issue_id: randomUUID(),
+      fingerprint_hash: 'abc',
+      type: 'TypeError',
+      value: `failure ${offset}`,
+      level: 'error',
+      release: offset % 2 ? 'web@1' : null,
+      environment: null,
+      platform: null,
+      source: null,
+      trace_id: null,
+      span_id: null,
+      user: { id: `u${offset}` },
+      tags: { transaction: '/checkout' },
+      extra: {},
+      frames: [{ function: 'charge', filename: 'app.js', in_app: true }],
+      breadcrumbs: [],
+      received_at: recent + offset + 1,
+      retention_days: 30,
+      stream_partition: partition,
+      stream_offset: offset,
+    });
+    const rows = [10, 11, 12].map(stored);
+    await store.insert(errorsTable, rows);
+    expect(await lastErrorOffset(store, partition)).toBe(12);
+    expect(await uncountedErrors(store, partition, 10, 100)).toEqual(
+      rows.slice(1).map((row) => ({
+        projectId,
+        id: row.id,
+        issueId: row.issue_id,
+        fingerprintHash: 'abc',
+        type: 'TypeError',
+        value: row.value,
+        level: 'error',
+        release: row.release,
+        timestamp: row.timestamp,
+        receivedAt: row.received_at,
+        user: row.user,
+        tags: row.tags,
+        frames: row.frames,
+        offset: row.stream_offset,
+      })),
+    );
+    expect(await countedErrorIds(store, partition, 11, recent, 100)).toEqual([
+      { projectId, id: rows[1]!.id },
+      { projectId, id: rows[0]!.id },
+    ]);
   });
 });

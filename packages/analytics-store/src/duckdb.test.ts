@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from './duckdb';
 import { deleteProjectRows } from './purge';
+import type { TableDefinition } from './store';
 import {
   ANALYTICS_TABLES,
   alertEventsTable,
@@ -78,6 +79,8 @@ const errorRow = (projectId: string): ErrorRow => ({
   breadcrumbs: [],
   received_at: T0 + 5,
   retention_days: 90,
+  stream_partition: 0,
+  stream_offset: 1,
 });
 
 const rows600 = (projectId: string): ErrorRow[] => Array.from({ length: 600 }, () => errorRow(projectId));
@@ -277,7 +280,24 @@ describe('insert and query', () => {
       breadcrumbs: '[]',
       received_at: '2026-03-04T05:06:07.094Z',
       retention_days: 90,
+      stream_partition: 0,
+      stream_offset: 1,
     });
+  });
+
+  it('adds the stream columns to an errors table made before them, and stores rows in it with them', async () => {
+    const old = await DuckDBStore.open(':memory:');
+    try {
+      const before = errorsTable.ddl.duckdb[0]!.replace(',\n  stream_partition USMALLINT,\n  stream_offset UBIGINT', '');
+      expect(before).not.toContain('stream_');
+      await old.execute(before);
+      await old.migrate([errorsTable as unknown as TableDefinition<object>]);
+      const row = errorRow(randomUUID());
+      await old.insert(errorsTable, [{ ...row, stream_partition: 2, stream_offset: 41 }]);
+      expect(await old.query('SELECT id, stream_partition, stream_offset FROM errors')).toEqual([{ id: row.id, stream_partition: 2, stream_offset: 41 }]);
+    } finally {
+      await old.close();
+    }
   });
 
   it('stores the rows of a large batch exactly like those of a small one (read_json reads the whole file alike)', async () => {

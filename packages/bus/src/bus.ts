@@ -6,8 +6,18 @@ export interface BusMessage<T> {
   value: T;
 }
 
-/** Receives a batch of message values; a rejection means "not processed" and the bus delivers them again or fails the publish. */
-export type BatchHandler<T> = (values: T[]) => Promise<void>;
+/** Where a message sits in its topic's log (Kafka): its partition, and its offset within that partition. */
+export interface MessagePosition {
+  partition: number;
+  offset: number;
+}
+
+/**
+ * Receives a batch of message values; a rejection means "not processed" and the bus delivers them again or fails the
+ * publish. A bus that keeps a log (`redelivers`) also passes each value's position, in the same order: a consumer that
+ * stores how far it got together with its results can tell a redelivery from new messages.
+ */
+export type BatchHandler<T> = (values: T[], positions?: readonly MessagePosition[]) => Promise<void>;
 
 export interface SubscribeOptions {
   /** Consumer group: each message is processed by one member of each group. */
@@ -27,6 +37,12 @@ export interface Subscription {
 }
 
 export interface Bus {
+  /**
+   * Whether messages whose handler did not finish are delivered again from the bus's log (Kafka: at least once, with
+   * positions); otherwise the publish fails instead and nothing is delivered again (embedded: the handler's success is
+   * the publisher's answer).
+   */
+  readonly redelivers: boolean;
   /**
    * Resolves once the messages are durable: embedded, when every subscribed group has processed them;
    * Kafka, when all in-sync replicas acknowledged them.

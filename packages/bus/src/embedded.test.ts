@@ -37,11 +37,13 @@ beforeEach(() => {
 afterEach(() => bus.close());
 
 describe('EmbeddedBus.publish', () => {
-  it('resolves only after the handler has finished with the batch', async () => {
+  it('resolves only after the handler has finished with the batch, which is never delivered again (no positions)', async () => {
+    expect(bus.redelivers).toBe(false);
     const release = deferred();
     const calls: number[][] = [];
-    await bus.subscribe<number>(Topics.logs, { group: 'writer' }, async (values) => {
+    await bus.subscribe<number>(Topics.logs, { group: 'writer' }, async (values, positions) => {
       calls.push(values);
+      expect(positions).toBeUndefined();
       await release.promise;
     });
     const publish = track(bus.publish(Topics.logs, [message(1), message(2)]));

@@ -83,6 +83,7 @@ class GroupQueue<T> {
  * resolves means the rows are committed: 202 is durable without a broker.
  */
 export class EmbeddedBus implements Bus {
+  readonly redelivers = false;
   private readonly groups = new Map<Topic, Map<string, GroupQueue<unknown>>>();
   /** Numbers broadcast subscribers; a count of live groups would repeat a name after a close. */
   private broadcastSubscribers = 0;

@@ -3,6 +3,7 @@ import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
 import { CompressionTypes, type KafkaMessage } from 'kafkajs';
 import { consumerGroupId, decodeMessages, KafkaBus, producerConfig, producerRecord, topicSpec } from './kafka';
+import type { MessagePosition } from './bus';
 import { Topics } from './topics';
 
 function kafkaMessage(offset: string, value: string | null): KafkaMessage {
@@ -51,28 +52,42 @@ describe('producerRecord', () => {
 });
 
 describe('decodeMessages', () => {
-  it('parses every JSON value in order', () => {
-    const values = decodeMessages<unknown>([kafkaMessage('0', '{"n":1}'), kafkaMessage('1', '[2]'), kafkaMessage('2', '"three"')], () => {
+  it('parses every JSON value in order, each with its partition and offset', () => {
+    const decoded = decodeMessages<unknown>([kafkaMessage('0', '{"n":1}'), kafkaMessage('1', '[2]'), kafkaMessage('2', '"three"')], 4, () => {
       throw new Error('nothing is malformed');
     });
-    expect(values).toEqual([{ n: 1 }, [2], 'three']);
+    expect(decoded).toEqual({
+      values: [{ n: 1 }, [2], 'three'],
+      positions: [
+        { partition: 4, offset: 0 },
+        { partition: 4, offset: 1 },
+        { partition: 4, offset: 2 },
+      ],
+    });
   });
 
   it('skips a malformed message, reports its offset, and keeps its neighbours', () => {
     const reported: { offset: string; error: Error }[] = [];
-    const values = decodeMessages<unknown>(
+    const decoded = decodeMessages<unknown>(
       [kafkaMessage('10', '{"n":1}'), kafkaMessage('11', '{"n":'), kafkaMessage('12', '{"n":3}'), kafkaMessage('13', 'not json')],
+      0,
       (offset, error) => reported.push({ offset, error }),
     );
-    expect(values).toEqual([{ n: 1 }, { n: 3 }]);
+    expect(decoded).toEqual({
+      values: [{ n: 1 }, { n: 3 }],
+      positions: [
+        { partition: 0, offset: 10 },
+        { partition: 0, offset: 12 },
+      ],
+    });
     expect(reported.map((entry) => entry.offset)).toEqual(['11', '13']);
     expect(reported.every((entry) => entry.error instanceof SyntaxError)).toBe(true);
   });
 
   it('skips a message without a value (a tombstone) without reporting it', () => {
     const reported: string[] = [];
-    const values = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], (offset) => reported.push(offset));
-    expect(values).toEqual([{ n: 6 }]);
+    const decoded = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], 2, (offset) => reported.push(offset));
+    expect(decoded).toEqual({ values: [{ n: 6 }], positions: [{ partition: 2, offset: 6 }] });
     expect(reported).toEqual([]);
   });
 });
@@ -194,19 +209,22 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     expect(seen.b).toContain(last);
   }, 120_000);
 
-  it('delivers a batch again after its handler failed (at least once)', async () => {
+  it('delivers a batch again after its handler failed (at least once), at the same positions', async () => {
     const bus = await connect('redelivery');
-    const calls: { failed: boolean; values: number[] }[] = [];
-    await bus.subscribe<Probe>(Topics.logs, { group: `redelivery-${run}` }, async (values) => {
-      const mine = ours(values).map((value) => value.n);
+    expect(bus.redelivers).toBe(true);
+    const calls: { failed: boolean; values: number[]; positions: MessagePosition[] }[] = [];
+    await bus.subscribe<Probe>(Topics.logs, { group: `redelivery-${run}` }, async (values, positions) => {
+      const mine = values.flatMap((value, index) => (value.run === run ? [{ n: value.n, position: positions![index]! }] : []));
       if (mine.length === 0) return;
       const failed = calls.length === 0;
-      calls.push({ failed, values: mine });
+      calls.push({ failed, values: mine.map((entry) => entry.n), positions: mine.map((entry) => entry.position) });
       if (failed) throw new Error('writer unavailable once');
     });
     await bus.publish<Probe>(Topics.logs, [{ key: 'project-1', value: { run, n: 42 } }]);
     await waitFor(() => calls.some((call) => !call.failed), 'the redelivered batch');
-    expect(calls[0]).toEqual({ failed: true, values: [42] });
-    expect(calls.find((call) => !call.failed)).toEqual({ failed: false, values: [42] });
+    expect(calls[0]).toMatchObject({ failed: true, values: [42] });
+    const redelivered = calls.find((call) => !call.failed)!;
+    expect(redelivered).toMatchObject({ failed: false, values: [42] });
+    expect(redelivered.positions).toEqual(calls[0]!.positions);
   }, 120_000);
 });

@@ -11,7 +11,7 @@ import {
   type ProducerConfig,
   type ProducerRecord,
 } from 'kafkajs';
-import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
+import type { BatchHandler, Bus, BusMessage, MessagePosition, SubscribeOptions, Subscription } from './bus';
 import { SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
 
 export const kafkaConfig = {
@@ -51,18 +51,27 @@ export function producerRecord<T>(topic: Topic, messages: BusMessage<T>[], compr
   };
 }
 
-/** Decodes a fetched batch; a message that is not JSON cannot be processed by anyone, so it is reported and skipped. */
-export function decodeMessages<T>(messages: KafkaMessage[], onMalformed: (offset: string, error: Error) => void): T[] {
+/**
+ * Decodes a fetched batch of one partition into values and their positions; a message that is not JSON cannot be
+ * processed by anyone, so it is reported and skipped.
+ */
+export function decodeMessages<T>(
+  messages: KafkaMessage[],
+  partition: number,
+  onMalformed: (offset: string, error: Error) => void,
+): { values: T[]; positions: MessagePosition[] } {
   const values: T[] = [];
+  const positions: MessagePosition[] = [];
   for (const message of messages) {
     if (!message.value) continue;
     try {
       values.push(JSON.parse(message.value.toString('utf8')) as T);
+      positions.push({ partition, offset: Number(message.offset) });
     } catch (error) {
       onMalformed(message.offset, error as Error);
     }
   }
-  return values;
+  return { values, positions };
 }
 
 /** How a missing topic is created: the configured partitions and replicas; a minute's retention for short-lived ones. */
@@ -81,6 +90,7 @@ export function consumerGroupId(options: SubscribeOptions, instanceId: string): 
 }
 
 export class KafkaBus implements Bus {
+  readonly redelivers = true;
   private readonly consumers: Consumer[] = [];
 
   private constructor(
@@ -150,12 +160,12 @@ export class KafkaBus implements Bus {
       eachBatchAutoResolve: false,
       eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
         if (!isRunning() || isStale()) return;
-        const values = decodeMessages<T>(batch.messages, (offset, error) =>
+        const { values, positions } = decodeMessages<T>(batch.messages, batch.partition, (offset, error) =>
           logger.error({ topic, partition: batch.partition, offset, err: error }, 'skipping a malformed message'),
         );
         // Throwing here leaves the offset uncommitted, so the batch is delivered again (at least once);
         // writers insert with each item's id, so a redelivery never makes a second row.
-        if (values.length > 0) await handler(values);
+        if (values.length > 0) await handler(values, positions);
         resolveOffset(batch.lastOffset());
         await commitOffsetsIfNecessary();
         await heartbeat();

@@ -72,6 +72,8 @@ const error = (projectId: string, fields: Partial<ErrorRow>): ErrorRow => ({
   breadcrumbs: [],
   received_at: NOW,
   retention_days: 30,
+  stream_partition: 0,
+  stream_offset: 0,
   ...fields,
 });
 

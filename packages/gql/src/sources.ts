@@ -56,7 +56,7 @@ export interface SourceDefinition {
 }
 
 /** Columns a query never sees: the tenancy key and storage bookkeeping. */
-const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days']);
+const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days', 'stream_partition', 'stream_offset']);
 
 const KINDS: Record<ColumnType, FieldKind | 'bag'> = {
   string: 'string',

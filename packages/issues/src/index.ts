@@ -1,8 +1,11 @@
 import type { ErrorRecord } from '@tlm/signals';
 
+export * from './counter';
 export * from './fingerprint';
 export * from './grouping';
 export * from './lifecycle';
+export * from './recentEvents';
+export * from './recorder';
 export * from './snapshots';
 export * from './store';
 

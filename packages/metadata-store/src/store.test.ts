@@ -3,6 +3,8 @@ import { readMigrations, migrate } from './migrate';
 import { PGliteStore } from './pglite';
 import type { MetadataStore } from './store';
 import {
+  advanceErrorPositions,
+  errorPositions,
   findKeyGrant,
   findUserByEmail,
   insertApiKey,
@@ -95,6 +97,7 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
         'alert_rules',
         'api_keys',
         'artifacts',
+        'error_positions',
         'export_jobs',
         'issue_short_ids',
         'issue_user_erasures',
@@ -103,7 +106,6 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
         'job_leases',
         'memberships',
         'organizations',
-        'processed_errors',
         'projects',
         'schema_event_names',
         'schema_migrations',
@@ -330,6 +332,28 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       );
       expect(await lastUsed(first.key.id)).toEqual(at);
       expect(await lastUsed(second.key.id)).toEqual(new Date(at.getTime() + 1));
+    });
+  });
+
+  describe('error positions', () => {
+    it('reads -1 for a partition nobody has counted, and what a count stored otherwise', async () => {
+      expect(await errorPositions(store, [901, 902])).toEqual(new Map([[901, -1], [902, -1]]));
+      expect(await store.transaction((tx) => advanceErrorPositions(tx, [{ partition: 901, from: -1, to: 41 }]))).toEqual([]);
+      expect(await errorPositions(store, [901, 902])).toEqual(new Map([[901, 41], [902, -1]]));
+    });
+
+    it('moves a position only from the value the counter knew, and names the partitions another counter moved', async () => {
+      await store.transaction((tx) => advanceErrorPositions(tx, [{ partition: 903, from: -1, to: 10 }]));
+      const taken = await store.transaction((tx) =>
+        advanceErrorPositions(tx, [
+          { partition: 904, from: -1, to: 5 },
+          { partition: 903, from: -1, to: 12 },
+        ]),
+      );
+      expect(taken).toEqual([903]);
+      expect(await errorPositions(store, [903, 904])).toEqual(new Map([[903, 10], [904, 5]]));
+      expect(await store.transaction((tx) => advanceErrorPositions(tx, [{ partition: 903, from: 10, to: 12 }]))).toEqual([]);
+      expect((await errorPositions(store, [903])).get(903)).toBe(12);
     });
   });
 

@@ -1,17 +1,8 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
+import { ConsumerGroups, Topics, type Bus, type MessagePosition, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
-import {
-  countErrors,
-  groupError,
-  snapshotRecentIssues,
-  SnapshotWriter,
-  touchedIssues,
-  type ErrorEnricher,
-  type GroupedError,
-  type IssueStores,
-} from '@tlm/issues';
-import type { IssueStateRow, MetadataStore } from '@tlm/metadata-store';
+import { ErrorRecorder, groupError, type ErrorEnricher, type GroupedError } from '@tlm/issues';
+import type { MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord } from '@tlm/signals';
 
 export type { ErrorEnricher } from '@tlm/issues';
@@ -23,105 +14,107 @@ export interface IssuesProcessorDeps {
   logger: Logger;
   /** Run in order over every batch before fingerprinting (source-map symbolication plugs in here). */
   enrichers?: readonly ErrorEnricher[];
+  /** Least time between two counts nobody waits for (tests shorten or lengthen it); COUNT_INTERVAL_MS by default. */
+  countIntervalMs?: number;
 }
 
 export interface IssuesProcessor {
-  /** Finishes the batches in hand, writes the issue snapshots it holds, and stops consuming. */
+  /** Finishes the batches in hand, counts what it has stored, writes the issue snapshots it holds, and stops consuming. */
   stop(): Promise<void>;
 }
 
 /**
  * Bus deliveries handed to the processor at once. Each is enriched and grouped as it arrives, then waits for the
- * pipeline; more than one at a time is what lets the pipeline gather them into one count. The embedded bus hands over
+ * pipeline; more than one at a time is what lets the pipeline gather them into one write. The embedded bus hands over
  * up to this many publishes; Kafka, one batch per assigned partition at a time (`partitionsConsumedConcurrently`),
  * each partition's next batch once the last one is counted.
  */
 const DELIVERIES_IN_FLIGHT = 32;
 
-/** Largest number of errors counted in one transaction; bounds the memory and the lock time of one batch. */
+/** Largest number of errors stored in one write; bounds the memory of one batch. */
 const MAX_BATCH_ERRORS = 20_000;
 
 /**
- * How long a count may wait for more errors when fewer than half as many wait as the last count took: clients whose
- * events that count answered are sending their next ones, and counting the first to arrive alone would make one small
- * batch, paying a transaction's fixed cost, ahead of the rest (about 7% more errors/s in envelopes of 100 in a scratch
- * comparison; docs/performance.md). An idle processor never waits: its last count was as small as what arrives.
+ * How long a write may wait for more errors when fewer than half as many wait as the last write took: clients whose
+ * events that write answered are sending their next ones, and writing the first to arrive alone would make one small
+ * batch, paying a write's fixed cost, ahead of the rest. An idle processor never waits: its last write was as small as
+ * what arrives.
  */
 const GATHER_MS = 3;
 
 /**
  * Consumes captured errors (envelope `event` items, the log scanner): enriches and fingerprints each delivery, and
- * counts them through a group commit (see ErrorPipeline). A delivery is acknowledged once its errors are stored and
- * counted; a failure fails it, so the bus delivers it again (Kafka) or the publish fails (embedded), and processed
- * event ids make the retry count nothing twice. Issue snapshots follow behind the counts (SnapshotWriter); those a
- * crash lost are written again first thing on start.
+ * stores them through a group commit of error rows (see ErrorPipeline). The ErrorRecorder counts them into their
+ * issues behind the rows (docs/decisions.md "Issue counts follow the rows"). A delivery from the embedded bus is
+ * answered once its rows are stored, since they are then durable and a restart counts them; once counted as well when
+ * it needs an issue that does not exist yet, so the issue exists when the answer goes out. A Kafka delivery is
+ * acknowledged once counted: Kafka delivers again what was not, and the stored stream position skips what was.
  */
 export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<IssuesProcessor> {
   const enrichers = deps.enrichers ?? [];
-  const recovered = await snapshotRecentIssues(deps);
-  if (recovered > 0) deps.logger.info({ issues: recovered }, 'wrote again the snapshots of recently changed issues');
-  const snapshots = new SnapshotWriter(deps, deps.logger);
-  const pipeline = new ErrorPipeline(deps, snapshots, deps.logger);
+  const recorder = await ErrorRecorder.start(deps, deps.logger, {
+    positions: deps.bus.redelivers ? 'bus' : 'own',
+    countIntervalMs: deps.countIntervalMs,
+  });
+  const pipeline = new ErrorPipeline(recorder, deps.bus.redelivers);
   const subscription: Subscription = await deps.bus.subscribe<ErrorRecord>(
     Topics.errors,
     { group: ConsumerGroups.issuesProcessor, concurrency: DELIVERIES_IN_FLIGHT },
-    async (records) => {
+    async (records, positions) => {
       let enriched = records;
       for (const enrich of enrichers) enriched = await enrich(enriched);
-      await pipeline.submit(enriched.map(groupError));
+      await pipeline.submit(enriched.map(groupError), positions);
     },
   );
   return {
     stop: async () => {
       await subscription.close();
-      // Not thrown: the stores still have to close; the next start writes these snapshots (snapshotRecentIssues).
-      await snapshots.flush().catch((error: unknown) => deps.logger.error({ err: error }, 'issue snapshots left unwritten at stop'));
+      await recorder.close();
     },
   };
 }
 
 interface Waiting {
   errors: GroupedError[];
+  positions: readonly MessagePosition[] | undefined;
   resolve(): void;
   reject(error: unknown): void;
 }
 
 /**
- * Group commit: one batch is counted at a time (`countErrors`: one metadata transaction that also writes the error
- * rows), and what arrived while it was counted forms the next batch (gathered for up to GATHER_MS when it is small).
- * A delivery resolves when its batch is counted and the batch's issues are handed to the SnapshotWriter. Issues all of whose events in the batch were duplicates
- * are read back for it (a crash may have lost their snapshot); failing to, the batch fails, and its redelivery counts
- * nothing twice.
+ * Group commit: one batch is stored at a time (`ErrorRecorder.record`: one insert of error rows), and what arrived
+ * while it was stored forms the next batch (gathered for up to GATHER_MS when it is small). A delivery resolves when its
+ * rows are stored, or when they are counted too (`waitForCount`, or when they need a new issue); a failed write fails
+ * the deliveries of its batch, and a retry stores them again.
  */
 class ErrorPipeline {
   private waiting: Waiting[] = [];
   private waitingErrors = 0;
-  private counting = false;
-  /** Errors the last count took. */
-  private lastCount = 0;
+  private storing = false;
+  /** Errors the last write took. */
+  private lastWrite = 0;
   private gathering: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly stores: IssueStores,
-    private readonly snapshots: SnapshotWriter,
-    private readonly logger: Logger,
+    private readonly recorder: ErrorRecorder,
+    private readonly waitForCount: boolean,
   ) {}
 
-  submit(errors: GroupedError[]): Promise<void> {
+  submit(errors: GroupedError[], positions: readonly MessagePosition[] | undefined): Promise<void> {
     if (errors.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ errors, resolve, reject });
+      this.waiting.push({ errors, positions, resolve, reject });
       this.waitingErrors += errors.length;
-      this.countNext();
+      this.storeNext();
     });
   }
 
-  private countNext(gathered = false): void {
-    if (this.counting || this.waiting.length === 0) return;
-    if (!gathered && this.waitingErrors * 2 < this.lastCount) {
+  private storeNext(gathered = false): void {
+    if (this.storing || this.waiting.length === 0) return;
+    if (!gathered && this.waitingErrors * 2 < this.lastWrite) {
       this.gathering ??= setTimeout(() => {
         this.gathering = undefined;
-        this.countNext(true);
+        this.storeNext(true);
       }, GATHER_MS);
       return;
     }
@@ -133,26 +126,30 @@ class ErrorPipeline {
       size += this.waiting[taken]!.errors.length;
       taken += 1;
     }
-    this.counting = true;
+    this.storing = true;
     this.waitingErrors -= size;
-    this.lastCount = size;
-    void this.count(this.waiting.splice(0, taken));
+    this.lastWrite = size;
+    void this.store(this.waiting.splice(0, taken));
   }
 
-  private async count(batch: Waiting[]): Promise<void> {
-    let touched: IssueStateRow[];
+  private async store(batch: Waiting[]): Promise<void> {
+    const errors = batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors);
+    const positions = batch[0]!.positions && (batch.length === 1 ? batch[0]!.positions : batch.flatMap((waiting) => waiting.positions!));
     try {
-      const counted = await countErrors(this.stores, batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors));
-      if (counted.duplicates > 0) this.logger.debug({ duplicates: counted.duplicates }, 'skipped errors whose event id was already processed');
-      touched = await touchedIssues(this.stores, counted);
+      const recorded = await this.recorder.record(errors, positions);
+      if (this.waitForCount || recorded.createsIssues) {
+        recorded.counted.then(
+          () => batch.forEach((waiting) => waiting.resolve()),
+          (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+        );
+      } else {
+        for (const waiting of batch) waiting.resolve();
+      }
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);
-      return;
     } finally {
-      this.counting = false;
-      this.countNext();
+      this.storing = false;
+      this.storeNext();
     }
-    this.snapshots.add(touched);
-    for (const waiting of batch) waiting.resolve();
   }
 }

@@ -17,14 +17,7 @@ export interface CleanupReport {
   projects_removed: number;
   keys_removed: number;
   projects_trimmed_to_retention: number;
-  processed_errors_trimmed: number;
 }
-
-/**
- * How long the issues processor remembers an event id it counted. SDK retries and bus redeliveries arrive within
- * minutes or hours; a week is ample, and the table stays small.
- */
-const PROCESSED_ERRORS_KEEP_DAYS = 7;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -58,15 +51,10 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
     await deleteBlobsBefore(deps.blobs, project.id, cutoff);
   }
 
-  const trimmed = await deps.metadata.query('delete from processed_errors where processed_at < $1 returning event_id', [
-    new Date(now.getTime() - PROCESSED_ERRORS_KEEP_DAYS * DAY_MS),
-  ]);
-
   return {
     accounts_removed: accounts.length,
     projects_removed: projects.length,
     keys_removed: keys.length,
     projects_trimmed_to_retention: live.length,
-    processed_errors_trimmed: trimmed.length,
   };
 }

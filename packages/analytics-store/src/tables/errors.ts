@@ -1,5 +1,5 @@
-import type { ErrorRecord, Properties } from '@tlm/signals';
-import type { TableDefinition } from '../store';
+import type { ErrorRecord, Properties, StackFrame } from '@tlm/signals';
+import type { AnalyticsStore, ResultRow, TableDefinition } from '../store';
 
 /** A captured error event; the GQL source `errors`. Rows are written by the issues processor. */
 export interface ErrorRow {
@@ -27,6 +27,14 @@ export interface ErrorRow {
   breadcrumbs: unknown[];
   received_at: number;
   retention_days: number;
+  /**
+   * Where the error sits in the stream the issues processor counts (docs/decisions.md "Issue counts follow the rows"):
+   * the bus partition and the offset there (Kafka), or partition 0 and the processor's own sequence (standalone).
+   * Rows above the processor's stored position are not counted yet. Columns added by ALTER, so rows stored before
+   * them hold NULL (DuckDB) or 0 (ClickHouse).
+   */
+  stream_partition: number;
+  stream_offset: number;
 }
 
 export const errorsTable: TableDefinition<ErrorRow> = {
@@ -56,6 +64,8 @@ export const errorsTable: TableDefinition<ErrorRow> = {
     { name: 'breadcrumbs', type: 'json' },
     { name: 'received_at', type: 'timestamp' },
     { name: 'retention_days', type: 'uint16' },
+    { name: 'stream_partition', type: 'uint16' },
+    { name: 'stream_offset', type: 'uint64' },
   ],
   ddl: {
     duckdb: [
@@ -80,8 +90,13 @@ export const errorsTable: TableDefinition<ErrorRow> = {
   frames JSON,
   breadcrumbs JSON,
   received_at TIMESTAMP NOT NULL,
-  retention_days USMALLINT NOT NULL
+  retention_days USMALLINT NOT NULL,
+  stream_partition USMALLINT,
+  stream_offset UBIGINT
 )`,
+      // Tables created before the stream columns existed get them last, where the INSERT's column order puts them.
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition USMALLINT',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UBIGINT',
     ],
     clickhouse: [
       `CREATE TABLE IF NOT EXISTS errors
@@ -110,6 +125,8 @@ export const errorsTable: TableDefinition<ErrorRow> = {
     breadcrumbs String,
     received_at DateTime64(3, 'UTC'),
     retention_days UInt16,
+    stream_partition UInt16,
+    stream_offset UInt64,
     INDEX idx_fingerprint fingerprint_hash TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_issue issue_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
@@ -120,12 +137,17 @@ PARTITION BY toDate(timestamp)
 ORDER BY (project_id, timestamp, id)
 TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
     ],
   },
 };
 
-/** The stored row of an error once the issues processor has fingerprinted it and knows its issue. */
-export function errorRow(record: ErrorRecord, grouping: { issueId: string; fingerprintHash: string }): ErrorRow {
+/** The stored row of an error once the issues processor has fingerprinted it, knows its issue and its stream position. */
+export function errorRow(
+  record: ErrorRecord,
+  grouping: { issueId: string; fingerprintHash: string; partition: number; offset: number },
+): ErrorRow {
   return {
     project_id: record.projectId,
     timestamp: record.timestamp,
@@ -148,6 +170,8 @@ export function errorRow(record: ErrorRecord, grouping: { issueId: string; finge
     breadcrumbs: record.breadcrumbs.map(withoutNulls),
     received_at: record.receivedAt,
     retention_days: record.retentionDays,
+    stream_partition: grouping.partition,
+    stream_offset: grouping.offset,
   };
 }
 
@@ -160,4 +184,113 @@ function withoutNulls(value: object): Record<string, unknown> {
     if (field !== null && field !== undefined) kept[key] = field;
   }
   return kept;
+}
+
+/** What the issues processor reads back of an error row to count it: the row's grouping, times, release and user. */
+export interface StoredError {
+  projectId: string;
+  id: string;
+  issueId: string;
+  fingerprintHash: string;
+  type: string;
+  value: string;
+  level: string;
+  release: string | null;
+  /** Epoch milliseconds. */
+  timestamp: number;
+  receivedAt: number;
+  user: Properties;
+  tags: Properties;
+  frames: StackFrame[];
+  offset: number;
+}
+
+const UNCOUNTED_ERRORS = {
+  duckdb: `SELECT project_id, id, issue_id, fingerprint_hash, type, value, level, release,
+  epoch_ms(timestamp) AS timestamp_ms, epoch_ms(received_at) AS received_at_ms, "user", tags, frames, stream_offset
+FROM errors
+WHERE stream_partition = $partition AND stream_offset > $after
+ORDER BY stream_offset
+LIMIT $limit`,
+  clickhouse: `SELECT toString(project_id) AS project_id, toString(id) AS id, toString(issue_id) AS issue_id, fingerprint_hash, type, value,
+  level, release, toUnixTimestamp64Milli(timestamp) AS timestamp_ms, toUnixTimestamp64Milli(received_at) AS received_at_ms, user, tags,
+  frames, stream_offset
+FROM errors
+WHERE stream_partition = {partition:UInt16} AND stream_offset > {after:Int64}
+ORDER BY stream_offset
+LIMIT {limit:UInt32}`,
+} as const;
+
+/** DuckDB keeps property bags and JSON columns as JSON text, ClickHouse bags as maps and JSON columns as text. */
+function decoded<T>(value: unknown, empty: T): T {
+  if (typeof value === 'string') return value === '' ? empty : (JSON.parse(value) as T);
+  return (value ?? empty) as T;
+}
+
+function storedError(row: ResultRow): StoredError {
+  return {
+    projectId: String(row['project_id']),
+    id: String(row['id']),
+    issueId: String(row['issue_id']),
+    fingerprintHash: String(row['fingerprint_hash']),
+    type: String(row['type']),
+    value: String(row['value']),
+    level: String(row['level']),
+    // ClickHouse stores an absent release as ''.
+    release: (row['release'] as string | null) || null,
+    timestamp: Number(row['timestamp_ms']),
+    receivedAt: Number(row['received_at_ms']),
+    user: decoded<Properties>(row['user'], {}),
+    tags: decoded<Properties>(row['tags'], {}),
+    frames: decoded<StackFrame[]>(row['frames'], []),
+    offset: Number(row['stream_offset']),
+  };
+}
+
+/**
+ * Up to `limit` errors stored in a partition of the errors stream after offset `after`, in offset order: on start,
+ * the ones a crash left stored but not counted (docs/decisions.md "Issue counts follow the rows").
+ */
+export async function uncountedErrors(store: AnalyticsStore, partition: number, after: number, limit: number): Promise<StoredError[]> {
+  const rows = await store.query(UNCOUNTED_ERRORS[store.dialect], { partition, after, limit });
+  return rows.map(storedError);
+}
+
+const COUNTED_ERROR_IDS = {
+  duckdb: `SELECT project_id, id
+FROM errors
+WHERE stream_partition = $partition AND stream_offset <= $through AND received_at >= make_timestamp($since * 1000)
+ORDER BY received_at DESC
+LIMIT $limit`,
+  clickhouse: `SELECT toString(project_id) AS project_id, toString(id) AS id
+FROM errors
+WHERE stream_partition = {partition:UInt16} AND stream_offset <= {through:Int64} AND received_at >= fromUnixTimestamp64Milli({since:Int64})
+ORDER BY received_at DESC
+LIMIT {limit:UInt32}`,
+} as const;
+
+/**
+ * The (project, event id) of up to `limit` of the newest errors received since `since` (epoch milliseconds) in a
+ * partition of the errors stream, at or below offset `through`: those the issues processor has counted, whose retries
+ * it must skip.
+ */
+export async function countedErrorIds(
+  store: AnalyticsStore,
+  partition: number,
+  through: number,
+  since: number,
+  limit: number,
+): Promise<{ projectId: string; id: string }[]> {
+  const rows = await store.query(COUNTED_ERROR_IDS[store.dialect], { partition, through, since, limit });
+  return rows.map((row) => ({ projectId: String(row['project_id']), id: String(row['id']) }));
+}
+
+/** The highest offset stored in a partition of the errors stream; -1 when it holds none. */
+export async function lastErrorOffset(store: AnalyticsStore, partition: number): Promise<number> {
+  const sql =
+    store.dialect === 'clickhouse'
+      ? 'SELECT max(stream_offset) AS last, count() AS stored FROM errors WHERE stream_partition = {partition:UInt16}'
+      : 'SELECT max(stream_offset) AS last, count(*) AS stored FROM errors WHERE stream_partition = $partition';
+  const [row] = await store.query(sql, { partition });
+  return row && Number(row['stored']) > 0 ? Number(row['last']) : -1;
 }

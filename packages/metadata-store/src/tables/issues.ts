@@ -20,6 +20,8 @@ export interface IssueStateRow {
   release_first: string | null;
   release_last: string | null;
   resolved_in_release: string | null;
+  /** When a person last changed the status; null if nobody has. */
+  status_changed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,34 +51,52 @@ export interface IssueCounts {
   releaseLast: string | null;
 }
 
-export interface ProcessedEvent {
-  projectId: string;
-  eventId: string;
-}
-
-const eventKey = (projectId: string, eventId: string) => `${projectId}\u0000${eventId}`;
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 /** Strictly increasing per issue, in whole milliseconds, so the newest analytics snapshot always wins. */
 const NEXT_VERSION = `greatest(date_trunc('milliseconds', clock_timestamp()), issues.updated_at + interval '1 millisecond')`;
 
-/**
- * Records events as processed; returns the keys of those this call recorded. An event another transaction recorded
- * first is left out, so it is counted exactly once. Rows go in key order so concurrent batches cannot deadlock.
- */
-export async function markEventsProcessed(sql: SqlClient, events: readonly ProcessedEvent[]): Promise<Set<string>> {
-  if (events.length === 0) return new Set();
-  const sorted = sortedByKey(events, (event) => eventKey(event.projectId, event.eventId));
-  const recorded = await jsonOf<[string, string][]>(
-    sql,
-    `with recorded as (
-       insert into processed_errors (project_id, event_id)
-       select * from unnest($1::uuid[], $2::uuid[])
-       on conflict do nothing
-       returning project_id, event_id)
-     select coalesce(json_agg(json_build_array(project_id, event_id)), '[]')::text as json from recorded`,
-    [sorted.map((event) => event.projectId), sorted.map((event) => event.eventId)],
+/** How far the issues processor has counted one partition of the errors stream: -1 when it has counted nothing. */
+export async function errorPositions(sql: SqlClient, partitions: readonly number[]): Promise<Map<number, number>> {
+  const rows = await sql.query<{ partition: number; counted_through: string | number }>(
+    'select partition, counted_through from error_positions where partition = any($1::int[])',
+    [[...partitions]],
   );
-  return new Set(recorded.map(([projectId, eventId]) => eventKey(projectId, eventId)));
+  const positions = new Map(partitions.map((partition) => [partition, -1]));
+  for (const row of rows) positions.set(row.partition, Number(row.counted_through));
+  return positions;
+}
+
+/** A partition counted from just after `from` (what this processor last stored or read) through `to`. */
+export interface PositionAdvance {
+  partition: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * Stores how far partitions are counted, in the transaction that stores their counts; returns the partitions whose
+ * stored position was no longer `from`: another processor counted them meanwhile (a Kafka rebalance), so this
+ * transaction must not commit its counts of them. Rows are written in partition order, so two processors never
+ * deadlock.
+ */
+export async function advanceErrorPositions(sql: SqlClient, advances: readonly PositionAdvance[]): Promise<number[]> {
+  if (advances.length === 0) return [];
+  const sorted = [...advances].sort((a, b) => a.partition - b.partition);
+  await sql.query('insert into error_positions (partition, counted_through) select unnest($1::int[]), -1 on conflict do nothing', [
+    sorted.map((advance) => advance.partition),
+  ]);
+  const moved = await jsonOf<number[]>(
+    sql,
+    `with moved as (
+       update error_positions p set counted_through = a.to_offset, updated_at = now()
+       from unnest($1::int[], $2::bigint[], $3::bigint[]) as a(partition, from_offset, to_offset)
+       where p.partition = a.partition and p.counted_through = a.from_offset
+       returning p.partition)
+     select coalesce(json_agg(partition), '[]')::text as json from moved`,
+    [sorted.map((advance) => advance.partition), sorted.map((advance) => advance.from), sorted.map((advance) => advance.to)],
+  );
+  const advanced = new Set(moved);
+  return sorted.filter((advance) => !advanced.has(advance.partition)).map((advance) => advance.partition);
 }
 
 /** Locks the issues that exist among `ids`, in id order (the order every writer takes them in). */
@@ -238,7 +258,7 @@ export async function setIssueStatus(
 ): Promise<IssueStateRow | undefined> {
   const rows = await issueRows(
     sql,
-    `update issues set status = $3, resolved_in_release = $4, updated_at = ${NEXT_VERSION}
+    `update issues set status = $3, resolved_in_release = $4, status_changed_at = clock_timestamp(), updated_at = ${NEXT_VERSION}
      where project_id = $1 and id = $2 returning *`,
     [projectId, issueId, status, resolvedInRelease],
   );
@@ -278,10 +298,11 @@ const ISSUE_VALUES = [
   'id', 'project_id', 'fingerprint', 'short_id', 'title', 'culprit', 'status', 'level', 'event_count', 'user_count',
   'release_first', 'release_last', 'resolved_in_release',
 ];
-const ISSUE_TIMES = ['first_seen', 'last_seen', 'created_at', 'updated_at'] as const;
+const ISSUE_TIMES = ['first_seen', 'last_seen', 'created_at', 'updated_at', 'status_changed_at'] as const;
 
 /** An issue row as issueRows aggregates it. */
-type IssueJson = Omit<IssueStateRow, (typeof ISSUE_TIMES)[number]> & Record<(typeof ISSUE_TIMES)[number], number>;
+type IssueJson = Omit<IssueStateRow, (typeof ISSUE_TIMES)[number]> &
+  Record<Exclude<(typeof ISSUE_TIMES)[number], 'status_changed_at'>, number> & { status_changed_at: number | null };
 
 /** `json_build_object` of an issue row `r`, listed rather than `to_json(r)` so the times can be numbers. */
 const ISSUE_JSON = `json_build_object(${[
@@ -308,6 +329,7 @@ async function issueRows(sql: SqlClient, statement: string, params: SqlParams, c
     last_seen: new Date(Math.round(row.last_seen)),
     created_at: new Date(Math.round(row.created_at)),
     updated_at: new Date(Math.round(row.updated_at)),
+    status_changed_at: row.status_changed_at === null ? null : new Date(Math.round(row.status_changed_at)),
   }));
 }
 

@@ -72,7 +72,6 @@ const PROJECT_KEYED_TABLES = [
   'issues',
   'issue_short_ids',
   'issue_users',
-  'processed_errors',
 ] as const;
 
 /**
