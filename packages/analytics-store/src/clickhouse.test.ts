@@ -9,6 +9,7 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  stacksTable,
   countedErrorIds,
   lastErrorOffset,
   newestIssueSnapshot,
@@ -126,6 +127,7 @@ SETTINGS index_granularity = 8192`,
     retention_days UInt16,
     stream_partition UInt16,
     stream_offset UInt64,
+    stack_id String,
     INDEX idx_fingerprint fingerprint_hash TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_issue issue_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
@@ -138,6 +140,23 @@ TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stack_id String AFTER stream_offset',
+    ]);
+  });
+
+  it('declares stacks: ReplacingMergeTree versioned by updated_at, keyed (project_id, id), expired by updated_at', () => {
+    expect(stacksTable.ddl.clickhouse).toEqual([
+      `CREATE TABLE IF NOT EXISTS stacks
+(
+    project_id UUID,
+    id String,
+    frames String,
+    updated_at DateTime64(3, 'UTC'),
+    retention_days UInt16
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (project_id, id)
+TTL toDateTime(updated_at) + toIntervalDay(retention_days)`,
     ]);
   });
 
@@ -285,6 +304,7 @@ describe('clickhouseRow', () => {
       retention_days: 90,
       stream_partition: 3,
       stream_offset: 1234,
+      stack_id: null,
     };
     expect(clickhouseRow(errorsTable, row)).toEqual({
       project_id: 'p',
@@ -313,6 +333,7 @@ describe('clickhouseRow', () => {
       retention_days: 90,
       stream_partition: 3,
       stream_offset: 1234,
+      stack_id: '',
     });
   });
 
@@ -484,6 +505,7 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
       retention_days: 30,
       stream_partition: partition,
       stream_offset: offset,
+      stack_id: null,
     });
     const rows = [10, 11, 12].map(stored);
     await store.insert(errorsTable, rows);

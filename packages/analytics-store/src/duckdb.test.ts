@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from './duckdb';
-import { deleteProjectRows } from './purge';
+import { deleteExpiredRows, deleteProjectRows } from './purge';
 import type { TableDefinition } from './store';
 import {
   ANALYTICS_TABLES,
@@ -19,6 +19,7 @@ import {
   replaySessionsTable,
   spansTable,
   sessionsTable,
+  stacksTable,
   vitalsTable,
   type AlertEventRow,
   type AlertRuleSnapshotRow,
@@ -81,6 +82,7 @@ const errorRow = (projectId: string): ErrorRow => ({
   retention_days: 90,
   stream_partition: 0,
   stream_offset: 1,
+  stack_id: null,
 });
 
 const rows600 = (projectId: string): ErrorRow[] => Array.from({ length: 600 }, () => errorRow(projectId));
@@ -185,8 +187,9 @@ const count = async (table: string, projectId: string) =>
 describe('migrate', () => {
   it('creates every table of ANALYTICS_TABLES', async () => {
     const rows = await store.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name`);
-    expect(rows.map((row) => row['table_name'])).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'vitals']);
-    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'vitals']);
+    const names = ['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'stacks', 'vitals'];
+    expect(rows.map((row) => row['table_name'])).toEqual(names);
+    expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(names);
   });
 
   it('is idempotent: running it again keeps tables and rows', async () => {
@@ -282,22 +285,41 @@ describe('insert and query', () => {
       retention_days: 90,
       stream_partition: 0,
       stream_offset: 1,
+      stack_id: null,
     });
   });
 
-  it('adds the stream columns to an errors table made before them, and stores rows in it with them', async () => {
+  it('adds the stream and stack columns to an errors table made before them, and stores rows in it with them', async () => {
     const old = await DuckDBStore.open(':memory:');
     try {
-      const before = errorsTable.ddl.duckdb[0]!.replace(',\n  stream_partition USMALLINT,\n  stream_offset UBIGINT', '');
+      const before = errorsTable.ddl.duckdb[0]!.replace(',\n  stream_partition USMALLINT,\n  stream_offset UBIGINT,\n  stack_id VARCHAR', '');
       expect(before).not.toContain('stream_');
+      expect(before).not.toContain('stack_id');
       await old.execute(before);
       await old.migrate([errorsTable as unknown as TableDefinition<object>]);
       const row = errorRow(randomUUID());
-      await old.insert(errorsTable, [{ ...row, stream_partition: 2, stream_offset: 41 }]);
-      expect(await old.query('SELECT id, stream_partition, stream_offset FROM errors')).toEqual([{ id: row.id, stream_partition: 2, stream_offset: 41 }]);
+      await old.insert(errorsTable, [{ ...row, stream_partition: 2, stream_offset: 41, frames: null, stack_id: 'abc' }]);
+      expect(await old.query('SELECT id, stream_partition, stream_offset, frames, stack_id FROM errors')).toEqual([
+        { id: row.id, stream_partition: 2, stream_offset: 41, frames: null, stack_id: 'abc' },
+      ]);
     } finally {
       await old.close();
     }
+  });
+
+  it('keeps one row per stack, the last written, and expires stacks by when they were last written', async () => {
+    const projectId = randomUUID();
+    const stack = (id: string, updatedAt: number) => ({ project_id: projectId, id, frames: [{ function: `f${updatedAt}` }], updated_at: updatedAt, retention_days: 30 });
+    await store.insert(stacksTable, [stack('a', T0), stack('b', T0 - 10 * 86_400_000)]);
+    await store.insert(stacksTable, [stack('a', T0 + 1_000)]);
+    await store.insert(stacksTable, [stack('a', T0 - 1_000)]);
+    const read = () => store.query('SELECT id, frames, epoch_ms(updated_at) AS at FROM stacks WHERE project_id = $project ORDER BY id', { project: projectId });
+    expect(await read()).toEqual([
+      { id: 'a', frames: `[{"function":"f${T0 + 1_000}"}]`, at: T0 + 1_000 },
+      { id: 'b', frames: `[{"function":"f${T0 - 10 * 86_400_000}"}]`, at: T0 - 10 * 86_400_000 },
+    ]);
+    await deleteExpiredRows(store, projectId, new Date(T0 - 86_400_000));
+    expect((await read()).map((row) => row['id'])).toEqual(['a']);
   });
 
   it('stores the rows of a large batch exactly like those of a small one (read_json reads the whole file alike)', async () => {
@@ -456,6 +478,7 @@ describe('deleteProjectRows', () => {
       await store.insert(logsTable, [logRow(projectId)]);
       await store.insert(eventsTable, [eventRow(projectId)]);
       await store.insert(errorsTable, [errorRow(projectId)]);
+      await store.insert(stacksTable, [{ project_id: projectId, id: 'stack-1', frames: [{ function: 'f' }], updated_at: T0, retention_days: 30 }]);
       await store.insert(issuesTable, [issueRow(projectId, randomUUID())]);
       await store.insert(alertsTable, [alertRuleRow(projectId)]);
       await store.insert(alertEventsTable, [alertEventRow(projectId)]);

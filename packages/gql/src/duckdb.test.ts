@@ -7,6 +7,7 @@ import {
   eventsTable,
   issuesTable,
   logsTable,
+  stacksTable,
   type ErrorRow,
   type EventRow,
   type LogRow,
@@ -74,6 +75,7 @@ const error = (projectId: string, fields: Partial<ErrorRow>): ErrorRow => ({
   retention_days: 30,
   stream_partition: 0,
   stream_offset: 0,
+  stack_id: null,
   ...fields,
 });
 
@@ -106,6 +108,15 @@ beforeAll(async () => {
     error(PROJECT_A, { level: 'fatal', release: '1.1.0', tags: { browser: 'Firefox' } }),
     error(PROJECT_A, { level: 'warning', release: '1.1.0', type: 'RangeError', value: 'bad length' }),
     error(PROJECT_B, { level: 'fatal', release: 'b-release', extra: { synthetic: 'logs' } }),
+    // Frames named by a stack; the same stack id in project B holds other frames.
+    error(PROJECT_A, { type: 'StackError', value: 'named', frames: null, stack_id: 'stack-1', timestamp: NOW - 12 * MINUTE }),
+    error(PROJECT_A, { type: 'StackError', value: 'inline', frames: [{ function: 'inline', in_app: true }], timestamp: NOW - 11 * MINUTE }),
+    error(PROJECT_A, { type: 'StackError', value: 'none', frames: [], timestamp: NOW - 13 * MINUTE }),
+    error(PROJECT_B, { type: 'StackError', value: 'b', frames: null, stack_id: 'stack-1' }),
+  ]);
+  await store.insert(stacksTable, [
+    { project_id: PROJECT_A, id: 'stack-1', frames: [{ function: 'charge', filename: 'billing.ts', in_app: true }], updated_at: NOW, retention_days: 30 },
+    { project_id: PROJECT_B, id: 'stack-1', frames: [{ function: 'PROJECT-B secret' }], updated_at: NOW, retention_days: 30 },
   ]);
   const issue = (projectId: string, status: string, release: string, lastSeenAgo: number, updatedAt = NOW) => ({
     project_id: projectId,
@@ -316,6 +327,15 @@ describe('GQL on DuckDB: answers on real rows', () => {
     expect((await run('from:alerts')).results.map((row) => row['name'])).toEqual(['errors spike']);
     expect((await run('from:alert_events | last 7d | sort triggered_at desc | limit 20')).results.map((row) => row['value'])).toEqual([9, 7]);
     expect((await run('from:alert_events | avg(value) by rule_name')).results).toEqual([{ rule_name: 'errors spike', value: 8 }]);
+  });
+
+  it("reads an error's frames from its row, or from the project's stack the row names", async () => {
+    expect((await run('from:errors type:StackError | fields value, frames | sort timestamp desc')).results).toEqual([
+      { value: 'inline', frames: [{ function: 'inline', in_app: true }] },
+      { value: 'named', frames: [{ function: 'charge', filename: 'billing.ts', in_app: true }] },
+      { value: 'none', frames: [] },
+    ]);
+    expect((await run('from:errors type:StackError | fields value, frames', PROJECT_B)).results).toEqual([{ value: 'b', frames: [{ function: 'PROJECT-B secret' }] }]);
   });
 
   it("never answers with another project's rows", async () => {

@@ -12,6 +12,17 @@ interface Golden {
 /** The exact SQL and parameters of each query in both dialects: a change to either is a reviewed change. */
 const GOLDEN: Golden[] = [
   {
+    query: 'from:errors type:TypeError | fields type, frames | limit 5 | last:1d',
+    duckdb: {
+      sql: 'SELECT type AS f0, coalesce(frames, frames_lookup.lookup_value) AS f1 FROM errors LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks WHERE project_id = $project_id) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = $project_id AND timestamp >= $since AND type = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'TypeError', limit: 5 },
+    },
+    clickhouse: {
+      sql: "SELECT type AS f0, nullIf(if(stack_id = '', frames, frames_lookup.lookup_value), '') AS f1 FROM errors FINAL LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks FINAL WHERE project_id = {project_id:UUID}) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND type = {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'TypeError', limit: 5 },
+    },
+  },
+  {
     query: 'severity:error | count by message | top 10',
     duckdb: {
       sql: 'SELECT message AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since AND severity = $p1 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',

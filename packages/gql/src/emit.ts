@@ -69,6 +69,29 @@ abstract class Emitter {
   abstract placeholder(name: string, type: string): string;
   abstract table(): string;
   abstract column(column: ColumnInfo, purpose: 'filter' | 'output'): Read;
+  /** Reads a column some rows name by a key instead of holding (ColumnInfo.lookup). */
+  abstract lookedUp(column: ColumnInfo): string;
+  /** Joins of the lookups read so far, after the table in FROM. */
+  protected readonly lookupJoins: string[] = [];
+
+  /** A column's output, through its lookup when it has one. */
+  output(column: ColumnInfo): Read {
+    return column.lookup ? { sql: this.lookedUp(column), nullable: true } : this.column(column, 'output');
+  }
+
+  /** Joins the looked-up table's rows of the project, once per column, and answers the join's alias. */
+  protected joinLookup(column: ColumnInfo, table: string, project: string): string {
+    const lookup = column.lookup!;
+    const alias = `${column.name}_lookup`;
+    const join = `LEFT JOIN (SELECT id AS lookup_key, ${lookup.column} AS lookup_value FROM ${table} WHERE project_id = ${project}) AS ${alias} ON ${alias}.lookup_key = ${lookup.key}`;
+    if (!this.lookupJoins.includes(join)) this.lookupJoins.push(join);
+    return alias;
+  }
+
+  /** The FROM clause: the source's table and the joins its lookups need. */
+  from(): string {
+    return [this.table(), ...this.lookupJoins].join(' ');
+  }
   abstract bagText(bag: string, key: string, missingAsEmpty: boolean): Read;
   abstract bagNumber(bag: string, key: string): Read;
   abstract exists(field: FieldRef, negated: boolean): string;
@@ -192,6 +215,10 @@ class DuckDBEmitter extends Emitter {
   column(column: ColumnInfo): Read {
     return { sql: column.name, nullable: column.nullable };
   }
+  lookedUp(column: ColumnInfo): string {
+    const alias = this.joinLookup(column, column.lookup!.table, this.placeholder('project_id'));
+    return `coalesce(${column.name}, ${alias}.lookup_value)`;
+  }
   bagText(bag: string, key: string): Read {
     return { sql: `json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')})`, nullable: true };
   }
@@ -256,6 +283,12 @@ class ClickHouseEmitter extends Emitter {
     if (purpose === 'output' && column.nullable && column.kind === 'string') return { sql: `nullIf(${column.name}, '')`, nullable: true };
     if (purpose === 'output' && column.kind === 'json') return { sql: `nullIf(${column.name}, '')`, nullable: true };
     return { sql: column.name, nullable: column.nullable && column.kind !== 'string' };
+  }
+  lookedUp(column: ColumnInfo): string {
+    const lookup = column.lookup!;
+    const alias = this.joinLookup(column, `${lookup.table} FINAL`, this.placeholder('project_id', this.projectParamType));
+    // Absent strings are '' in ClickHouse: a row naming no key holds the value itself.
+    return `nullIf(if(${lookup.key} = '', ${column.name}, ${alias}.lookup_value), '')`;
   }
   bagText(bag: string, key: string, missingAsEmpty: boolean): Read {
     const name = this.bind(key, 'String');
@@ -336,7 +369,7 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
       for (const name of source.projection) {
         const column = source.columns.get(name);
         if (column) {
-          const read = emitter.column(column, 'output');
+          const read = emitter.output(column);
           const alias = read.sql === name ? name : `f${columns.length}`;
           select.push(alias === name ? name : `${read.sql} AS ${alias}`);
           columns.push({ alias, key: name, decode: decodeOf(column) });
@@ -349,7 +382,7 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
       plan.projection.forEach(({ key, field }, index) => {
         const alias = `f${index}`;
         if (field.type === 'column') {
-          select.push(`${emitter.column(field.column, 'output').sql} AS ${alias}`);
+          select.push(`${emitter.output(field.column).sql} AS ${alias}`);
           columns.push({ alias, key, decode: decodeOf(field.column) });
         } else if (field.type === 'wholeBag') {
           select.push(dialect === 'clickhouse' ? `${field.bag} AS ${alias}, ${field.bag}_num AS ${alias}n` : `${field.bag} AS ${alias}`);
@@ -409,7 +442,7 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
     });
     tail += ` ORDER BY ${order.join(', ')} LIMIT ${emitter.bindNamed('limit', plan.limit, emitter.limitParamType)}`;
   }
-  const sql = `SELECT ${select.join(', ')} FROM ${emitter.table()} WHERE ${conditions.join(' AND ')}${tail}`;
+  const sql = `SELECT ${select.join(', ')} FROM ${emitter.from()} WHERE ${conditions.join(' AND ')}${tail}`;
   return { sql, params: emitter.params, mode: plan.mode, table: source.table, columns, countsGroups };
 }
 

@@ -22,6 +22,20 @@ export interface ColumnInfo {
   nullable: boolean;
   /** The ClickHouse type of the column, read from the table's DDL: `UUID`, `LowCardinality(String)`, ... */
   clickhouseType: string;
+  /** Where the value is when the row names it instead of holding it (SourceOptions.lookups). */
+  lookup?: ColumnLookup;
+}
+
+/**
+ * A column whose value may live in another table of the project, named by a key column of the row: a row holds either
+ * the value or the key (errors name their stack, whose `frames` the `stacks` table holds). Read only in outputs.
+ */
+export interface ColumnLookup {
+  table: string;
+  /** The column of this table naming the other table's `id`. */
+  key: string;
+  /** The other table's column holding the value. */
+  column: string;
 }
 
 /** A property bag: stored flat, nested keys are dotted keys (`user.plan`). */
@@ -56,7 +70,7 @@ export interface SourceDefinition {
 }
 
 /** Columns a query never sees: the tenancy key and storage bookkeeping. */
-const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days', 'stream_partition', 'stream_offset']);
+const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days', 'stream_partition', 'stream_offset', 'stack_id']);
 
 const KINDS: Record<ColumnType, FieldKind | 'bag'> = {
   string: 'string',
@@ -94,6 +108,8 @@ export interface SourceOptions {
   hiddenUnlessFiltered?: { column: string; values: string[] };
   /** Columns left out of the default search projection (still selectable with `fields`). */
   hideInSearch?: string[];
+  /** Columns whose value a row may hold in another table instead (ColumnLookup). */
+  lookups?: Record<string, ColumnLookup>;
   defaultSort?: { column: string; direction: 'asc' | 'desc' };
   knownValues?: Record<string, string[]>;
 }
@@ -109,11 +125,13 @@ export function defineSource(options: SourceOptions): SourceDefinition {
     const kind = KINDS[column.type];
     if (kind === 'bag') bags.set(column.name, { name: column.name });
     else {
+      const lookup = options.lookups?.[column.name];
       columns.set(column.name, {
         name: column.name,
         kind,
         nullable: column.type.startsWith('nullable_'),
         clickhouseType: clickhouseTypes.get(column.name) ?? 'String',
+        ...(lookup ? { lookup } : {}),
       });
     }
   }
@@ -180,6 +198,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     fullText: ['value', 'type'],
     aliases: { message: 'value' },
     hideInSearch: ['received_at', 'frames', 'breadcrumbs'],
+    // Rows written since stop 12 name their stack (docs/decisions.md "Stacks are stored once").
+    lookups: { frames: { table: 'stacks', key: 'stack_id', column: 'frames' } },
     knownValues: { level: ERROR_LEVELS },
   }),
   defineSource({

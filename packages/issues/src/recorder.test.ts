@@ -250,6 +250,47 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
       }
     });
 
+    it('stores a stack once per project however many errors share it, each row naming it instead of holding the frames', async () => {
+      const shared = [frame('charge', 'src/billing.ts'), frame('checkout', 'src/cart.ts')];
+      const records = [error({ frames: shared }), error({ frames: [...shared] }), error({ frames: [frame('other', 'src/other.ts')] }), error({ type: 'Message', frames: [] })];
+      await recordErrors(records);
+      await recordErrors([error({ frames: shared })]);
+      const stacks = await analytics.query('SELECT id, frames FROM stacks WHERE project_id = $project ORDER BY frames', { project: projectId });
+      expect(stacks.map((row) => JSON.parse(String(row['frames'])).map((stored: { function: string }) => stored.function))).toEqual([
+        ['charge', 'checkout'],
+        ['other'],
+      ]);
+      const rows = await analytics.query(
+        `SELECT e.id, e.frames AS own, e.stack_id, coalesce(e.frames, s.frames) AS frames FROM errors e
+         LEFT JOIN stacks s ON s.project_id = e.project_id AND s.id = e.stack_id WHERE e.project_id = $project`,
+        { project: projectId },
+      );
+      const byId = new Map(rows.map((row) => [row['id'], row]));
+      expect(byId.get(records[0]!.id)).toMatchObject({ own: null, stack_id: byId.get(records[1]!.id)!['stack_id'] });
+      expect(JSON.parse(String(byId.get(records[0]!.id)!['frames']))).toEqual([
+        { function: 'charge', filename: 'src/billing.ts', lineno: 12, colno: 4, in_app: true },
+        { function: 'checkout', filename: 'src/cart.ts', lineno: 12, colno: 4, in_app: true },
+      ]);
+      expect(byId.get(records[3]!.id)).toMatchObject({ own: '[]', stack_id: null });
+    });
+
+    it('writes no row of a batch whose new stacks could not be stored', async () => {
+      const store = failable(analytics);
+      const own = await ErrorRecorder.start({ metadata: metadata.store, analytics: store }, logger, { positions: 'bus' });
+      const partition = nextPartition++;
+      try {
+        store.failNext('stacks');
+        const lost = error({ type: 'StacklessError', frames: [frame('unique', `src/${randomUUID()}.ts`)] });
+        await expect(own.record([groupError(lost)], [{ partition, offset: 0 }])).rejects.toThrow('disk full');
+        expect(await errorRows()).toEqual([]);
+        await (await own.record([groupError(lost)], [{ partition, offset: 0 }])).counted;
+        expect(await analytics.query('SELECT count(*) AS n FROM stacks WHERE project_id = $project', { project: projectId })).toEqual([{ n: 1 }]);
+        expect(await errorRows()).toHaveLength(1);
+      } finally {
+        await own.close();
+      }
+    });
+
     it('creates exactly one issue for 50 simultaneous events of a new fingerprint on five processors, with event_count 50', async () => {
       const processors = await Promise.all(Array.from({ length: 5 }, () => kafkaRecorder()));
       const partitions = processors.map(() => nextPartition++);
@@ -549,7 +590,11 @@ describe('a standalone restart (PGlite and DuckDB)', () => {
         ['CountedError', 2],
         ['NewError', 1],
       ]);
-      expect((await analytics.query('SELECT title, user_count FROM issues WHERE title LIKE $t', { t: 'NewError%' }))[0]).toMatchObject({ user_count: 1 });
+      expect((await analytics.query('SELECT title, user_count, culprit FROM issues WHERE title LIKE $t', { t: 'NewError%' }))[0]).toMatchObject({
+        user_count: 1,
+        // The culprit frame read back through the stack the row names.
+        culprit: 'charge in src/billing.ts',
+      });
       // The SDK retries what it was answered for or not, and sends something new.
       const retried = await restarted.record([...uncounted, counted, errorOf(projectId, { type: 'NewError' })].map(groupError));
       expect(retried).toMatchObject({ recorded: 1, duplicates: 3 });

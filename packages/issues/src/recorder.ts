@@ -1,4 +1,15 @@
-import { countedErrorIds, errorRow, errorsTable, lastErrorOffset, uncountedErrors, type StoredError } from '@tlm/analytics-store';
+import {
+  countedErrorIds,
+  errorRow,
+  errorsTable,
+  lastErrorOffset,
+  stackOf,
+  stacksTable,
+  uncountedErrors,
+  type Stack,
+  type StackRow,
+  type StoredError,
+} from '@tlm/analytics-store';
 import type { Logger } from '@tlm/core';
 import { errorPositions, issueIdsByFingerprint, type IssueStateRow } from '@tlm/metadata-store';
 import { IssueCounter, COUNT_INTERVAL_MS, type PositionedError, type StreamPosition } from './counter';
@@ -39,6 +50,9 @@ const RECENT_IDS_LOOKBACK_MS = 24 * 60 * 60 * 1000;
 const RECOVERY_PAGE = 5_000;
 /** (project, fingerprint) pairs whose stored issue id is remembered before the memory is dropped. */
 const MAX_STORED_ISSUE_IDS = 10_000;
+/** Stacks remembered as written before the memory is dropped. */
+const MAX_WRITTEN_STACKS = 100_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const fingerprintKey = (projectId: string, fingerprint: string) => `${projectId}\u0000${fingerprint}`;
 
@@ -55,6 +69,8 @@ export class ErrorRecorder {
   private readonly snapshots: SnapshotWriter;
   /** (project, fingerprint) → the id of its stored issue: known to exist, and for issues of before stop 7, not the derived id. */
   private readonly storedIssueIds = new Map<string, string>();
+  /** (project, stack id) → the UTC day this recorder last wrote the stack. */
+  private readonly writtenStacks = new Map<string, number>();
   /** Partitions whose stored position and recent event ids have been read (`bus` positions). */
   private readonly loaded = new Set<number>();
   /** The next offset of partition 0 (`own` positions). */
@@ -139,12 +155,17 @@ export class ErrorRecorder {
     const duplicates = errors.length - kept.length;
     if (kept.length === 0) return { recorded: 0, duplicates, createsIssues: false, counted: Promise.resolve() };
     const createsIssues = await this.withStoredIssueIds(kept);
+    const stacks = kept.map(({ error }) => (error.record.frames.length > 0 ? stackOf(error.record.frames) : null));
+    // Stacks before the rows that name them, so a row never names a stack a crash kept from the store.
+    const unwritten = this.unwrittenStacks(kept, stacks);
+    if (unwritten.length > 0) await this.stores.analytics.insert(stacksTable, unwritten);
     await this.stores.analytics.insert(
       errorsTable,
-      kept.map(({ error, partition, offset }) =>
-        errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash, partition, offset }),
+      kept.map(({ error, partition, offset }, index) =>
+        errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash, partition, offset, stackId: stacks[index]?.id ?? null }),
       ),
     );
+    this.rememberStacks(unwritten);
     for (const { error } of kept) this.recent.add(error.record.projectId, error.record.id);
     const counted = this.counter.add(
       kept.map(({ error, partition, offset }) => positioned(error, partition, offset)),
@@ -175,6 +196,29 @@ export class ErrorRecorder {
       else if (stored !== entry.error.issueId) entry.error = { ...entry.error, issueId: stored };
     }
     return creates;
+  }
+
+  /**
+   * The batch's stacks this recorder has not written today, once each. Writing a stack again once a day keeps its
+   * `updated_at`, on which retention cuts, at least as late as the errors that name it.
+   */
+  private unwrittenStacks(kept: readonly { error: GroupedError }[], stacks: readonly (Stack | null)[]): StackRow[] {
+    const now = Date.now();
+    const today = Math.floor(now / DAY_MS);
+    const rows = new Map<string, StackRow>();
+    stacks.forEach((stack, index) => {
+      if (!stack) return;
+      const { record } = kept[index]!.error;
+      const key = `${record.projectId}\u0000${stack.id}`;
+      if (this.writtenStacks.get(key) === today || rows.has(key)) return;
+      rows.set(key, { project_id: record.projectId, id: stack.id, frames: stack.frames, updated_at: now, retention_days: record.retentionDays });
+    });
+    return [...rows.values()];
+  }
+
+  private rememberStacks(written: readonly StackRow[]): void {
+    if (this.writtenStacks.size + written.length > MAX_WRITTEN_STACKS) this.writtenStacks.clear();
+    for (const stack of written) this.writtenStacks.set(`${stack.project_id}\u0000${stack.id}`, Math.floor(stack.updated_at / DAY_MS));
   }
 
   private rememberIssueIds(issues: readonly { key: string; id: string }[]): void {

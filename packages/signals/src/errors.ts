@@ -303,8 +303,9 @@ export function stackFrame(fields: Partial<StackFrame> & Pick<StackFrame, 'in_ap
   return { function: null, filename: null, module: null, lineno: null, colno: null, abs_path: null, context_line: null, ...fields };
 }
 
+/** Every field written out rather than through stackFrame's spread: this runs for every frame of every error. */
 function frameOf(frame: SentryFrame): StackFrame {
-  return stackFrame({
+  return {
     function: frame.function ?? null,
     filename: frame.filename ?? null,
     module: frame.module ?? null,
@@ -313,7 +314,7 @@ function frameOf(frame: SentryFrame): StackFrame {
     in_app: frame.in_app === true,
     abs_path: frame.abs_path ?? null,
     context_line: frame.context_line ?? null,
-  });
+  };
 }
 
 function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {

@@ -29,7 +29,10 @@ const exceptionEvent = (value: string, extra: Record<string, unknown> = {}) => (
 
 async function storedErrors(value: string) {
   return fixture.server.standalone.analytics.query(
-    'SELECT id, type, value, trace_id, frames, extra FROM errors WHERE project_id = $project AND value = $value',
+    // A row names its stack (docs/decisions.md "Stacks are stored once"); GQL reads its frames the same way.
+    `SELECT id, type, value, trace_id, coalesce(e.frames, s.frames) AS frames, extra
+     FROM errors e LEFT JOIN (SELECT id AS stack_id, frames FROM stacks WHERE project_id = $project) s USING (stack_id)
+     WHERE project_id = $project AND value = $value`,
     { project: fixture.setup.project.id, value },
   );
 }

@@ -29,8 +29,10 @@ afterAll(async () => {
 
 async function errorRows(where: string, params: Record<string, string> = {}) {
   return server.standalone.analytics.query(
-    `SELECT id, type, value, level, release, environment, tags, "user", extra, frames, fingerprint_hash, issue_id, source
-     FROM errors WHERE project_id = $project AND ${where} ORDER BY timestamp`,
+    // A row names its stack (docs/decisions.md "Stacks are stored once"); GQL reads its frames the same way.
+    `SELECT id, type, value, level, release, environment, tags, "user", extra, coalesce(e.frames, s.frames) AS frames, fingerprint_hash, issue_id, source
+     FROM errors e LEFT JOIN (SELECT id AS stack_id, frames FROM stacks WHERE project_id = $project) s USING (stack_id)
+     WHERE project_id = $project AND ${where} ORDER BY timestamp`,
     { project: setup.project.id, ...params },
   );
 }

@@ -72,7 +72,7 @@ afterEach(async () => {
 const storeErrors = (records: ErrorRecord[]) =>
   analytics.insert(
     errorsTable,
-    records.map((record, offset) => errorRow(record, { issueId: randomUUID(), fingerprintHash: 'f'.repeat(64), partition: 0, offset })),
+    records.map((record, offset) => errorRow(record, { issueId: randomUUID(), fingerprintHash: 'f'.repeat(64), partition: 0, offset, stackId: null })),
   );
 
 describe('a log scanner pass', () => {

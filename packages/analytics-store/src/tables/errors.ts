@@ -1,5 +1,6 @@
 import type { ErrorRecord, Properties, StackFrame } from '@tlm/signals';
 import type { AnalyticsStore, ResultRow, TableDefinition } from '../store';
+import { storedFrames, withoutNulls } from './stacks';
 
 /** A captured error event; the GQL source `errors`. Rows are written by the issues processor. */
 export interface ErrorRow {
@@ -21,8 +22,11 @@ export interface ErrorRow {
   user: Properties;
   tags: Properties;
   extra: Properties;
-  /** Stack frames, innermost last: function, filename, lineno, colno, in_app. */
-  frames: unknown[];
+  /**
+   * Stack frames, innermost last: function, filename, lineno, colno, in_app. Null when the row names its stack instead
+   * (`stack_id`, the `stacks` table), as every row with frames written since stop 12 does; GQL reads either.
+   */
+  frames: unknown[] | null;
   /** The latest 50: category, message, timestamp. */
   breadcrumbs: unknown[];
   received_at: number;
@@ -35,6 +39,8 @@ export interface ErrorRow {
    */
   stream_partition: number;
   stream_offset: number;
+  /** The row's frames in the `stacks` table; null when it has no frames, or holds them itself (rows before stop 12). */
+  stack_id: string | null;
 }
 
 export const errorsTable: TableDefinition<ErrorRow> = {
@@ -66,6 +72,7 @@ export const errorsTable: TableDefinition<ErrorRow> = {
     { name: 'retention_days', type: 'uint16' },
     { name: 'stream_partition', type: 'uint16' },
     { name: 'stream_offset', type: 'uint64' },
+    { name: 'stack_id', type: 'nullable_string' },
   ],
   ddl: {
     duckdb: [
@@ -92,11 +99,13 @@ export const errorsTable: TableDefinition<ErrorRow> = {
   received_at TIMESTAMP NOT NULL,
   retention_days USMALLINT NOT NULL,
   stream_partition USMALLINT,
-  stream_offset UBIGINT
+  stream_offset UBIGINT,
+  stack_id VARCHAR
 )`,
-      // Tables created before the stream columns existed get them last, where the INSERT's column order puts them.
+      // Tables created before these columns existed get them last, where the INSERT's column order puts them.
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition USMALLINT',
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UBIGINT',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stack_id VARCHAR',
     ],
     clickhouse: [
       `CREATE TABLE IF NOT EXISTS errors
@@ -127,6 +136,7 @@ export const errorsTable: TableDefinition<ErrorRow> = {
     retention_days UInt16,
     stream_partition UInt16,
     stream_offset UInt64,
+    stack_id String,
     INDEX idx_fingerprint fingerprint_hash TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_issue issue_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
@@ -139,14 +149,18 @@ TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
       'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
+      'ALTER TABLE errors ADD COLUMN IF NOT EXISTS stack_id String AFTER stream_offset',
     ],
   },
 };
 
-/** The stored row of an error once the issues processor has fingerprinted it, knows its issue and its stream position. */
+/**
+ * The stored row of an error once the issues processor has fingerprinted it, knows its issue, its stream position and
+ * the id of its stack (stackOf), whose frames the `stacks` table holds.
+ */
 export function errorRow(
   record: ErrorRecord,
-  grouping: { issueId: string; fingerprintHash: string; partition: number; offset: number },
+  grouping: { issueId: string; fingerprintHash: string; partition: number; offset: number; stackId: string | null },
 ): ErrorRow {
   return {
     project_id: record.projectId,
@@ -166,24 +180,14 @@ export function errorRow(
     user: record.user,
     tags: record.tags,
     extra: record.extra,
-    frames: record.frames.map(withoutNulls),
+    frames: grouping.stackId === null ? storedFrames(record.frames) : null,
     breadcrumbs: record.breadcrumbs.map(withoutNulls),
     received_at: record.receivedAt,
     retention_days: record.retentionDays,
     stream_partition: grouping.partition,
     stream_offset: grouping.offset,
+    stack_id: grouping.stackId,
   };
-}
-
-/** Frames and breadcrumbs are stored without their absent fields: error rows are mostly frames, and bytes cost. */
-function withoutNulls(value: object): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  // for-in rather than Object.entries: no array of pairs per frame (this runs for every frame of every error).
-  for (const key in value) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== null && field !== undefined) kept[key] = field;
-  }
-  return kept;
 }
 
 /** What the issues processor reads back of an error row to count it: the row's grouping, times, release and user. */
@@ -206,18 +210,20 @@ export interface StoredError {
 }
 
 const UNCOUNTED_ERRORS = {
-  duckdb: `SELECT project_id, id, issue_id, fingerprint_hash, type, value, level, release,
-  epoch_ms(timestamp) AS timestamp_ms, epoch_ms(received_at) AS received_at_ms, "user", tags, frames, stream_offset
-FROM errors
-WHERE stream_partition = $partition AND stream_offset > $after
-ORDER BY stream_offset
+  duckdb: `SELECT e.project_id, e.id, e.issue_id, e.fingerprint_hash, e.type, e.value, e.level, e.release,
+  epoch_ms(e.timestamp) AS timestamp_ms, epoch_ms(e.received_at) AS received_at_ms, e."user", e.tags,
+  coalesce(e.frames, s.frames) AS frames, e.stream_offset
+FROM errors e LEFT JOIN stacks s ON s.project_id = e.project_id AND s.id = e.stack_id
+WHERE e.stream_partition = $partition AND e.stream_offset > $after
+ORDER BY e.stream_offset
 LIMIT $limit`,
-  clickhouse: `SELECT toString(project_id) AS project_id, toString(id) AS id, toString(issue_id) AS issue_id, fingerprint_hash, type, value,
-  level, release, toUnixTimestamp64Milli(timestamp) AS timestamp_ms, toUnixTimestamp64Milli(received_at) AS received_at_ms, user, tags,
-  frames, stream_offset
-FROM errors
-WHERE stream_partition = {partition:UInt16} AND stream_offset > {after:Int64}
-ORDER BY stream_offset
+  clickhouse: `SELECT toString(e.project_id) AS project_id, toString(e.id) AS id, toString(e.issue_id) AS issue_id, e.fingerprint_hash AS fingerprint_hash,
+  e.type AS type, e.value AS value, e.level AS level, e.release AS release, toUnixTimestamp64Milli(e.timestamp) AS timestamp_ms,
+  toUnixTimestamp64Milli(e.received_at) AS received_at_ms, e.user AS user, e.tags AS tags,
+  if(e.stack_id = '', e.frames, s.frames) AS frames, e.stream_offset AS stream_offset
+FROM errors AS e LEFT JOIN (SELECT project_id, id, frames FROM stacks FINAL) AS s ON s.project_id = e.project_id AND s.id = e.stack_id
+WHERE e.stream_partition = {partition:UInt16} AND e.stream_offset > {after:Int64}
+ORDER BY e.stream_offset
 LIMIT {limit:UInt32}`,
 } as const;
 

@@ -10,6 +10,7 @@ import { replayChunksTable } from './replayChunks';
 import { replaySessionsTable } from './replaySessions';
 import { sessionsTable } from './sessions';
 import { spansTable } from './spans';
+import { stacksTable } from './stacks';
 import { vitalsTable } from './vitals';
 
 export * from './alertEvents';
@@ -23,6 +24,7 @@ export * from './replayChunks';
 export * from './replaySessions';
 export * from './sessions';
 export * from './spans';
+export * from './stacks';
 export * from './vitals';
 
 /** Every table the analytics store holds, in creation order. */
@@ -30,6 +32,7 @@ export const ANALYTICS_TABLES: readonly TableDefinition<object>[] = [
   logsTable,
   eventsTable,
   errorsTable,
+  stacksTable,
   issuesTable,
   alertsTable,
   alertEventsTable,
