@@ -3,7 +3,6 @@ import {
   errorRow,
   errorsTable,
   lastErrorOffset,
-  stackOf,
   stacksTable,
   uncountedErrors,
   type Stack,
@@ -16,6 +15,7 @@ import { IssueCounter, COUNT_INTERVAL_MS, type PositionedError, type StreamPosit
 import { culpritOf, titleOf, userKeyOf, type GroupedError } from './grouping';
 import { RecentEventIds, RECENT_EVENTS } from './recentEvents';
 import { SnapshotWriter, snapshotRecentIssues } from './snapshots';
+import { StackMemo } from './stackMemo';
 import type { IssueStores } from './store';
 
 export interface ErrorRecorderOptions {
@@ -71,6 +71,7 @@ export class ErrorRecorder {
   private readonly storedIssueIds = new Map<string, string>();
   /** (project, stack id) → the UTC day this recorder last wrote the stack. */
   private readonly writtenStacks = new Map<string, number>();
+  private readonly stackMemo = new StackMemo();
   /** Partitions whose stored position and recent event ids have been read (`bus` positions). */
   private readonly loaded = new Set<number>();
   /** The next offset of partition 0 (`own` positions). */
@@ -155,7 +156,9 @@ export class ErrorRecorder {
     const duplicates = errors.length - kept.length;
     if (kept.length === 0) return { recorded: 0, duplicates, createsIssues: false, counted: Promise.resolve() };
     const createsIssues = await this.withStoredIssueIds(kept);
-    const stacks = kept.map(({ error }) => (error.record.frames.length > 0 ? stackOf(error.record.frames) : null));
+    const stacks = kept.map(({ error }) =>
+      error.record.frames.length > 0 ? this.stackMemo.stackOf(fingerprintKey(error.record.projectId, error.fingerprint.hash), error.record.frames) : null,
+    );
     // Stacks before the rows that name them, so a row never names a stack a crash kept from the store.
     const unwritten = this.unwrittenStacks(kept, stacks);
     if (unwritten.length > 0) await this.stores.analytics.insert(stacksTable, unwritten);
