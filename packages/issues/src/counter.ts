@@ -16,7 +16,7 @@ import { countTally, IssueTally, type CountableError } from './lifecycle';
  * Least time between the starts of two counts when nobody waits for them: under load, the errors stored meanwhile
  * share one metadata transaction, whose cost grows with the issues it touches, not with their errors.
  */
-export const COUNT_INTERVAL_MS = 250;
+export const COUNT_INTERVAL_MS = 500;
 
 /** A place in the errors stream: a bus's partition and offset (Kafka's MessagePosition), or partition 0 and the recorder's own numbering. */
 export interface StreamPosition {
@@ -270,7 +270,7 @@ export class IssueCounter {
 
 /**
  * Creates the tallied issues that do not exist yet, locks all of them in id order and writes their counts; returns them
- * as stored, and the (issue, user) pairs stored once the transaction commits.
+ * as stored, and the (issue, user) pairs not known before, stored once the transaction commits.
  */
 async function countIntoLockedIssues(
   tx: SqlClient,
@@ -305,12 +305,14 @@ async function countIntoLockedIssues(
     for (const userKey of tally.users) pairs.push({ projectId: tally.first.projectId, issueId, userKey });
   }
   const erasures = await issueUserErasures(tx, [...new Set(pairs.map((pair) => pair.projectId))]);
-  const newUsers = await addIssueUsers(tx, known.unknown(pairs, erasures));
+  // Only these need learning once committed: the others are known under the same erasure counts.
+  const unknownPairs = known.unknown(pairs, erasures);
+  const newUsers = await addIssueUsers(tx, unknownPairs);
   const issues = await updateIssueCounts(
     tx,
     locked.map((issue) => countTally(issue, tallies.get(issue.id)!, newUsers.get(issue.id) ?? 0)),
   );
-  return { issues, users: { pairs, erasures } };
+  return { issues, users: { pairs: unknownPairs, erasures } };
 }
 
 interface IssueUser {
@@ -321,7 +323,7 @@ interface IssueUser {
 
 const pairKey = (pair: IssueUser) => `${pair.issueId}\u0000${pair.userKey}`;
 
-/** Pairs stored in issue_users once a transaction commits, with the erasure counts that transaction read. */
+/** Pairs not known before, stored in issue_users once a transaction commits, with the erasure counts it read. */
 interface StoredUsers {
   pairs: IssueUser[];
   erasures: Map<string, number>;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
+import { memoized } from './memo';
 
 /**
  * The grouping algorithm, versioned because it is a compatibility promise (docs/fingerprinting.md): the same error
@@ -26,14 +27,15 @@ export function culpritFrame(frames: readonly StackFrame[]): StackFrame | undefi
 
 /**
  * File names without what changes between deployments of the same code: the query and fragment, the scheme and
- * host of a URL, and content hashes (8 or more hex digits between separators: `main.3f2a9c1b.js`).
+ * host of a URL, and content hashes (8 or more hex digits between separators: `main.3f2a9c1b.js`). Remembered: each
+ * error's culprit file is normalised twice (fingerprint, culprit), and a fingerprint's errors name the same file.
  */
-export function normalizeFileName(fileName: string): string {
-  return fileName
+export const normalizeFileName = memoized((fileName: string): string =>
+  fileName
     .replace(/[?#].*$/s, '')
     .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
-    .replace(/(?<=[./_-])[0-9a-f]{8,}(?=[./_-]|$)/gi, '<hash>');
-}
+    .replace(/(?<=[./_-])[0-9a-f]{8,}(?=[./_-]|$)/gi, '<hash>'),
+);
 
 /** Messages without what varies between occurrences of one error: UUIDs, hex values and numbers. */
 export function normalizeMessage(message: string): string {
@@ -51,6 +53,9 @@ export function defaultComponents(record: Pick<ErrorRecord, 'type' | 'value' | '
   return ['message', record.type, normalizeMessage(record.value)];
 }
 
+/** SHA-256 cut to 128 bits, remembered: a project's errors mostly repeat a few fingerprints. */
+const hashOf = memoized((material) => createHash('sha256').update(material).digest('hex').slice(0, 32));
+
 /** The fingerprint of an error: the client's list when it sent one (`{{ default }}` expanded), else the default. */
 export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'frames' | 'fingerprint'>): Fingerprint {
   const defaults = defaultComponents(record);
@@ -58,18 +63,4 @@ export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'fram
     ? record.fingerprint.flatMap((entry) => (DEFAULT_MARKER.test(entry) ? defaults : [entry]))
     : defaults;
   return { version: FINGERPRINT_VERSION, components, hash: hashOf(JSON.stringify([FINGERPRINT_VERSION, ...components])) };
-}
-
-/** Recent hashes: a project's errors mostly repeat a few fingerprints, and SHA-256 per event is avoidable work. */
-const recentHashes = new Map<string, string>();
-const MAX_RECENT_HASHES = 10_000;
-
-function hashOf(material: string): string {
-  let hash = recentHashes.get(material);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(material).digest('hex').slice(0, 32);
-    if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
-    recentHashes.set(material, hash);
-  }
-  return hash;
 }

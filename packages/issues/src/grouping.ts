@@ -1,6 +1,7 @@
 import { namedUuid } from '@tlm/core';
 import type { ErrorRecord } from '@tlm/signals';
 import { culpritFrame, fingerprintOf, normalizeFileName, type Fingerprint } from './fingerprint';
+import { memoized } from './memo';
 
 /** Longest title kept; the full value stays on every error row. */
 const MAX_TITLE_LENGTH = 256;
@@ -16,23 +17,15 @@ export interface GroupedError {
   userKey: string | null;
 }
 
-/** Recent issue ids: deriving one is a SHA-256, and a batch mostly repeats a few issues. */
-const recentIssueIds = new Map<string, string>();
-const MAX_RECENT_ISSUE_IDS = 10_000;
+/** Deriving an id is a SHA-256, and a batch mostly repeats a few issues. */
+const issueIdOfKey = memoized(namedUuid);
 
 /**
  * The issue's id as a function of (project, fingerprint) (`namedUuid`): error rows can name their issue before the
  * issue's row exists, and every processor instance names the same issue the same way.
  */
 export function issueIdOf(projectId: string, fingerprintHash: string): string {
-  const key = `${projectId}\u0000${fingerprintHash}`;
-  let id = recentIssueIds.get(key);
-  if (id === undefined) {
-    id = namedUuid(key);
-    if (recentIssueIds.size >= MAX_RECENT_ISSUE_IDS) recentIssueIds.clear();
-    recentIssueIds.set(key, id);
-  }
-  return id;
+  return issueIdOfKey(`${projectId}\u0000${fingerprintHash}`);
 }
 
 /** `type: value` (first line of the value), or whichever of the two the error has. */
