@@ -109,8 +109,8 @@ async function sendErrors(options: {
 /**
  * Issue 4: errors/s through the envelope endpoint into grouped issues (a mix of 100 fingerprints), next to logs/s
  * over POST /v1/logs on the same server in the same run; both in requests of 100 items, and errors also one per
- * envelope as Sentry SDKs send them. In standalone mode a 200 means the error rows are written and the issues
- * counted; their snapshots follow. Medians of three runs each; target: errors/s at least a third of logs/s.
+ * envelope as Sentry SDKs send them. In standalone mode a 200 means the error rows are written; the issue counts and
+ * their snapshots follow (docs/decisions.md). Medians of three runs each; target: errors/s at least a third of logs/s.
  */
 export async function errorsSection(options: { items: number; concurrency: number; port: number }): Promise<Record<string, number>> {
   console.log(

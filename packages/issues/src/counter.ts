@@ -11,6 +11,7 @@ import {
   type SqlClient,
 } from '@tlm/metadata-store';
 import { countTally, IssueTally, type CountableError } from './lifecycle';
+import { runAfter } from './schedule';
 
 /**
  * Least time between the starts of two counts when nobody waits for them: under load, the errors stored meanwhile
@@ -166,16 +167,11 @@ export class IssueCounter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (wait <= 0) {
-      void this.countPending();
-      return;
-    }
-    this.timer = setTimeout(() => {
+    // Tallies never hold a process open: closing the counter counts them.
+    this.timer = runAfter(wait, () => {
       this.timer = undefined;
       void this.countPending();
-    }, wait);
-    // Tallies never hold a process open: closing the counter counts them.
-    this.timer.unref();
+    });
   }
 
   /** One count of everything tallied; true when it was stored. Never rejects. */

@@ -1,6 +1,7 @@
 import { newestIssueSnapshot } from '@tlm/analytics-store';
 import type { Logger } from '@tlm/core';
 import { issuesUpdatedSince, type IssueStateRow } from '@tlm/metadata-store';
+import { runAfter } from './schedule';
 import { writeIssueSnapshots, type IssueStores } from './store';
 
 /**
@@ -62,16 +63,11 @@ export class SnapshotWriter {
   private schedule(): void {
     if (this.writing || this.timer || this.pending.size === 0) return;
     const wait = this.lastStart + this.intervalMs - performance.now();
-    if (wait <= 0) {
-      void this.write();
-      return;
-    }
-    this.timer = setTimeout(() => {
+    // Pending snapshots never hold a process open: stopping the processor flushes them.
+    this.timer = runAfter(wait, () => {
       this.timer = undefined;
       void this.write();
-    }, wait);
-    // Pending snapshots never hold a process open: stopping the processor flushes them.
-    this.timer.unref();
+    });
   }
 
   /** One insert of everything held; true when it was written. Never rejects. */
