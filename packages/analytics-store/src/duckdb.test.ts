@@ -342,6 +342,21 @@ describe('insert and query', () => {
     expect(await read(large)).toEqual(await read(small));
   });
 
+  it('stores text of every width exactly, in a batch larger than the staging memory it starts with', async () => {
+    const projectId = randomUUID();
+    // Two-, three- and four-byte UTF-8, a control character JSON escapes, and a 2 MB message.
+    const messages = ['café', '支付失败', 'card 💳 declined', 'bell \u0007 tab \t', `long ${'x'.repeat(2_000_000)}`];
+    const rows = [...messages, ...messages].map((message, index) => logRow(projectId, { message, trace_id: index < messages.length ? null : 'second' }));
+    await store.insert(logsTable, rows);
+    await store.insert(logsTable, [logRow(projectId, { message: 'after the large batch ✓', trace_id: 'third' })]);
+    const stored = await store.query('SELECT message, trace_id FROM logs WHERE project_id = $project', { project: projectId });
+    expect(stored.map((row) => [row['message'], row['trace_id']]).sort()).toEqual(
+      [...rows, logRow(projectId, { message: 'after the large batch ✓', trace_id: 'third' })]
+        .map((row) => [row.message, row.trace_id])
+        .sort(),
+    );
+  });
+
   it('round-trips an issue row: uint64 counters come back as numbers', async () => {
     const projectId = randomUUID();
     const row = issueRow(projectId, randomUUID(), { short_id: 4_294_967_296, event_count: 123_456_789_012, resolved_in_release: 'web@2.0.0' });
