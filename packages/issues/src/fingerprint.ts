@@ -11,7 +11,7 @@ export const FINGERPRINT_VERSION = 'fp1';
 export interface Fingerprint {
   version: typeof FINGERPRINT_VERSION;
   /** What was hashed after the version, for people: e.g. ['frame', 'TypeError', 'charge', 'src/billing.ts']. */
-  components: string[];
+  components: readonly string[];
   /** 32 hex digits: SHA-256 of the JSON array [version, ...components], cut to 128 bits. */
   hash: string;
 }
@@ -53,14 +53,23 @@ export function defaultComponents(record: Pick<ErrorRecord, 'type' | 'value' | '
   return ['message', record.type, normalizeMessage(record.value)];
 }
 
-/** SHA-256 cut to 128 bits, remembered: a project's errors mostly repeat a few fingerprints. */
-const hashOf = memoized((material) => createHash('sha256').update(material).digest('hex').slice(0, 32));
+/**
+ * The fingerprint of its hashed material (the JSON array [version, ...components]), remembered: a project's errors
+ * mostly repeat a few fingerprints, and the errors waiting in a batch share one object instead of a copy each.
+ */
+const fingerprintOfMaterial = memoized((material): Fingerprint => {
+  const [, ...components] = JSON.parse(material) as [string, ...string[]];
+  return { version: FINGERPRINT_VERSION, components, hash: createHash('sha256').update(material).digest('hex').slice(0, 32) };
+});
 
-/** The fingerprint of an error: the client's list when it sent one (`{{ default }}` expanded), else the default. */
+/**
+ * The fingerprint of an error: the client's list when it sent one (`{{ default }}` expanded), else the default. Equal
+ * fingerprints are one shared object; nobody changes it.
+ */
 export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'frames' | 'fingerprint'>): Fingerprint {
   const defaults = defaultComponents(record);
   const components = record.fingerprint?.length
     ? record.fingerprint.flatMap((entry) => (DEFAULT_MARKER.test(entry) ? defaults : [entry]))
     : defaults;
-  return { version: FINGERPRINT_VERSION, components, hash: hashOf(JSON.stringify([FINGERPRINT_VERSION, ...components])) };
+  return fingerprintOfMaterial(JSON.stringify([FINGERPRINT_VERSION, ...components]));
 }

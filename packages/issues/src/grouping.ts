@@ -1,5 +1,5 @@
 import { namedUuid } from '@tlm/core';
-import type { ErrorRecord } from '@tlm/signals';
+import type { ErrorRecord, StackFrame } from '@tlm/signals';
 import { culpritFrame, fingerprintOf, normalizeFileName, type Fingerprint } from './fingerprint';
 import { memoized } from './memo';
 
@@ -30,18 +30,29 @@ export function issueIdOf(projectId: string, fingerprintHash: string): string {
 
 /** `type: value` (first line of the value), or whichever of the two the error has. */
 export function titleOf(record: Pick<ErrorRecord, 'type' | 'value'>): string {
-  const value = record.value.split('\n', 1)[0]!.trim();
+  const newline = record.value.indexOf('\n');
+  const value = (newline === -1 ? record.value : record.value.slice(0, newline)).trim();
   const title = record.type && value ? `${record.type}: ${value}` : record.type || value || '(no message)';
   return title.length > MAX_TITLE_LENGTH ? `${title.slice(0, MAX_TITLE_LENGTH - 1)}…` : title;
 }
+
+/**
+ * The culprit of each frame object, remembered: errors with equal frames share the frame objects (signals' framesOf),
+ * and so one culprit text.
+ */
+const frameCulprits = new WeakMap<StackFrame, string>();
 
 /** `function in file` of the culprit frame; without frames, the transaction the error happened in, if known. */
 export function culpritOf(record: Pick<ErrorRecord, 'frames' | 'tags'>): string {
   const frame = culpritFrame(record.frames);
   if (!frame) return typeof record.tags['transaction'] === 'string' ? record.tags['transaction'] : '';
-  const file = normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '');
-  if (frame.function && file) return `${frame.function} in ${file}`;
-  return frame.function ?? file;
+  let culprit = frameCulprits.get(frame);
+  if (culprit === undefined) {
+    const file = normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '');
+    culprit = frame.function && file ? `${frame.function} in ${file}` : (frame.function ?? file);
+    frameCulprits.set(frame, culprit);
+  }
+  return culprit;
 }
 
 /** A user is their id, else their email, else their IP address, else their username. */

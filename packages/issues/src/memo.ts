@@ -2,8 +2,8 @@
  * `compute` remembered for its recent arguments: grouping sees the same few fingerprints, files and issues over and
  * over, and each costs a hash or a few regular expressions. The memory is dropped whole once it holds `max` entries.
  */
-export function memoized(compute: (key: string) => string, max = 10_000): (key: string) => string {
-  const recent = new Map<string, string>();
+export function memoized<T>(compute: (key: string) => T, max = 10_000): (key: string) => T {
+  const recent = new Map<string, T>();
   return (key) => {
     let value = recent.get(key);
     if (value === undefined) {

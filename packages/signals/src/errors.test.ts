@@ -77,6 +77,32 @@ describe('toErrorRecord: exceptions', () => {
   });
 });
 
+describe('toErrorRecord: shared frames', () => {
+  const stack = (lineno: number) => [frame('handle', 'node_modules/express/lib/router/layer.js', false), frame('charge', 'src/billing.ts', true, lineno)];
+
+  it('gives events with equal frames one frames array, and events whose frames differ in any field their own', () => {
+    const first = accepted({ exception: [{ type: 'SharedFramesError', value: 'a', stacktrace: { frames: stack(7) } }] });
+    const same = accepted({ exception: [{ type: 'SharedFramesError', value: 'b', stacktrace: { frames: stack(7) } }] });
+    const otherLine = accepted({ exception: [{ type: 'SharedFramesError', value: 'c', stacktrace: { frames: stack(8) } }] });
+    const otherOuterFrame = accepted({
+      exception: [{ type: 'SharedFramesError', value: 'd', stacktrace: { frames: [{ ...stack(7)[0]!, in_app: true }, stack(7)[1]!] } }],
+    });
+    expect(same.frames).toBe(first.frames);
+    expect(otherLine.frames).not.toBe(first.frames);
+    expect(otherOuterFrame.frames).not.toBe(first.frames);
+    expect(otherOuterFrame.frames[0]!.in_app).toBe(true);
+    expect(first.frames[0]!.in_app).toBe(false);
+    // A second stack under the same type and innermost frame does not push out the first.
+    expect(accepted({ exception: [{ type: 'SharedFramesError', value: 'e', stacktrace: { frames: stack(7) } }] }).frames).toBe(first.frames);
+  });
+
+  it('shares frames that are equal once absent fields read as null', () => {
+    const withNulls = stack(9).map((given) => ({ ...given, module: null, abs_path: null, context_line: null }));
+    const first = accepted({ exception: [{ type: 'NullFramesError', value: 'a', stacktrace: { frames: stack(9) } }] });
+    expect(accepted({ exception: [{ type: 'NullFramesError', value: 'b', stacktrace: { frames: withNulls } }] }).frames).toBe(first.frames);
+  });
+});
+
 describe('toErrorRecord: messages', () => {
   it.each([
     ['a string message', { message: 'disk almost full' }],
@@ -153,6 +179,15 @@ describe('toErrorRecord: context fields', () => {
       });
       expect(record.breadcrumbs[49]!.message).toBe('click 59');
     }
+  });
+
+  it('stores no time for a breadcrumb beyond what a Date holds, and keeps the event', () => {
+    // 10^14 seconds is about the year 3,170,000: past the end of Date's range, where toISOString throws.
+    const record = accepted({ message: 'm', breadcrumbs: [{ message: 'far', timestamp: 1e14 }, { message: 'near', timestamp: 1.5 }] });
+    expect(record.breadcrumbs.map((crumb) => [crumb.message, crumb.timestamp])).toEqual([
+      ['far', null],
+      ['near', '1970-01-01T00:00:01.500Z'],
+    ]);
   });
 
   it.each([

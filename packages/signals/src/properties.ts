@@ -18,17 +18,20 @@ export const PROPERTY_LIMITS = {
  * values and are dropped. Later calls overwrite earlier keys, so callers merge in precedence order.
  */
 export function flattenInto(target: Properties, source: Record<string, unknown>, prefix = '', depth = 0): void {
-  for (const [name, value] of Object.entries(source)) {
-    if (value === null || value === undefined) continue;
-    const key = prefix + name;
-    if (typeof value === 'object' && !Array.isArray(value)) {
-      if (depth < PROPERTY_LIMITS.maxDepth) flattenInto(target, value as Record<string, unknown>, `${key}.`, depth + 1);
-      else target[key] = JSON.stringify(value);
-    } else if (typeof value === 'string' || typeof value === 'boolean' || Array.isArray(value)) {
-      target[key] = value;
-    } else if (typeof value === 'number' && Number.isFinite(value)) {
-      target[key] = value;
-    }
+  // Object.keys rather than Object.entries: no [name, value] array per property (this runs for every item's bags).
+  for (const name of Object.keys(source)) flattenValue(target, prefix + name, source[name], depth);
+}
+
+/** Copies one value into `target` under `key`, flattening an object below it; `depth` is the key's nesting. */
+export function flattenValue(target: Properties, key: string, value: unknown, depth: number): void {
+  if (value === null || value === undefined) return;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    if (depth < PROPERTY_LIMITS.maxDepth) flattenInto(target, value as Record<string, unknown>, `${key}.`, depth + 1);
+    else target[key] = JSON.stringify(value);
+  } else if (typeof value === 'string' || typeof value === 'boolean' || Array.isArray(value)) {
+    target[key] = value;
+  } else if (typeof value === 'number' && Number.isFinite(value)) {
+    target[key] = value;
   }
 }
 

@@ -1,4 +1,4 @@
-import { itemTimestamp } from './time';
+import { isoTime, itemTimestamp } from './time';
 
 const RECEIVED_AT = Date.parse('2026-05-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,5 +38,25 @@ describe('itemTimestamp', () => {
 
   it('rejects text that is not a date-time', () => {
     expect(itemTimestamp('not a time', RECEIVED_AT)).toEqual({ ok: false, reason: 'timestamp must be an ISO 8601 date-time' });
+  });
+});
+
+describe('isoTime', () => {
+  it('writes what toISOString writes, for times across and within seconds', () => {
+    const base = Date.parse('2026-11-25T01:22:57.000Z');
+    const times = [0, 1, 999, 1000, 1001, -1, -1500, base, base + 7, base + 42, base + 999, base + 1000, Date.parse('0100-02-03T04:05:06.789Z'), 253_402_300_799_999];
+    for (let step = 0; step < 500; step++) times.push(base + step * 7_919);
+    for (const time of times) expect([time, isoTime(time)]).toEqual([time, new Date(time).toISOString()]);
+    // Years beyond 9999 take toISOString's six-digit form.
+    expect(isoTime(8.64e15)).toBe('+275760-09-13T00:00:00.000Z');
+  });
+
+  it('truncates fractional milliseconds toward zero, as a Date does', () => {
+    expect(isoTime(1500.9)).toBe('1970-01-01T00:00:01.500Z');
+    expect(isoTime(-1500.9)).toBe(new Date(-1500.9).toISOString());
+  });
+
+  it('answers undefined for a time no Date holds', () => {
+    for (const time of [8.64e15 + 1, -8.64e15 - 1, 1e17, Number.NaN, Number.POSITIVE_INFINITY]) expect(isoTime(time)).toBeUndefined();
   });
 });

@@ -107,6 +107,21 @@ describe('envelope event items', () => {
     expect(JSON.parse(row!['extra'] as string)['frames_omitted']).toBe(9_750);
   });
 
+  it('stores an event whose breadcrumb time is beyond what a Date holds, with no time on that breadcrumb', async () => {
+    const breadcrumbs = [{ message: 'far future', timestamp: 1e14 }, { message: 'on time', timestamp: 1_777_000_000 }];
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('far breadcrumb', { breadcrumbs }) }]));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });
+    const [row] = await fixture.server.standalone.analytics.query('SELECT breadcrumbs FROM errors WHERE project_id = $project AND value = $value', {
+      project: fixture.setup.project.id,
+      value: 'far breadcrumb',
+    });
+    expect(JSON.parse(row!['breadcrumbs'] as string)).toEqual([
+      { message: 'far future' },
+      { message: 'on time', timestamp: new Date(1_777_000_000_000).toISOString() },
+    ]);
+  });
+
   it("answers 401 UNAUTHORIZED when the DSN id is not the key's project", async () => {
     const other = await setupProject(fixture.server.api);
     const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('wrong project') }]), fixture.setup.publicKey, other.project.dsn_id);
