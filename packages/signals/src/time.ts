@@ -24,6 +24,8 @@ export function epochTimestamp(ms: number, receivedAt: number, field = 'timestam
 const MAX_DATE_MS = 8.64e15;
 /** Seconds whose ISO 8601 text isoTime remembers before the memory is dropped. */
 const MAX_REMEMBERED_SECONDS = 1_000;
+/** `000Z` to `999Z`: with a remembered second's text, a time is two shared strings joined, nothing else. */
+const MILLISECOND_SUFFIXES = Array.from({ length: 1000 }, (_, milliseconds) => `${String(milliseconds).padStart(3, '0')}Z`);
 /** Whole seconds since the epoch → their ISO 8601 text up to the fraction's dot (`2026-11-25T01:22:57.`). */
 const secondTexts = new Map<number, string>();
 
@@ -43,6 +45,5 @@ export function isoTime(ms: number): string | undefined {
     text = new Date(second * 1000).toISOString().slice(0, -4);
     secondTexts.set(second, text);
   }
-  const milliseconds = whole - second * 1000;
-  return `${text}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
+  return text + MILLISECOND_SUFFIXES[whole - second * 1000]!;
 }
