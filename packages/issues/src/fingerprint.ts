@@ -49,8 +49,12 @@ export function normalizeMessage(message: string): string {
 /** The default components: type, function and file of the culprit frame; with no frames, type and message. */
 export function defaultComponents(record: Pick<ErrorRecord, 'type' | 'value' | 'frames'>): string[] {
   const frame = culpritFrame(record.frames);
-  if (frame) return ['frame', record.type, frame.function ?? '', normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '')];
+  if (frame) return frameComponents(record.type, frame);
   return ['message', record.type, normalizeMessage(record.value)];
+}
+
+function frameComponents(type: string, frame: StackFrame): string[] {
+  return ['frame', type, frame.function ?? '', normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '')];
 }
 
 /**
@@ -62,11 +66,27 @@ const fingerprintOfMaterial = memoized((material): Fingerprint => {
   return { version: FINGERPRINT_VERSION, components, hash: createHash('sha256').update(material).digest('hex').slice(0, 32) };
 });
 
+/** Per culprit frame object and exception type, the default fingerprint: records with equal frames share the objects. */
+const defaultFingerprints = new WeakMap<StackFrame, Map<string, Fingerprint>>();
+
+function defaultFingerprintOfFrame(type: string, frame: StackFrame): Fingerprint {
+  let byType = defaultFingerprints.get(frame);
+  if (!byType) defaultFingerprints.set(frame, (byType = new Map()));
+  let fingerprint = byType.get(type);
+  if (!fingerprint) {
+    fingerprint = fingerprintOfMaterial(JSON.stringify([FINGERPRINT_VERSION, ...frameComponents(type, frame)]));
+    byType.set(type, fingerprint);
+  }
+  return fingerprint;
+}
+
 /**
  * The fingerprint of an error: the client's list when it sent one (`{{ default }}` expanded), else the default. Equal
  * fingerprints are one shared object; nobody changes it.
  */
 export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'frames' | 'fingerprint'>): Fingerprint {
+  const frame = record.fingerprint?.length ? undefined : culpritFrame(record.frames);
+  if (frame) return defaultFingerprintOfFrame(record.type, frame);
   const defaults = defaultComponents(record);
   const components = record.fingerprint?.length
     ? record.fingerprint.flatMap((entry) => (DEFAULT_MARKER.test(entry) ? defaults : [entry]))

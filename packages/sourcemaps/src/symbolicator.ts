@@ -114,16 +114,29 @@ export class Symbolicator {
    * The issues processor's enricher: errors whose release has source maps get symbolicated frames. An error no map
    * covers is returned unchanged; a failing metadata store throws, so the batch is delivered again.
    */
-  readonly enrich = async (records: ErrorRecord[]): Promise<ErrorRecord[]> =>
-    Promise.all(
+  readonly enrich = async (records: ErrorRecord[]): Promise<ErrorRecord[]> => {
+    // Most releases have no source maps: each release of the batch is asked once, and its cached, empty artifact list
+    // settles it for all of its errors without a promise per error.
+    const releases = new Map<string, { projectId: string; release: string; hasMaps?: boolean }>();
+    for (const record of records) {
+      if (!record.release) continue;
+      const key = `${record.projectId}\u0000${record.release}`;
+      if (!releases.has(key)) releases.set(key, { projectId: record.projectId, release: record.release });
+    }
+    await Promise.all(
+      [...releases.values()].map(async (entry) => {
+        entry.hasMaps = (await this.releaseIndex(entry.projectId, entry.release, null)).size > 0;
+      }),
+    );
+    return Promise.all(
       records.map(async (record) => {
-        if (!record.release || !record.frames.some((frame) => frame.lineno && frame.colno)) return record;
-        // Most releases have no source maps: their cached, empty artifact list settles it without mapping frames.
-        if ((await this.releaseIndex(record.projectId, record.release, null)).size === 0) return record;
+        if (!record.release || !releases.get(`${record.projectId}\u0000${record.release}`)!.hasMaps) return record;
+        if (!record.frames.some((frame) => frame.lineno && frame.colno)) return record;
         const frames = await this.symbolicate(record.projectId, record.release, null, record.frames);
         return frames.some((frame) => frame.minified) ? { ...record, frames } : record;
       }),
     );
+  };
 
   /**
    * A release's artifacts by name. With a dist, only that dist's; without one (errors carry none), every dist's,
