@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from './duckdb';
@@ -598,7 +598,7 @@ describe('concurrency', () => {
     expect(await count('issues', projectId)).toBe(601);
   });
 
-  it('writes each batch over a staging file an earlier insert has finished with, and removes them all on close', async () => {
+  it('writes each batch into a staging file an earlier insert has finished with, empties it after, and removes them all on close', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-test-'));
     const stagingDir = path.join(dir, 'analytics.duckdb.staging');
     const onFile = await DuckDBStore.open(path.join(dir, 'analytics.duckdb'));
@@ -611,11 +611,17 @@ describe('concurrency', () => {
       await onFile.insert(errorsTable, rows600(projectId).slice(0, 3));
       await onFile.insert(logsTable, [logRow(projectId)]);
       expect(await readdir(stagingDir)).toHaveLength(1);
-      // Inserts begun together each stage their own batch.
-      await Promise.all([onFile.insert(logsTable, [logRow(projectId)]), onFile.insert(errorsTable, rows600(projectId))]);
-      expect(await readdir(stagingDir)).toHaveLength(2);
+      // Inserts begun together each stage their own batch; four empty files are kept for later inserts.
+      await Promise.all([
+        ...Array.from({ length: 5 }, () => onFile.insert(logsTable, [logRow(projectId)])),
+        onFile.insert(errorsTable, rows600(projectId)),
+      ]);
+      const kept = await readdir(stagingDir);
+      expect(kept).toHaveLength(4);
+      // No batch stays on disk after its insert.
+      for (const name of kept) expect((await stat(path.join(stagingDir, name))).size).toBe(0);
       expect((await onFile.query('SELECT count(*) AS n FROM errors WHERE project_id = $project', { project: projectId }))[0]!['n']).toBe(1_203);
-      expect(await count('logs', projectId, onFile)).toBe(2);
+      expect(await count('logs', projectId, onFile)).toBe(6);
     } finally {
       await onFile.close();
     }

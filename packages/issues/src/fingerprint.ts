@@ -8,12 +8,13 @@ import { memoized } from './memo';
  */
 export const FINGERPRINT_VERSION = 'fp1';
 
+/** Read-only: errors of one fingerprint share the object. */
 export interface Fingerprint {
-  version: typeof FINGERPRINT_VERSION;
+  readonly version: typeof FINGERPRINT_VERSION;
   /** What was hashed after the version, for people: e.g. ['frame', 'TypeError', 'charge', 'src/billing.ts']. */
-  components: readonly string[];
+  readonly components: readonly string[];
   /** 32 hex digits: SHA-256 of the JSON array [version, ...components], cut to 128 bits. */
-  hash: string;
+  readonly hash: string;
 }
 
 /** `{{ default }}` in a client's fingerprint list stands for the default components (Sentry's convention). */

@@ -96,6 +96,26 @@ describe('toErrorRecord: shared frames', () => {
     expect(accepted({ exception: [{ type: 'SharedFramesError', value: 'e', stacktrace: { frames: stack(7) } }] }).frames).toBe(first.frames);
   });
 
+  const full = { function: 'handle', filename: 'layer.js', module: 'express.layer', lineno: 95, colno: 5, in_app: false, abs_path: '/app/layer.js', context_line: 'next()' };
+  it.each([
+    ['function', 'dispatch'],
+    ['filename', 'router.js'],
+    ['module', 'express.router'],
+    ['lineno', 96],
+    ['colno', 6],
+    ['in_app', true],
+    ['abs_path', '/app/router.js'],
+    ['context_line', 'next(err)'],
+  ])('gives an event its own frames when an outer frame differs only in %s', (field, value) => {
+    const frames = (outer: object) => [outer, frame('charge', 'src/billing.ts', true, 7)];
+    const type = `OneFieldError_${field}`;
+    const first = accepted({ exception: [{ type, value: 'a', stacktrace: { frames: frames(full) } }] });
+    const other = accepted({ exception: [{ type, value: 'b', stacktrace: { frames: frames({ ...full, [field]: value }) } }] });
+    expect(other.frames).not.toBe(first.frames);
+    expect(other.frames[0]).toMatchObject({ [field]: value });
+    expect(accepted({ exception: [{ type, value: 'c', stacktrace: { frames: frames(full) } }] }).frames).toBe(first.frames);
+  });
+
   it('shares frames that are equal once absent fields read as null', () => {
     const withNulls = stack(9).map((given) => ({ ...given, module: null, abs_path: null, context_line: null }));
     const first = accepted({ exception: [{ type: 'NullFramesError', value: 'a', stacktrace: { frames: stack(9) } }] });

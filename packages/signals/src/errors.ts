@@ -13,17 +13,18 @@ import { itemValidator } from './validation';
 
 export type ErrorLevel = 'fatal' | 'error' | 'warning' | 'info' | 'debug';
 
+/** Read-only: records with equal frames share the frame objects (framesOf). */
 export interface StackFrame {
-  function: string | null;
-  filename: string | null;
-  module: string | null;
-  lineno: number | null;
-  colno: number | null;
-  in_app: boolean;
-  abs_path: string | null;
-  context_line: string | null;
+  readonly function: string | null;
+  readonly filename: string | null;
+  readonly module: string | null;
+  readonly lineno: number | null;
+  readonly colno: number | null;
+  readonly in_app: boolean;
+  readonly abs_path: string | null;
+  readonly context_line: string | null;
   /** The position before symbolication, kept beside the original one (issue 5, source maps). */
-  minified?: { filename: string | null; function: string | null; lineno: number | null; colno: number | null };
+  readonly minified?: { filename: string | null; function: string | null; lineno: number | null; colno: number | null };
 }
 
 export interface Breadcrumb {
@@ -310,11 +311,12 @@ export function stackFrame(fields: Partial<StackFrame> & Pick<StackFrame, 'in_ap
   return { function: null, filename: null, module: null, lineno: null, colno: null, abs_path: null, context_line: null, ...fields };
 }
 
-/** Keys under which framesOf remembers stacks before the memory is dropped. */
-const MAX_STACK_KEYS = 10_000;
+/** Frames framesOf remembers, all stacks together, before the memory is dropped (a few MB at most). */
+const MAX_REMEMBERED_FRAMES = 20_000;
 /** Stacks remembered per key, newest first: errors of one type often end in the same library frame. */
 const STACKS_PER_KEY = 4;
 const recentStacks = new Map<string, (readonly StackFrame[])[]>();
+let rememberedFrames = 0;
 
 /**
  * The frames of an exception, shared with a recent exception whose frames were equal field by field. Errors of one
@@ -327,15 +329,17 @@ function framesOf(type: string | null | undefined, given: readonly SentryFrame[]
   const innermost = given[given.length - 1]!;
   const key = `${type}\u0000${given.length}\u0000${innermost.function}\u0000${innermost.lineno}\u0000${innermost.colno}`;
   let known = recentStacks.get(key);
-  if (known) {
-    for (const stack of known) if (sameFrames(stack, given)) return stack;
-  } else {
-    if (recentStacks.size >= MAX_STACK_KEYS) recentStacks.clear();
-    recentStacks.set(key, (known = []));
-  }
+  if (known) for (const stack of known) if (sameFrames(stack, given)) return stack;
   const frames = given.map(frameOf);
+  if (rememberedFrames + frames.length > MAX_REMEMBERED_FRAMES) {
+    recentStacks.clear();
+    rememberedFrames = 0;
+    known = undefined;
+  }
+  if (!known) recentStacks.set(key, (known = []));
   known.unshift(frames);
-  if (known.length > STACKS_PER_KEY) known.pop();
+  rememberedFrames += frames.length;
+  if (known.length > STACKS_PER_KEY) rememberedFrames -= known.pop()!.length;
   return frames;
 }
 

@@ -119,7 +119,7 @@ export class Symbolicator {
     // settles it for all of its errors without a promise per error.
     const releases = new Map<string, { projectId: string; release: string; hasMaps?: boolean }>();
     for (const record of records) {
-      if (!record.release) continue;
+      if (!record.release || !record.frames.some((frame) => frame.lineno && frame.colno)) continue;
       const key = `${record.projectId}\u0000${record.release}`;
       if (!releases.has(key)) releases.set(key, { projectId: record.projectId, release: record.release });
     }
@@ -130,8 +130,7 @@ export class Symbolicator {
     );
     return Promise.all(
       records.map(async (record) => {
-        if (!record.release || !releases.get(`${record.projectId}\u0000${record.release}`)!.hasMaps) return record;
-        if (!record.frames.some((frame) => frame.lineno && frame.colno)) return record;
+        if (!record.release || !releases.get(`${record.projectId}\u0000${record.release}`)?.hasMaps) return record;
         const frames = await this.symbolicate(record.projectId, record.release, null, record.frames);
         return frames.some((frame) => frame.minified) ? { ...record, frames } : record;
       }),
