@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -107,9 +107,6 @@ export class DuckDBStore implements AnalyticsStore {
   private readerCount = 0;
   private staged = 0;
   private readonly staging = new StagingBuffer();
-  /** Staging files no insert is using, empty. */
-  private readonly stagingFiles: StagingFile[] = [];
-  private readonly openStagingFiles = new Set<StagingFile>();
   private closed = false;
   /** Per reader connection, its prepared statements by SQL text, least recently used first. */
   private readonly readerStatements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
@@ -127,11 +124,7 @@ export class DuckDBStore implements AnalyticsStore {
     const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
     await rm(stagingDir, { recursive: true, force: true });
     await mkdir(stagingDir, { recursive: true });
-    const settings = {
-      checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD,
-      // Staging files are written over between inserts; no read may come from a cache of an earlier content.
-      enable_external_file_cache: 'false',
-    };
+    const settings = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD };
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(file, settings);
@@ -151,11 +144,11 @@ export class DuckDBStore implements AnalyticsStore {
     this.assertOpen();
     const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
     const statement = insertStatementOf(table);
-    const file = this.stagingFiles.pop() ?? this.newStagingFile();
+    const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
     try {
       // Written synchronously: a megabyte goes to the page cache in about a millisecond, while the promise API writes
       // it in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms per batch of 800 errors).
-      this.staging.write(file.fd, batch);
+      this.staging.write(file, batch);
       await this.inLane(table.name, async (lane, connection) => {
         let insert = lane.insert;
         if (!insert || lane.insertSql !== statement) {
@@ -165,43 +158,17 @@ export class DuckDBStore implements AnalyticsStore {
           lane.insert = insert;
           lane.insertSql = statement;
         }
-        insert.bind({ file: file.path });
+        insert.bind({ file });
         await insert.run();
       });
     } finally {
-      this.releaseStagingFile(file);
+      // Removed at once, synchronously: an asynchronous removal would hold the insert's answer for more turns of the
+      // event loop, and no batch outlives its insert on disk (an erasure leaves no copy behind). A file is made per
+      // insert rather than kept and written over: a kept file has to be emptied or cut to each batch, and that made
+      // errors sent one per envelope (small, frequent inserts) a third slower here, likely ext4 writing the cut pages
+      // out first.
+      rmSync(file, { force: true });
     }
-  }
-
-  /**
-   * A staging file, kept open and written over by later inserts once this one's INSERT has read it: creating and
-   * removing a file per insert cost about a millisecond each on this machine's disk, a few percent of the event loop
-   * under ingest load.
-   */
-  private newStagingFile(): StagingFile {
-    const filePath = path.join(this.stagingDir, `batch-${(this.staged += 1)}.json`);
-    const file = { path: filePath, fd: openSync(filePath, 'w+') };
-    this.openStagingFiles.add(file);
-    return file;
-  }
-
-  /**
-   * Emptied once its INSERT has read it, so no batch outlives its insert on disk (a GDPR erasure leaves no copy
-   * behind), and kept for the next insert unless MAX_IDLE_STAGING_FILES are kept already.
-   */
-  private releaseStagingFile(file: StagingFile): void {
-    try {
-      ftruncateSync(file.fd, 0);
-      if (this.stagingFiles.length < MAX_IDLE_STAGING_FILES) {
-        this.stagingFiles.push(file);
-        return;
-      }
-    } catch {
-      // A file that cannot be emptied is not reused: it is closed and removed below.
-    }
-    this.openStagingFiles.delete(file);
-    closeSync(file.fd);
-    rmSync(file.path, { force: true });
   }
 
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
@@ -243,7 +210,6 @@ export class DuckDBStore implements AnalyticsStore {
     for (const connection of this.idle) connection.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
-    for (const file of this.openStagingFiles) closeSync(file.fd);
     await rm(this.stagingDir, { recursive: true, force: true });
   }
 
@@ -315,16 +281,9 @@ export class DuckDBStore implements AnalyticsStore {
   }
 }
 
-interface StagingFile {
-  path: string;
-  fd: number;
-}
-
 /** Staging buffers above this size are let go after use, so one large batch does not hold its memory for good. */
 const MAX_KEPT_STAGING_BYTES = 32 * 1024 * 1024;
 const INITIAL_STAGING_BYTES = 1024 * 1024;
-/** Empty staging files kept open for later inserts; more inserts at once make more, removed when done. */
-const MAX_IDLE_STAGING_FILES = 4;
 const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
@@ -337,13 +296,15 @@ const CLOSE_BRACKET = 0x5d;
 class StagingBuffer {
   private bytes = Buffer.allocUnsafe(INITIAL_STAGING_BYTES);
 
-  /** Writes `rows` as one JSON array into the open, empty file `fd`. */
-  write(fd: number, rows: readonly object[]): void {
+  /** Writes `rows` to a new `file` as one JSON array. */
+  write(file: string, rows: readonly object[]): void {
     const length = this.stage(rows);
+    const fd = openSync(file, 'w');
     try {
       // A write may take fewer bytes than asked (a disk nearly full); the rest follows, or the error is thrown.
       for (let written = 0; written < length; ) written += writeSync(fd, this.bytes, written, length - written, written);
     } finally {
+      closeSync(fd);
       if (this.bytes.length > MAX_KEPT_STAGING_BYTES) this.bytes = Buffer.allocUnsafe(INITIAL_STAGING_BYTES);
     }
   }
