@@ -55,7 +55,12 @@ export function defaultComponents(record: Pick<ErrorRecord, 'type' | 'value' | '
 }
 
 function frameComponents(type: string, frame: StackFrame): string[] {
-  return ['frame', type, frame.function ?? '', normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '')];
+  return ['frame', type, frame.function ?? '', culpritFileOf(frame)];
+}
+
+/** The frame's file as grouping and culprits name it: file name, else absolute path, else module, normalised. */
+export function culpritFileOf(frame: StackFrame): string {
+  return normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '');
 }
 
 /**
@@ -86,8 +91,10 @@ function defaultFingerprintOfFrame(type: string, frame: StackFrame): Fingerprint
  * fingerprints are one shared object; nobody changes it.
  */
 export function fingerprintOf(record: Pick<ErrorRecord, 'type' | 'value' | 'frames' | 'fingerprint'>): Fingerprint {
-  const frame = record.fingerprint?.length ? undefined : culpritFrame(record.frames);
-  if (frame) return defaultFingerprintOfFrame(record.type, frame);
+  if (!record.fingerprint?.length) {
+    const frame = culpritFrame(record.frames);
+    if (frame) return defaultFingerprintOfFrame(record.type, frame);
+  }
   const defaults = defaultComponents(record);
   const components = record.fingerprint?.length
     ? record.fingerprint.flatMap((entry) => (DEFAULT_MARKER.test(entry) ? defaults : [entry]))

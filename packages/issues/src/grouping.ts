@@ -1,6 +1,6 @@
 import { namedUuid } from '@tlm/core';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
-import { culpritFrame, fingerprintOf, normalizeFileName, type Fingerprint } from './fingerprint';
+import { culpritFileOf, culpritFrame, fingerprintOf, type Fingerprint } from './fingerprint';
 import { memoized } from './memo';
 
 /** Longest title kept; the full value stays on every error row. */
@@ -48,7 +48,7 @@ export function culpritOf(record: Pick<ErrorRecord, 'frames' | 'tags'>): string 
   if (!frame) return typeof record.tags['transaction'] === 'string' ? record.tags['transaction'] : '';
   let culprit = frameCulprits.get(frame);
   if (culprit === undefined) {
-    const file = normalizeFileName(frame.filename ?? frame.abs_path ?? frame.module ?? '');
+    const file = culpritFileOf(frame);
     culprit = frame.function && file ? `${frame.function} in ${file}` : (frame.function ?? file);
     frameCulprits.set(frame, culprit);
   }

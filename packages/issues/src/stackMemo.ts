@@ -24,6 +24,8 @@ export class StackMemo {
 }
 
 function sameFrames(a: readonly StackFrame[], b: readonly StackFrame[]): boolean {
+  // Records with equal frames mostly share them already (signals' framesOf).
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let index = 0; index < a.length; index++) if (!sameFrame(a[index]!, b[index]!)) return false;
   return true;

@@ -117,20 +117,23 @@ export class Symbolicator {
   readonly enrich = async (records: ErrorRecord[]): Promise<ErrorRecord[]> => {
     // Most releases have no source maps: each release of the batch is asked once, and its cached, empty artifact list
     // settles it for all of its errors without a promise per error.
-    const releases = new Map<string, { projectId: string; release: string; hasMaps?: boolean }>();
-    for (const record of records) {
-      if (!record.release || !record.frames.some((frame) => frame.lineno && frame.colno)) continue;
+    const releases = new Map<string, { projectId: string; release: string; hasMaps: boolean }>();
+    // Per record, its release's entry when it has frames a map could cover.
+    const releaseOf = records.map((record) => {
+      if (!record.release || !record.frames.some((frame) => frame.lineno && frame.colno)) return undefined;
       const key = `${record.projectId}\u0000${record.release}`;
-      if (!releases.has(key)) releases.set(key, { projectId: record.projectId, release: record.release });
-    }
+      let entry = releases.get(key);
+      if (!entry) releases.set(key, (entry = { projectId: record.projectId, release: record.release, hasMaps: false }));
+      return entry;
+    });
     await Promise.all(
       [...releases.values()].map(async (entry) => {
         entry.hasMaps = (await this.releaseIndex(entry.projectId, entry.release, null)).size > 0;
       }),
     );
     return Promise.all(
-      records.map(async (record) => {
-        if (!record.release || !releases.get(`${record.projectId}\u0000${record.release}`)?.hasMaps) return record;
+      records.map(async (record, index) => {
+        if (!record.release || !releaseOf[index]?.hasMaps) return record;
         const frames = await this.symbolicate(record.projectId, record.release, null, record.frames);
         return frames.some((frame) => frame.minified) ? { ...record, frames } : record;
       }),
