@@ -14,9 +14,10 @@ import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
 import { metrics, newId, unauthorized, validationError } from '@tlm/core';
 import { parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
+import { envelopeBody } from './body';
 import { MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
 import { ENVELOPE_ITEM_KINDS } from './registry';
 
@@ -32,7 +33,7 @@ export interface EnvelopeDeps {
 /** Sentry SDKs back off on this header: all categories, organization scope, one second. */
 const SENTRY_RATE_LIMIT_HEADERS = { 'X-Sentry-Rate-Limits': '1::organization' };
 
-const rawEnvelope = express.raw({ limit: MAX_ENVELOPE_BYTES, type: () => true });
+const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES);
 
 /** Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. */
 const parsedEnvelope: RequestHandler = (req, res, next) => {
