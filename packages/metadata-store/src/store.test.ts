@@ -355,6 +355,11 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       expect(await store.transaction((tx) => advanceErrorPositions(tx, [{ partition: 903, from: 10, to: 12 }]))).toEqual([]);
       expect((await errorPositions(store, [903])).get(903)).toBe(12);
     });
+
+    it('names a partition as moved when a counter that read a position finds no row for it', async () => {
+      expect(await store.transaction((tx) => advanceErrorPositions(tx, [{ partition: 905, from: 7, to: 9 }]))).toEqual([905]);
+      expect(await errorPositions(store, [905])).toEqual(new Map([[905, -1]]));
+    });
   });
 
   describe('findKeyGrant', () => {

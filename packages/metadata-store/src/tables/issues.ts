@@ -82,9 +82,13 @@ export interface PositionAdvance {
 export async function advanceErrorPositions(sql: SqlClient, advances: readonly PositionAdvance[]): Promise<number[]> {
   if (advances.length === 0) return [];
   const sorted = [...advances].sort((a, b) => a.partition - b.partition);
-  await sql.query('insert into error_positions (partition, counted_through) select unnest($1::int[]), -1 on conflict do nothing', [
-    sorted.map((advance) => advance.partition),
-  ]);
+  // A partition's row is made by its first count (from -1); a later count finds it, or finds it moved.
+  const first = sorted.filter((advance) => advance.from === -1);
+  if (first.length > 0) {
+    await sql.query('insert into error_positions (partition, counted_through) select unnest($1::int[]), -1 on conflict do nothing', [
+      first.map((advance) => advance.partition),
+    ]);
+  }
   const moved = await jsonOf<number[]>(
     sql,
     `with moved as (
