@@ -3,10 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
-import { SlabPool, envelopeBody } from './body';
+import { SLAB_MIN_BYTES, SlabPool, envelopeBody } from './body';
 
 /** envelopeBody on a real HTTP server: each handler answers the SHA-256 and length of the body it read. */
-const SLAB = 64 * 1024;
+const SLAB = 128 * 1024;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 /** Bytes that differ from request to request, so a slab still holding an earlier body shows. */
 const bytesOf = (size: number, seed: number) => Buffer.from(Array.from({ length: size }, (_, index) => (index * 31 + seed * 7) % 251));
@@ -18,6 +18,8 @@ let pool: SlabPool;
 const held = new Map<string, () => void>();
 /** What the held handlers read once released. */
 const heldResults = new Map<string, string>();
+/** Errors the app's error handler saw, as (status, code). */
+const seenErrors: { status: number; code: string | null }[] = [];
 
 beforeAll(async () => {
   pool = new SlabPool(SLAB, 4);
@@ -33,7 +35,11 @@ beforeAll(async () => {
     }
     res.json({ sha: sha(body), length: body.length });
   });
+  app.post('/small-limit', envelopeBody(SLAB_MIN_BYTES + 10, pool), (req, res) => {
+    res.json({ sha: sha(req.body as Buffer), length: (req.body as Buffer).length });
+  });
   app.use(((error, _req, res, _next) => {
+    seenErrors.push({ status: error.status ?? error.statusCode ?? 500, code: error.code ?? null });
     res.status(error.status ?? error.statusCode ?? 500).json({ type: error.type ?? null, code: error.code ?? null });
   }) as express.ErrorRequestHandler);
   server = app.listen(0, '127.0.0.1');
@@ -52,7 +58,7 @@ async function post(body: Buffer, headers: Record<string, string> = {}, path = '
 
 describe('envelope bodies', () => {
   it('reads every body exactly when slabs are reused, larger bodies before smaller ones', async () => {
-    for (const [seed, size] of [SLAB, SLAB - 1, 40_000, 1_000, 1, 0].entries()) {
+    for (const [seed, size] of [SLAB, SLAB - 1, 100_000, SLAB_MIN_BYTES, SLAB_MIN_BYTES - 1, 1_000, 1, 0].entries()) {
       const body = bytesOf(size, seed);
       const answer = await post(body);
       expect(answer).toEqual({ status: 200, body: { sha: sha(body), length: size } });
@@ -62,7 +68,7 @@ describe('envelope bodies', () => {
   });
 
   it('gives requests in flight a slab each, and keeps at most the pool size afterwards', async () => {
-    const bodies = Array.from({ length: 6 }, (_, seed) => bytesOf(30_000 + seed, seed + 10));
+    const bodies = Array.from({ length: 6 }, (_, seed) => bytesOf(SLAB_MIN_BYTES + 1_000 + seed, seed + 10));
     const answers = Promise.all(bodies.map((body, index) => post(body, {}, `/?hold=flight${index}`)));
     for (let waited = 0; held.size < 6 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     // All six hold their bodies at once; none of them sees another's bytes.
@@ -97,8 +103,23 @@ describe('envelope bodies', () => {
     expect(await post(bytesOf(1024 * 1024 + 1, 4))).toEqual({ status: 413, body: { type: 'entity.too.large', code: null } });
   });
 
+  it('takes no slab before the first bytes of a body, and keeps a limit below the slab size', async () => {
+    const keptBefore = pool.kept;
+    const request = http.request(`${url}/`, { method: 'POST', headers: { 'content-length': String(SLAB) } });
+    request.on('error', () => undefined);
+    request.flushHeaders();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(pool.kept).toBe(keptBefore);
+    request.destroy();
+
+    const body = bytesOf(SLAB_MIN_BYTES + 11, 50);
+    expect(await post(body, {}, '/small-limit')).toEqual({ status: 413, body: { type: 'entity.too.large', code: null } });
+    const fits = bytesOf(SLAB_MIN_BYTES + 10, 51);
+    expect(await post(fits, {}, '/small-limit')).toEqual({ status: 200, body: { sha: sha(fits), length: SLAB_MIN_BYTES + 10 } });
+  });
+
   it('never gives back the slab of a request whose client left while its handler still reads the body', async () => {
-    const body = bytesOf(50_000, 21);
+    const body = bytesOf(SLAB_MIN_BYTES + 5_000, 21);
     const keptBefore = pool.kept;
     // Sent in full, then the connection is dropped while the handler holds the body.
     const socket = await new Promise<http.ClientRequest>((resolve) => {
@@ -120,15 +141,17 @@ describe('envelope bodies', () => {
     expect(pool.kept).toBeLessThanOrEqual(Math.max(keptBefore, 4));
   });
 
-  it('reads the next bodies whole after a client cut its body short', async () => {
+  it('answers a body its client cut short as a validation error, and reads the next bodies whole', async () => {
+    seenErrors.length = 0;
     await new Promise<void>((resolve) => {
-      const request = http.request(`${url}/`, { method: 'POST', headers: { 'content-length': '40000' } });
+      const request = http.request(`${url}/`, { method: 'POST', headers: { 'content-length': String(SLAB) } });
       request.on('error', () => resolve());
       request.write(bytesOf(10_000, 40), () => setTimeout(() => request.destroy(), 20));
       request.on('close', () => resolve());
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const body = bytesOf(40_000, 41);
-    expect(await post(body)).toEqual({ status: 200, body: { sha: sha(body), length: 40_000 } });
+    for (let waited = 0; seenErrors.length === 0 && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seenErrors).toEqual([{ status: 400, code: 'VALIDATION_ERROR' }]);
+    const body = bytesOf(100_000, 41);
+    expect(await post(body)).toEqual({ status: 200, body: { sha: sha(body), length: 100_000 } });
   });
 });

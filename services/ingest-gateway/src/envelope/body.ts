@@ -33,39 +33,66 @@ export class SlabPool {
   }
 }
 
+/** Smaller bodies come from memory the allocator already holds, not new pages. */
+export const SLAB_MIN_BYTES = 64 * 1024;
+
 /**
- * Reads an envelope's bytes into `req.body` as a Buffer, as `express.raw` does. A plain body with a Content-Length of
- * at most a slab is read into a slab of `pool`, which goes back to the pool once the response is sent: the handlers
- * have then finished with the bytes (records hold copies; blob stores have written theirs). A request whose response
- * is never sent (the client went away) keeps its slab, since a handler may still be reading it. Compressed, chunked
- * and larger bodies go to `express.raw`, with its limit and its errors.
+ * Reads an envelope's bytes into `req.body` as a Buffer, as `express.raw` does. A plain body with a Content-Length
+ * from SLAB_MIN_BYTES to a slab's size is read into a slab of `pool`, taken when its first bytes arrive and given back
+ * once the response is sent: the handlers have then finished with the bytes (records hold copies; blob stores have
+ * written theirs). A request whose response is never sent (the client went away) keeps its slab, since a handler may
+ * still be reading it. Compressed, chunked and larger bodies go to `express.raw`, with its limit and its errors; a
+ * body cut short answers 400 VALIDATION_ERROR, as there.
  */
 export function envelopeBody(limitBytes: number, pool = new SlabPool()): RequestHandler {
   const raw = express.raw({ limit: limitBytes, type: () => true });
   return (req, res, next) => {
     const declared = Number(req.headers['content-length']);
     const encoding = req.headers['content-encoding']?.toLowerCase() ?? 'identity';
-    if (encoding !== 'identity' || req.headers['transfer-encoding'] !== undefined || !Number.isSafeInteger(declared) || declared > pool.slabBytes) {
+    if (
+      encoding !== 'identity' ||
+      req.headers['transfer-encoding'] !== undefined ||
+      !Number.isSafeInteger(declared) ||
+      declared > Math.min(limitBytes, pool.slabBytes) ||
+      !req.readable
+    ) {
       raw(req, res, next);
       return;
     }
-    const slab = pool.take();
-    res.once('finish', () => pool.give(slab));
-    const body = slab.subarray(0, declared);
+    let body: Buffer | undefined;
     let received = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
+      if (!body) {
+        if (declared < SLAB_MIN_BYTES) {
+          body = Buffer.allocUnsafe(declared);
+        } else {
+          const slab = pool.take();
+          res.once('finish', () => pool.give(slab));
+          body = slab.subarray(0, declared);
+        }
+      }
       if (received + chunk.length <= declared) chunk.copy(body, received);
       received += chunk.length;
-    });
-    req.once('end', () => {
+    };
+    const finish = (error?: unknown) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      next(error);
+    };
+    const onEnd = () => {
       // Node's HTTP parser ends a body at its Content-Length; anything else is a broken request, never stale bytes.
       if (received !== declared) {
-        next(validationError('request size did not match content length'));
+        finish(validationError('request size did not match content length'));
         return;
       }
-      req.body = body;
-      next();
-    });
-    req.once('error', next);
+      req.body = body ?? Buffer.alloc(0);
+      finish();
+    };
+    // A client that goes away mid-body (Node reports it as an error on the request).
+    const onError = () => finish(validationError('request aborted by the client'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
   };
 }
