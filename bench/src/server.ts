@@ -21,11 +21,16 @@ function processCpuMicros(pid: number): number {
 }
 
 /** Starts `node services/standalone/dist/main.js` as its own process, as `make start` does, on a free port. */
-export async function startServer(port: number, dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-bench-'))): Promise<BenchServer> {
+export async function startServer(
+  port: number,
+  dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-bench-')),
+  /** Settings of the server's own, e.g. LOG_SCAN_INTERVAL_MS. */
+  env: Record<string, string> = {},
+): Promise<BenchServer> {
   // BENCH_SERVER_ARGS passes Node flags to the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles".
   const nodeArgs = (process.env['BENCH_SERVER_ARGS'] ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, STANDALONE_MAIN], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
