@@ -3,6 +3,8 @@ import express, { type RequestHandler } from 'express';
 
 /** Bodies up to this size are read into a kept slab: an envelope of a hundred error events is about 175 KB. */
 export const SLAB_BYTES = 256 * 1024;
+/** Smaller bodies go to express.raw: they come from memory the allocator already holds, not new pages. */
+export const SLAB_MIN_BYTES = 64 * 1024;
 /** Slabs kept between requests: at most 8 MiB. */
 const MAX_KEPT_SLABS = 32;
 
@@ -33,16 +35,13 @@ export class SlabPool {
   }
 }
 
-/** Smaller bodies come from memory the allocator already holds, not new pages. */
-export const SLAB_MIN_BYTES = 64 * 1024;
-
 /**
  * Reads an envelope's bytes into `req.body` as a Buffer, as `express.raw` does. A plain body with a Content-Length
  * from SLAB_MIN_BYTES to a slab's size is read into a slab of `pool`, taken when its first bytes arrive and given back
  * once the response is sent: the handlers have then finished with the bytes (records hold copies; blob stores have
  * written theirs). A request whose response is never sent (the client went away) keeps its slab, since a handler may
- * still be reading it. Compressed, chunked and larger bodies go to `express.raw`, with its limit and its errors; a
- * body cut short answers 400 VALIDATION_ERROR, as there.
+ * still be reading it. Smaller, compressed, chunked and larger bodies go to `express.raw`, with its limit and its
+ * errors; a body cut short answers 400 VALIDATION_ERROR, as there.
  */
 export function envelopeBody(limitBytes: number, pool = new SlabPool()): RequestHandler {
   const raw = express.raw({ limit: limitBytes, type: () => true });
@@ -53,6 +52,7 @@ export function envelopeBody(limitBytes: number, pool = new SlabPool()): Request
       encoding !== 'identity' ||
       req.headers['transfer-encoding'] !== undefined ||
       !Number.isSafeInteger(declared) ||
+      declared < SLAB_MIN_BYTES ||
       declared > Math.min(limitBytes, pool.slabBytes) ||
       !req.readable
     ) {
@@ -63,13 +63,9 @@ export function envelopeBody(limitBytes: number, pool = new SlabPool()): Request
     let received = 0;
     const onData = (chunk: Buffer) => {
       if (!body) {
-        if (declared < SLAB_MIN_BYTES) {
-          body = Buffer.allocUnsafe(declared);
-        } else {
-          const slab = pool.take();
-          res.once('finish', () => pool.give(slab));
-          body = slab.subarray(0, declared);
-        }
+        const slab = pool.take();
+        res.once('finish', () => pool.give(slab));
+        body = slab.subarray(0, declared);
       }
       if (received + chunk.length <= declared) chunk.copy(body, received);
       received += chunk.length;
@@ -82,11 +78,11 @@ export function envelopeBody(limitBytes: number, pool = new SlabPool()): Request
     };
     const onEnd = () => {
       // Node's HTTP parser ends a body at its Content-Length; anything else is a broken request, never stale bytes.
-      if (received !== declared) {
+      if (!body || received !== declared) {
         finish(validationError('request size did not match content length'));
         return;
       }
-      req.body = body ?? Buffer.alloc(0);
+      req.body = body;
       finish();
     };
     // A client that goes away mid-body (Node reports it as an error on the request).
