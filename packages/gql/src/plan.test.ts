@@ -1,5 +1,5 @@
 import { emit } from './emit';
-import { GqlQueryError } from './errors';
+import { GqlQueryError, GqlSyntaxError } from './errors';
 import { compileQuery } from './plan';
 
 const guard = { projectId: '0190a0e0-0000-7000-8000-00000000000a', retentionDays: 30, now: new Date('2024-05-10T12:00:00.000Z') };
@@ -90,5 +90,41 @@ describe('planning: names', () => {
     const compiled = where(`"a'b\\"c/d~e*":1 "x) OR 1=1 --":y`);
     expect(compiled.params).toMatchObject({ p1: `/a'b"c~1d~0e*`, p3: '/x) OR 1=1 --', p4: 'y' });
     expect(compiled.sql).not.toContain('1=1');
+  });
+});
+
+describe('compiled texts are remembered', () => {
+  it('answers the same frozen compile for the same text, and emits it anew for each guard', () => {
+    const text = 'from:logs severity:error | count by route | last:2h';
+    const first = compileQuery(text);
+    expect(compileQuery(text)).toBe(first);
+    expect(() => {
+      (first.plan as { limit: number }).limit = 5;
+    }).toThrow(TypeError);
+    expect(() => {
+      (first.query.filters as unknown[]).push('x');
+    }).toThrow(TypeError);
+    const later = { ...guard, now: new Date('2024-05-10T13:00:00.000Z') };
+    expect(emit(first.plan, 'duckdb', guard).params['since']).toBe('2024-05-10 10:00:00.000');
+    expect(emit(compileQuery(text).plan, 'duckdb', later).params['since']).toBe('2024-05-10 11:00:00.000');
+  });
+
+  it('throws for a faulty text every time', () => {
+    expect(() => compileQuery('count by')).toThrow(GqlSyntaxError);
+    expect(() => compileQuery('count by')).toThrow(GqlSyntaxError);
+    expect(() => compileQuery('from:traces')).toThrow(GqlQueryError);
+    expect(() => compileQuery('from:traces')).toThrow(GqlQueryError);
+  });
+
+  it('keeps the 256 texts used last', () => {
+    const oldest = compileQuery('from:logs | count | last:3h');
+    const kept = compileQuery('from:logs | count | last:4h');
+    for (let n = 1; n <= 256; n++) {
+      compileQuery(`from:logs | count | last:${n}m`);
+      if (n % 100 === 0) compileQuery('from:logs | count | last:4h');
+    }
+    expect(compileQuery('from:logs | count | last:4h')).toBe(kept);
+    expect(compileQuery('from:logs | count | last:3h')).not.toBe(oldest);
+    expect(compileQuery('from:logs | count | last:3h')).toEqual(oldest);
   });
 });
