@@ -84,6 +84,7 @@ async function openHandWritten(file: string, projectId: string) {
   };
 }
 
+/** GQL requests to the server over one keep-alive connection, after its request path is warmed. */
 async function openGql(url: string, key: string) {
   const client = new BenchClient(url, 1);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
