@@ -154,8 +154,8 @@ export async function querySection(options: { sizes: number[]; port: number }): 
       const started = performance.now();
       await loadLogs(file, projectId, loaded, size);
       loaded = size;
-      copyFileSync(file, handFile);
       console.log(`  ${size.toLocaleString('en-US')} logs loaded (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      copyFileSync(file, handFile);
       server = await startServer(options.port, dataDir);
       const hand = await openHandWritten(handFile, projectId);
       const gql = await openGql(server.url, key);
