@@ -206,4 +206,10 @@ describe('Symbolicator.enrich', () => {
     expect(enriched.slice(1)).toEqual([otherRelease, noRelease, noFrames]);
     expect(enriched[1]).toBe(otherRelease);
   });
+
+  it('answers a batch no map covers as it came, without a copy', async () => {
+    const minified = [frame({ function: 'y', filename: 'https://shop.example.com/static/app.min.js', lineno: 1, colno: 35 })];
+    const batch = [record({ release: 'shop@0.2.0', frames: minified }), record({ release: null, frames: minified }), record({})];
+    expect(await new Symbolicator(metadata).enrich(batch)).toBe(batch);
+  });
 });

@@ -131,6 +131,8 @@ export class Symbolicator {
         entry.hasMaps = (await this.releaseIndex(entry.projectId, entry.release, null)).size > 0;
       }),
     );
+    // The usual case, no release of the batch has maps: the batch itself, without a promise per error.
+    if (![...releases.values()].some((entry) => entry.hasMaps)) return records;
     return Promise.all(
       records.map(async (record, index) => {
         if (!record.release || !releaseOf[index]?.hasMaps) return record;
