@@ -284,14 +284,18 @@ export class DuckDBStore implements AnalyticsStore {
 /** Staging buffers above this size are let go after use, so one large batch does not hold its memory for good. */
 const MAX_KEPT_STAGING_BYTES = 32 * 1024 * 1024;
 const INITIAL_STAGING_BYTES = 1024 * 1024;
-const OPEN_BRACKET = 0x5b;
+/** Text one JSON.stringify call aims to make: well below the size V8 gives pages of their own (128 KiB). */
+const STAGING_RUN_CHARS = 32 * 1024;
+const MAX_ROWS_PER_RUN = 64;
 const COMMA = 0x2c;
-const CLOSE_BRACKET = 0x5d;
 
 /**
- * A batch as the UTF-8 text of one JSON array, built row by row into memory kept from one batch to the next. One
- * JSON.stringify of the whole batch builds its text in parts, and encoding it first copies those into a fresh string
- * as large as the batch; here each row's text is small and flat, and the bytes land in pages already touched.
+ * A batch as the UTF-8 text of one JSON array, built a few rows at a time into memory kept from one batch to the
+ * next. One JSON.stringify of the whole batch builds its text in parts, and encoding it first copies those into a
+ * fresh string as large as the batch; a JSON.stringify per row starts each row's text small and grows it part by part
+ * (a 1 KB error row: about 3.5 KB allocated, 5 to 7 µs here). Runs of rows sized to about STAGING_RUN_CHARS of text
+ * take a third less time per row (error rows 5.3 → 3.6 µs, log rows 2.1 → 1.4 µs), and their text lands in pages
+ * already touched.
  */
 class StagingBuffer {
   private bytes = Buffer.allocUnsafe(INITIAL_STAGING_BYTES);
@@ -311,16 +315,22 @@ class StagingBuffer {
 
   /** Writes `rows` as a JSON array at the start of `bytes`; answers its length in bytes. */
   private stage(rows: readonly object[]): number {
+    if (rows.length === 0) return this.bytes.write('[]', 0, 'latin1');
     let length = 0;
-    this.bytes[length++] = OPEN_BRACKET;
-    for (let index = 0; index < rows.length; index++) {
-      const text = JSON.stringify(rows[index]);
-      // Room for the worst case (three bytes per UTF-16 unit), the separator and the closing bracket.
-      this.ensure(length + text.length * 3 + 2);
-      if (index > 0) this.bytes[length++] = COMMA;
-      length += this.bytes.write(text, length, 'utf8');
+    let perRun = 1;
+    for (let start = 0; start < rows.length; ) {
+      const run = rows.slice(start, start + perRun);
+      const text = JSON.stringify(run);
+      // Each run's own array goes over the closing bracket of the text so far, whose place takes a comma instead.
+      const at = start === 0 ? 0 : length - 1;
+      // Room for the worst case: three bytes per UTF-16 unit.
+      this.ensure(at + text.length * 3);
+      length = at + this.bytes.write(text, at, 'utf8');
+      if (start > 0) this.bytes[at] = COMMA;
+      start += run.length;
+      // The next run sized by the width of this one's rows.
+      perRun = Math.max(1, Math.min(MAX_ROWS_PER_RUN, Math.floor((STAGING_RUN_CHARS * run.length) / text.length)));
     }
-    this.bytes[length++] = CLOSE_BRACKET;
     return length;
   }
 
