@@ -94,6 +94,11 @@ function toApiError(error: unknown): ApiError | undefined {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported')
     return validationError('unsupported content encoding or charset');
   if (type === 'request.aborted') return validationError('request aborted by the client');
+  // body-parser passes on the errors of its gzip, deflate and brotli streams untyped, with a 400 and zlib's errno.
+  const { status, errno, message } = error as { status?: number; errno?: number; message?: string };
+  if (type === undefined && status === 400 && typeof errno === 'number') {
+    return validationError(`request body does not decompress as its Content-Encoding says: ${message}`);
+  }
   return undefined;
 }
 

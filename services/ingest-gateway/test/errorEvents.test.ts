@@ -66,6 +66,29 @@ describe('envelope event items', () => {
     expect(await storedErrors('never stored')).toEqual([]);
   });
 
+  it('rejects a body that does not decompress as its Content-Encoding says with 400 VALIDATION_ERROR', async () => {
+    const whole = gzipSync(envelope([{ type: 'event', payload: exceptionEvent('never stored, compressed') }]));
+    for (const [encoding, body] of [
+      ['gzip', Buffer.from('not gzip at all')],
+      ['gzip', whole.subarray(0, 20)],
+      ['deflate', Buffer.from('not deflate')],
+      ['br', Buffer.from('not brotli')],
+    ] as const) {
+      const reply = await postSentry(body, undefined, undefined, { 'content-encoding': encoding });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+      expect(reply.body.error.message).toMatch(/^request body does not decompress as its Content-Encoding says: /);
+    }
+    const bearer = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.secretKey,
+      body: Buffer.from('not gzip at all'),
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' },
+    });
+    expect(bearer.status).toBe(400);
+    expect(bearer.body.error.code).toBe('VALIDATION_ERROR');
+    expect(await storedErrors('never stored, compressed')).toEqual([]);
+  });
+
   it('rejects an event item over 1 MiB and keeps the items beside it', async () => {
     const big = exceptionEvent('too big', { extra: { blob: 'x'.repeat(1024 * 1024) } });
     const reply = await postSentry(envelope([{ type: 'event', payload: big }, { type: 'event', payload: exceptionEvent('small neighbour') }]));

@@ -163,6 +163,20 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
     expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'request body is not valid JSON' });
   });
 
+  it('rejects a gzip body that does not inflate with 400 VALIDATION_ERROR', async () => {
+    const whole = gzipSync(JSON.stringify({ batch: [marker('corrupt gzip')] }));
+    for (const body of [Buffer.from('not gzip at all'), whole.subarray(0, whole.length - 12)]) {
+      const reply = await fixture.server.api.post('/v1/logs', {
+        token: fixture.setup.secretKey,
+        body,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    await expectNothingStored('corrupt gzip');
+  });
+
   it('rejects a body without a batch array with 400 VALIDATION_ERROR', async () => {
     const reply = await fixture.server.api.post('/v1/logs', { token: fixture.setup.secretKey, body: { logs: [] } });
     expect(reply.status).toBe(400);
