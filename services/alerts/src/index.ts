@@ -19,7 +19,7 @@ import {
   type SloRow,
 } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
-import { compileMetric, overWindow, singleValue } from './metrics';
+import { compileCount, compileMetric, overWindow, singleValue } from './metrics';
 import { AlertRulePatch, Mute, NewAlertRule, NewSlo, SloPatch, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
 
 export { evaluateAlerts, evaluatorConfig, startAlertEvaluator, webhookOptions, type EvaluatorDeps } from './evaluator';
@@ -135,8 +135,8 @@ export function alertRoutes(deps: AlertsDeps): Router {
 
   router.post('/v1/slos', ...writer, body, async (req, res) => {
     const input = parseBody(NewSlo, req.body);
-    compileMetric(input.good, 'good');
-    compileMetric(input.total, 'total');
+    compileCount(input.good, 'good');
+    compileCount(input.total, 'total');
     const slo = await insertSlo(deps.metadata, newId(), requestKey(res).projectId, { ...input, window_days: input.window_days ?? 30 });
     res.status(201).json(await sloAnswer(slo, res));
   });
@@ -148,8 +148,8 @@ export function alertRoutes(deps: AlertsDeps): Router {
   router.put('/v1/slos/:id', ...writer, body, async (req, res) => {
     const current = await routeSlo(req, res);
     const changes = parseBody(SloPatch, req.body);
-    if (changes.good !== undefined) compileMetric(changes.good, 'good');
-    if (changes.total !== undefined) compileMetric(changes.total, 'total');
+    if (changes.good !== undefined) compileCount(changes.good, 'good');
+    if (changes.total !== undefined) compileCount(changes.total, 'total');
     const slo = await updateSlo(deps.metadata, current.id, {
       name: changes.name ?? current.name,
       target_percent: changes.target_percent ?? current.target_percent,

@@ -26,6 +26,18 @@ export function compileMetric(text: string, field: string): Metric {
   return compiled;
 }
 
+/** What an SLO's `good` and `total` may count with (DECISIONS.md: they are GQL count queries). */
+const COUNTING = new Set(['count', 'count_distinct']);
+
+/** An SLO's `good` or `total`: a metric (compileMetric) that counts, with `count` or `count_distinct`. */
+export function compileCount(text: string, field: string): Metric {
+  const metric = compileMetric(text, field);
+  if (!COUNTING.has(metric.plan.aggregate!.func)) {
+    throw unprocessable(`${field} must be a count query such as "from:events event_name:checkout | count"`);
+  }
+  return metric;
+}
+
 /** The plan of a metric over the last `windowMs`. */
 export function overWindow(metric: Metric, windowMs: number): Plan {
   return { ...metric.plan, since: { ago: windowMs } };

@@ -153,4 +153,20 @@ describe('SLOs', () => {
     expect(ranged.status).toBe(422);
     expect(ranged.body.error.code).toBe('VALIDATION_ERROR');
   });
+
+  it('refuses good and total that are not count queries, on creation and on change', async () => {
+    const base = { name: 'x', target_percent: 99, good: 'from:events | count', total: 'from:events | count_distinct(distinct_id)' };
+    const averaged = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, good: 'from:logs | avg(properties.ms)' } });
+    expect(averaged.status).toBe(422);
+    expect(averaged.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('good must be a count query') });
+    const summed = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, total: 'from:sessions | sum(quantity)' } });
+    expect(summed.status).toBe(422);
+    expect(summed.body.error.code).toBe('VALIDATION_ERROR');
+    const created = await server.api.post('/v1/slos', { token: setup.secretKey, body: base });
+    expect(created.status).toBe(201);
+    const changed = await server.api.put(`/v1/slos/${created.body.id}`, { token: setup.secretKey, body: { total: 'from:logs | max(properties.ms)' } });
+    expect(changed.status).toBe(422);
+    expect(changed.body.error.code).toBe('VALIDATION_ERROR');
+    expect((await server.api.get(`/v1/slos/${created.body.id}`, { token: setup.secretKey })).body.total).toBe(base.total);
+  });
 });
