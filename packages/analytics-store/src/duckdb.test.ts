@@ -9,6 +9,7 @@ import {
   ANALYTICS_TABLES,
   alertEventsTable,
   alertsTable,
+  attachmentsTable,
   errorsTable,
   eventsTable,
   issuesTable,
@@ -187,7 +188,7 @@ const count = async (table: string, projectId: string) =>
 describe('migrate', () => {
   it('creates every table of ANALYTICS_TABLES', async () => {
     const rows = await store.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name`);
-    const names = ['alert_events', 'alerts', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'stacks', 'vitals'];
+    const names = ['alert_events', 'alerts', 'attachments', 'errors', 'events', 'issues', 'logs', 'profile_chunks', 'replay_chunks', 'replay_sessions', 'sessions', 'spans', 'stacks', 'vitals'];
     expect(rows.map((row) => row['table_name'])).toEqual(names);
     expect(ANALYTICS_TABLES.map((table) => table.name).sort()).toEqual(names);
   });
@@ -510,6 +511,9 @@ describe('deleteProjectRows', () => {
       ]);
       await store.insert(sessionsTable, [
         { project_id: projectId, id: 'sid-1', session_id: 'sid-1', distinct_id: 'u', status: 'exited', outcome: 'healthy', errors: 0, quantity: 1, started: T0, timestamp: T0 + 1, duration_ms: 1, release: 'r@1', environment: null, properties: {}, updated_at: T0 + 1, received_at: T0 + 1, retention_days: 30 },
+      ]);
+      await store.insert(attachmentsTable, [
+        { project_id: projectId, id: randomUUID(), event_id: randomUUID(), filename: 'a.log', content_type: 'text/plain', attachment_type: 'event.attachment', size_bytes: 1, blob_key: 'k', updated_at: T0, retention_days: 30 },
       ]);
     }
     await deleteProjectRows(store, removed);

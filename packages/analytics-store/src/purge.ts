@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from './store';
-import { ANALYTICS_TABLES } from './tables';
+import { ANALYTICS_TABLES, errorsTable } from './tables';
 
 /** Removes every row of a project from every table (permanent project or account removal). */
 export async function deleteProjectRows(store: AnalyticsStore, projectId: string): Promise<void> {
@@ -40,8 +40,8 @@ function personCondition(dialect: AnalyticsStore['dialect'], person: { column: s
 
 /**
  * GDPR erasure of one data subject (DECISIONS.md): every row of the project about `distinctId`, in every table that
- * names a person, and the chunks of their replay sessions. Returns the rows removed per table and the blob keys of
- * the removed replay chunks, for the caller to delete from the blob store.
+ * names a person, the chunks of their replay sessions and the attachments of their errors. Returns the rows removed
+ * per table and the blob keys of the removed chunks and attachments, for the caller to delete from the blob store.
  */
 export async function erasePerson(
   store: AnalyticsStore,
@@ -67,6 +67,14 @@ export async function erasePerson(
     removed['replay_chunks'] += chunks.length;
     if (chunks.length > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
   }
+
+  // Attachments name their error event, not the person: the person's errors pick them, before those rows go.
+  const errorIds = `SELECT ${clickhouse ? 'toString(id)' : 'id'} FROM errors WHERE ${inProject} AND ${personCondition(store.dialect, errorsTable.person!)}`;
+  const ofErrors = `${inProject} AND event_id IN (${errorIds})`;
+  const attachments = await store.query(`SELECT blob_key FROM attachments${clickhouse ? ' FINAL' : ''} WHERE ${ofErrors}`, { project_id: projectId, person: distinctId });
+  blobKeys.push(...attachments.map((attachment) => String(attachment['blob_key'])));
+  removed['attachments'] = attachments.length;
+  if (attachments.length > 0) await store.execute(`DELETE FROM attachments WHERE ${ofErrors}`, { project_id: projectId, person: distinctId });
 
   for (const table of ANALYTICS_TABLES) {
     if (!table.person) continue;

@@ -14,6 +14,10 @@ export const replayChunkKey = (projectId: string, receivedAt: number, sessionId:
 export const profileChunkKey = (projectId: string, receivedAt: number, chunkId: string): string =>
   `${projectId}/profiles/${blobDay(receivedAt)}/${chunkId}`;
 
+/** One attachment of an error event: `<project>/attachments/<day>/<event_id>/<attachment_id>`. */
+export const attachmentKey = (projectId: string, receivedAt: number, eventId: string, attachmentId: string): string =>
+  `${projectId}/attachments/${blobDay(receivedAt)}/${eventId}/${attachmentId}`;
+
 /** One export file: `<project>/exports/<day>/<job_id>.<ext>`. */
 export const exportFileKey = (projectId: string, createdAt: number, jobId: string, extension: string): string =>
   `${projectId}/exports/${blobDay(createdAt)}/${jobId}.${extension}`;

@@ -13,7 +13,7 @@ export function deleteProjectBlobs(blobs: BlobStore, projectId: string): Promise
 export async function deleteBlobsBefore(blobs: BlobStore, projectId: string, cutoff: Date): Promise<number> {
   const lastKept = blobDay(cutoff.getTime());
   let removed = 0;
-  for (const signal of ['replays', 'profiles', 'exports']) {
+  for (const signal of ['replays', 'profiles', 'attachments', 'exports']) {
     const prefix = `${projectBlobPrefix(projectId)}${signal}/`;
     const days = new Set((await blobs.list(prefix)).map((key) => key.slice(prefix.length).split('/', 1)[0]!));
     for (const day of days) if (day < lastKept) removed += await blobs.deletePrefix(`${prefix}${day}/`);

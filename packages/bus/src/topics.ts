@@ -17,6 +17,8 @@ export const Topics = {
   replays: 'tlm.replays.v1',
   /** Profile chunk metadata (bodies live in the blob store). */
   profiles: 'tlm.profiles.v1',
+  /** Attachment metadata (bodies live in the blob store). */
+  attachments: 'tlm.attachments.v1',
   /** Each process's request counts per organization for the current second, so rate limits hold fleet-wide. */
   rateCounts: 'tlm.rate-counts.v1',
   /** Cache invalidation for API keys, projects and organizations; every gateway instance receives every message. */

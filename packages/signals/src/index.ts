@@ -12,6 +12,7 @@ export * from './errors';
 export * from './chunks';
 export * from './replay';
 export * from './profiles';
+export * from './attachments';
 export * from './spans';
 export * from './vitals';
 export * from './sentrySpans';

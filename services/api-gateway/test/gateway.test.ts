@@ -51,6 +51,8 @@ describe('the route table', () => {
     ['GET', '/v1/replay/sessions/s-1/chunks/0', 'query'],
     ['GET', '/v1/profiles/chunks', 'query'],
     ['GET', '/v1/profiles/chunks/c-1', 'query'],
+    ['GET', '/v1/attachments', 'query'],
+    ['GET', '/v1/attachments/0b9a8f3e-1111-4222-8333-444455556666', 'query'],
     ['POST', '/v1/replay/sessions', 'ingest-gateway'],
     ['POST', '/v1/replay/chunks', 'ingest-gateway'],
     ['POST', '/v1/profiles/chunks', 'ingest-gateway'],

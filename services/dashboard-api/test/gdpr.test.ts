@@ -92,6 +92,35 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     expect(sessions.map((row) => row['id'])).toEqual(['s-kept']);
   });
 
+  it("removes the attachments of the person's errors with their stored bodies, and keeps everyone else's", async () => {
+    const setup = await setupProject(server.api);
+    const envelope = (eventId: string, user: string) =>
+      [
+        JSON.stringify({ event_id: eventId }),
+        '{"type":"event"}',
+        JSON.stringify({ event_id: eventId, exception: { values: [{ type: 'GdprError', value: 'with a file' }] }, user: { id: user } }),
+        '{"type":"attachment","filename":"app.log","length":8}',
+        `log ${user.slice(-4)}`,
+        '',
+      ].join('\n');
+    for (const [eventId, user] of [['c'.repeat(32), 'att-gone'], ['d'.repeat(32), 'att-kept']] as const) {
+      const sent = await server.api.post('/v1/envelope', { token: setup.secretKey, body: envelope(eventId, user), headers: { 'content-type': 'application/x-sentry-envelope' } });
+      expect(sent.body).toMatchObject({ accepted: 2, rejected: 0 });
+    }
+    const bodies = () => server.standalone.blobs.list(`${setup.project.id}/attachments/`);
+    await eventually(async () => expect(await bodies()).toHaveLength(2));
+    const rows = () => server.standalone.analytics.query('SELECT event_id FROM attachments WHERE project_id = $p', { p: setup.project.id });
+    await eventually(async () => expect(await rows()).toHaveLength(2));
+
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'att-gone' } });
+    expect(reply.body.removed).toMatchObject({ errors: 1, attachments: 1 });
+    expect((await rows()).map((row) => row['event_id'])).toEqual(['dddddddd-dddd-dddd-dddd-dddddddddddd']);
+    const left = await bodies();
+    expect(left).toHaveLength(1);
+    expect(left[0]).toContain('/dddddddd-dddd-dddd-dddd-dddddddddddd/');
+  });
+
   it("removes the person's errors and stops counting them among the users of their issues", async () => {
     const setup = await setupProject(server.api);
     const envelope = (eventId: string, user: string) =>

@@ -1,4 +1,6 @@
 import {
+  attachmentRow,
+  attachmentsTable,
   profileChunkRow,
   profileChunksTable,
   replayChunkRow,
@@ -8,12 +10,12 @@ import {
   type AnalyticsStore,
 } from '@tlm/analytics-store';
 import { Topics, type Bus, type SubscribeOptions, type Subscription } from '@tlm/bus';
-import type { ProfileChunkRecord, ReplayChunkRecord, ReplayRecord, ReplaySessionRecord } from '@tlm/signals';
+import type { AttachmentRecord, ProfileChunkRecord, ReplayChunkRecord, ReplayRecord, ReplaySessionRecord } from '@tlm/signals';
 
 /**
- * Replay and profile metadata: the gateway stored each body in the blob store before publishing its row, so these
- * rows only ever name bodies that exist. Rows replace earlier ones of the same session or chunk, so a redelivered
- * batch writes nothing new.
+ * Replay, profile and attachment metadata: the gateway stored each body in the blob store before publishing its row,
+ * so these rows only ever name bodies that exist. Rows replace earlier ones of the same session, chunk or attachment,
+ * so a redelivered batch writes nothing new.
  */
 export async function subscribeChunkTopics(bus: Bus, analytics: AnalyticsStore, group: SubscribeOptions): Promise<Subscription[]> {
   return [
@@ -25,6 +27,9 @@ export async function subscribeChunkTopics(bus: Bus, analytics: AnalyticsStore, 
     }),
     await bus.subscribe<ProfileChunkRecord>(Topics.profiles, group, async (records) => {
       await analytics.insert(profileChunksTable, records.map(profileChunkRow));
+    }),
+    await bus.subscribe<AttachmentRecord>(Topics.attachments, group, async (records) => {
+      await analytics.insert(attachmentsTable, records.map(attachmentRow));
     }),
   ];
 }

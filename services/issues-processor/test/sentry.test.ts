@@ -125,4 +125,23 @@ describe('the Sentry Node SDK against the envelope endpoint', () => {
       expect.objectContaining({ type: 'RangeError', value: 'quantity out of range', relation: 'cause' }),
     ]);
   });
+
+  it("stores a scope's attachments beside the event, readable by the event's id", async () => {
+    const log = 'GET /cart 200\nPOST /checkout 500\n';
+    let eventId = '';
+    Sentry.withScope((scope) => {
+      scope.addAttachment({ filename: 'requests.log', data: log, contentType: 'text/plain' });
+      eventId = Sentry.captureException(new Error('checkout failed with a log'));
+    });
+    expect(await Sentry.flush(5_000)).toBe(true);
+    expect(await errorRows(`value = 'checkout failed with a log'`)).toHaveLength(1);
+    const listed = await eventually(async () => {
+      const reply = await server.api.get(`/v1/attachments?event_id=${eventId}`, { token: setup.secretKey });
+      expect(reply.body.attachments).toHaveLength(1);
+      return reply.body.attachments[0];
+    });
+    expect(listed).toMatchObject({ filename: 'requests.log', content_type: 'text/plain', attachment_type: 'event.attachment', size_bytes: log.length });
+    const body = await server.api.get(`/v1/attachments/${listed.id}`, { token: setup.secretKey });
+    expect(body.text).toBe(log);
+  });
 });

@@ -69,11 +69,15 @@ describe('POST /admin/cleanup', () => {
     const old = `${setup.project.id}/replays/${daysAgo(5).toISOString().slice(0, 10)}/s-1/0`;
     const recent = `${setup.project.id}/replays/${daysAgo(1).toISOString().slice(0, 10)}/s-2/0`;
     const oldProfile = `${setup.project.id}/profiles/${daysAgo(4).toISOString().slice(0, 10)}/c-1`;
-    for (const key of [old, recent, oldProfile]) await blobs.put(key, Buffer.from('body'));
+    const oldAttachment = `${setup.project.id}/attachments/${daysAgo(4).toISOString().slice(0, 10)}/e-1/a-1`;
+    const recentAttachment = `${setup.project.id}/attachments/${daysAgo(1).toISOString().slice(0, 10)}/e-2/a-2`;
+    for (const key of [old, recent, oldProfile, oldAttachment, recentAttachment]) await blobs.put(key, Buffer.from('body'));
     expect((await runCleanup()).status).toBe(200);
     expect(await blobs.get(old)).toBeUndefined();
     expect(await blobs.get(oldProfile)).toBeUndefined();
+    expect(await blobs.get(oldAttachment)).toBeUndefined();
     expect((await blobs.get(recent))?.toString()).toBe('body');
+    expect((await blobs.get(recentAttachment))?.toString()).toBe('body');
   });
 
   it('removes projects, keys and accounts whose 30-day restore window has passed, and nothing younger', async () => {

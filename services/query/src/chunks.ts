@@ -1,15 +1,16 @@
-import { profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import { attachmentsTable, profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
 import type { BlobStore } from '@tlm/blob-store';
-import { notFound, validationError } from '@tlm/core';
+import { isUuid, notFound, validationError } from '@tlm/core';
 import { defineSource, type Guard } from '@tlm/gql';
-import { isChunkId } from '@tlm/signals';
+import { eventIdAsUuid, isChunkId } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { aggregateBy, findRows } from './lookup';
 
-/** Replay and profile metadata as read sources; not GQL sources (GQL names only what DECISIONS.md lists). */
+/** Replay, profile and attachment metadata as read sources; not GQL sources (GQL names only what DECISIONS.md lists). */
 const replaySessions = defineSource({ name: 'replay_sessions', description: 'replay sessions', table: replaySessionsTable as TableDefinition<never>, timeColumn: 'started_at' });
 const replayChunks = defineSource({ name: 'replay_chunks', description: 'replay recording chunks', table: replayChunksTable as TableDefinition<never>, timeColumn: 'start_ts' });
 const profileChunks = defineSource({ name: 'profile_chunks', description: 'profile chunks', table: profileChunksTable as TableDefinition<never>, timeColumn: 'started_at' });
+const attachments = defineSource({ name: 'attachments', description: 'error attachments', table: attachmentsTable as TableDefinition<never>, timeColumn: 'updated_at' });
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1_000;
@@ -39,6 +40,17 @@ const PROFILE_FIELDS = {
   size_bytes: 'size_bytes',
   received_at: 'updated_at',
 };
+const ATTACHMENT_FIELDS = {
+  id: 'id',
+  event_id: 'event_id',
+  filename: 'filename',
+  content_type: 'content_type',
+  attachment_type: 'attachment_type',
+  size_bytes: 'size_bytes',
+  received_at: 'updated_at',
+};
+/** Sentry's event ids: 32 hex digits, or the same in UUID form. */
+const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function limitOf(req: Request): number {
   const given = req.query['limit'];
@@ -61,9 +73,14 @@ function filterOf(req: Request, name: string): string | undefined {
   return value;
 }
 
-/** Sends stored bytes as they are: no Content-Encoding, so clients receive exactly what was stored. */
-function sendBody(res: Response, body: Buffer, contentType: string): void {
-  res.status(200).set({ 'Content-Type': contentType, 'Content-Length': String(body.length), 'Cache-Control': 'private, max-age=3600' }).end(body);
+/**
+ * Sends stored bytes as they are: no Content-Encoding, so clients receive exactly what was stored. express adds a
+ * charset to text and JSON types; an `exact` type (a client's own, as an attachment's) goes out as given.
+ */
+function sendBody(res: Response, body: Buffer, contentType: string, exact = false): void {
+  res.status(200).set({ 'Content-Type': contentType, 'Content-Length': String(body.length), 'Cache-Control': 'private, max-age=3600' });
+  if (exact) res.setHeader('Content-Type', contentType);
+  res.end(body);
 }
 
 export interface ChunkReadDeps {
@@ -152,6 +169,35 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     const body = chunk ? await deps.blobs.get(String(chunk['blob_key'])) : undefined;
     if (!body) throw notFound(`profile chunk ${chunkId} not found`);
     sendBody(res, body, 'application/json');
+  });
+
+  router.get('/v1/attachments', ...reader, async (req, res) => {
+    const eventId = filterOf(req, 'event_id');
+    if (eventId !== undefined && !EVENT_ID.test(eventId)) throw validationError('event_id must be 32 hex digits or a UUID');
+    const found = await findRows(deps.analytics, attachments, guardOf(res), {
+      equals: eventId === undefined ? {} : { event_id: eventIdAsUuid(eventId) },
+      fields: ATTACHMENT_FIELDS,
+      sort: [['updated_at', 'desc'], ['id', 'asc']],
+      limit: limitOf(req),
+    });
+    res.json({ attachments: found });
+  });
+
+  router.get('/v1/attachments/:id', ...reader, async (req, res) => {
+    const id = String(req.params['id']);
+    const [attachment] = isUuid(id)
+      ? await findRows(deps.analytics, attachments, guardOf(res), {
+          equals: { id: id.toLowerCase() },
+          fields: { blob_key: 'blob_key', filename: 'filename', content_type: 'content_type' },
+          sort: [['updated_at', 'desc']],
+          limit: 1,
+        })
+      : [];
+    const body = attachment ? await deps.blobs.get(String(attachment['blob_key'])) : undefined;
+    if (!attachment || !body) throw notFound(`attachment ${id} not found`);
+    // express's attachment() quotes the name for any characters (the content-disposition package).
+    res.attachment(String(attachment['filename']));
+    sendBody(res, body, String(attachment['content_type']), true);
   });
 
   return router;

@@ -1,6 +1,7 @@
 import type { TableDefinition } from '../store';
 import { alertEventsTable } from './alertEvents';
 import { alertsTable } from './alerts';
+import { attachmentsTable } from './attachments';
 import { errorsTable } from './errors';
 import { eventsTable } from './events';
 import { issuesTable } from './issues';
@@ -15,6 +16,7 @@ import { vitalsTable } from './vitals';
 
 export * from './alertEvents';
 export * from './alerts';
+export * from './attachments';
 export * from './errors';
 export * from './events';
 export * from './issues';
@@ -42,4 +44,5 @@ export const ANALYTICS_TABLES: readonly TableDefinition<object>[] = [
   replayChunksTable,
   profileChunksTable,
   sessionsTable,
+  attachmentsTable,
 ] as readonly TableDefinition<never>[] as readonly TableDefinition<object>[];

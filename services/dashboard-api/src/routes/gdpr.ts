@@ -67,16 +67,16 @@ export function gdprRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  // DECISIONS.md: erasure of one data subject removes every event, log, error and replay of that person.
+  // DECISIONS.md: erasure of one data subject removes every event, log, error (with its attachments) and replay of that person.
   router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(8 * 1024), async (req, res) => {
     const { distinct_id } = parseBody(EraseBody, req.body);
     const projectId = requestProject(res).id;
     const { removed, blobKeys } = await erasePerson(deps.analytics, projectId, distinct_id);
     // Error rows are gone; the issues also stop counting the person among their users.
     removed['issue_users'] = await forgetIssueUser(deps, projectId, distinct_id);
-    // Chunks of one session share a key prefix ending in '/': remove each session's bodies once.
-    const sessions = new Set(blobKeys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
-    for (const prefix of sessions) await deps.blobs.deletePrefix(prefix);
+    // Chunks of one session and attachments of one event share a key prefix ending in '/': each prefix is removed once.
+    const prefixes = new Set(blobKeys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
+    for (const prefix of prefixes) await deps.blobs.deletePrefix(prefix);
     res.json({ distinct_id, removed });
   });
 

@@ -14,7 +14,7 @@ export interface EnvelopeItemContext {
   key: ResolvedKey;
   /** The envelope's header (event_id, dsn, sent_at, sdk…). */
   envelope: Record<string, unknown>;
-  /** Where replay recordings and profile chunks are stored before their rows are routed. */
+  /** Where replay recordings, profile chunks and attachments are stored before their rows are routed. */
   blobs: BlobStore;
 }
 
