@@ -41,13 +41,14 @@ function personCondition(dialect: AnalyticsStore['dialect'], person: { column: s
 /**
  * GDPR erasure of one data subject (DECISIONS.md): every row of the project about `distinctId`, in every table that
  * names a person, the chunks of their replay sessions and the attachments of their errors. Returns the rows removed
- * per table and the blob keys of the removed chunks and attachments, for the caller to delete from the blob store.
+ * per table, the blob keys of the removed replay chunks and the events whose attachments went, for the caller to
+ * delete their bodies from the blob store.
  */
 export async function erasePerson(
   store: AnalyticsStore,
   projectId: string,
   distinctId: string,
-): Promise<{ removed: Record<string, number>; blobKeys: string[] }> {
+): Promise<{ removed: Record<string, number>; blobKeys: string[]; attachmentEvents: string[] }> {
   const clickhouse = store.dialect === 'clickhouse';
   const inProject = clickhouse ? 'project_id = {project_id:UUID}' : 'project_id = $project_id';
   const removed: Record<string, number> = {};
@@ -68,13 +69,18 @@ export async function erasePerson(
     if (chunks.length > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
   }
 
-  // Attachments name their error event, not the person: the person's errors pick them, before those rows go.
+  // Attachments name their error event, not the person: the person's errors pick them, before those rows go. Rows are
+  // deleted by the ids selected, so the events answered are exactly those whose rows went.
   const errorIds = `SELECT ${clickhouse ? 'toString(id)' : 'id'} FROM errors WHERE ${inProject} AND ${personCondition(store.dialect, errorsTable.person!)}`;
-  const ofErrors = `${inProject} AND event_id IN (${errorIds})`;
-  const attachments = await store.query(`SELECT blob_key FROM attachments${clickhouse ? ' FINAL' : ''} WHERE ${ofErrors}`, { project_id: projectId, person: distinctId });
-  blobKeys.push(...attachments.map((attachment) => String(attachment['blob_key'])));
+  const attachments = await store.query(`SELECT id, event_id FROM attachments${clickhouse ? ' FINAL' : ''} WHERE ${inProject} AND event_id IN (${errorIds})`, {
+    project_id: projectId,
+    person: distinctId,
+  });
+  for (const attachment of attachments) {
+    await store.execute(`DELETE FROM attachments WHERE ${inProject} AND id = ${clickhouse ? '{id:String}' : '$id'}`, { project_id: projectId, id: String(attachment['id']) });
+  }
   removed['attachments'] = attachments.length;
-  if (attachments.length > 0) await store.execute(`DELETE FROM attachments WHERE ${ofErrors}`, { project_id: projectId, person: distinctId });
+  const attachmentEvents = [...new Set(attachments.map((attachment) => String(attachment['event_id'])))];
 
   for (const table of ANALYTICS_TABLES) {
     if (!table.person) continue;
@@ -84,5 +90,5 @@ export async function erasePerson(
     removed[table.name] = Number(counted?.['n'] ?? 0);
     if (removed[table.name]! > 0) await store.execute(`DELETE FROM ${table.name} WHERE ${condition}`, params);
   }
-  return { removed, blobKeys };
+  return { removed, blobKeys, attachmentEvents };
 }

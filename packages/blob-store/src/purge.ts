@@ -20,3 +20,21 @@ export async function deleteBlobsBefore(blobs: BlobStore, projectId: string, cut
   }
   return removed;
 }
+
+/**
+ * Removes the attachment bodies of some events of a project (GDPR erasure), on every day they were received: an
+ * envelope sent again on a later day stores its attachment under that day, and the row names only the last.
+ */
+export async function deleteAttachmentBlobs(blobs: BlobStore, projectId: string, eventIds: readonly string[]): Promise<number> {
+  if (eventIds.length === 0) return 0;
+  const events = new Set(eventIds);
+  const prefix = `${projectBlobPrefix(projectId)}attachments/`;
+  const folders = new Set<string>();
+  for (const key of await blobs.list(prefix)) {
+    const [day, event] = key.slice(prefix.length).split('/', 2);
+    if (day && event && events.has(event)) folders.add(`${prefix}${day}/${event}/`);
+  }
+  let removed = 0;
+  for (const folder of folders) removed += await blobs.deletePrefix(folder);
+  return removed;
+}

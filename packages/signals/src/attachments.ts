@@ -1,7 +1,7 @@
 import { namedUuid } from '@tlm/core';
 import type { IngestContext } from './context';
 import type { EnvelopeItemHeader } from './envelope';
-import { eventIdAsUuid } from './errors';
+import { eventIdAsUuid, isEventId } from './errors';
 import { accept, reject, type ItemResult } from './result';
 
 /**
@@ -28,12 +28,14 @@ const MAX_FILENAME_LENGTH = 255;
 const MAX_TYPE_LENGTH = 128;
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 const DEFAULT_ATTACHMENT_TYPE = 'event.attachment';
-const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A MIME type as HTTP sends it back: printable ASCII `type/subtype`, parameters allowed (RFC 9110). */
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*;[\x20-\x7e]*)?$/;
 
-function optionalText(header: EnvelopeItemHeader, name: string, fallback: string): ItemResult<string> {
+function optionalText(header: EnvelopeItemHeader, name: string, fallback: string, pattern?: RegExp): ItemResult<string> {
   const value = header[name];
   if (value === undefined || value === null || value === '') return accept(fallback);
   if (typeof value !== 'string' || value.length > MAX_TYPE_LENGTH) return reject(`attachment item: ${name} must be text of at most ${MAX_TYPE_LENGTH} characters`);
+  if (pattern && !pattern.test(value)) return reject(`attachment item: ${name} must be a media type such as text/plain`);
   return accept(value);
 }
 
@@ -50,14 +52,14 @@ export function toAttachmentRecord(
   context: IngestContext,
 ): ItemResult<AttachmentRecord> {
   const eventId = envelopeHeader['event_id'];
-  if (typeof eventId !== 'string' || !EVENT_ID.test(eventId)) {
+  if (!isEventId(eventId)) {
     return reject('attachment item: the envelope header has no event_id (32 hex digits) to attach it to');
   }
   const filename = header['filename'];
   if (typeof filename !== 'string' || filename.length === 0 || filename.length > MAX_FILENAME_LENGTH) {
     return reject(`attachment item: filename is required, at most ${MAX_FILENAME_LENGTH} characters`);
   }
-  const contentType = optionalText(header, 'content_type', DEFAULT_CONTENT_TYPE);
+  const contentType = optionalText(header, 'content_type', DEFAULT_CONTENT_TYPE, MEDIA_TYPE);
   if (!contentType.ok) return contentType;
   const attachmentType = optionalText(header, 'attachment_type', DEFAULT_ATTACHMENT_TYPE);
   if (!attachmentType.ok) return attachmentType;

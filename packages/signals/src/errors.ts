@@ -405,6 +405,11 @@ function eventTime(value: number | string | null | undefined, receivedAt: number
 }
 
 /** Sentry's event_id (32 hex digits) in UUID form, so a retried event keeps its id; a fresh id when absent. */
+/** Sentry's event id: 32 hex digits, or the same in UUID form. */
+const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isEventId = (value: unknown): value is string => typeof value === 'string' && EVENT_ID.test(value);
+
 export function eventIdAsUuid(eventId: string | null | undefined): string {
   const compact = eventId?.replace(/-/g, '') ?? '';
   if (!HEX_EVENT_ID.test(compact)) return newId();

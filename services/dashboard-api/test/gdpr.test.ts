@@ -112,6 +112,11 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     const rows = () => server.standalone.analytics.query('SELECT event_id FROM attachments WHERE project_id = $p', { p: setup.project.id });
     await eventually(async () => expect(await rows()).toHaveLength(2));
 
+    // The same envelope sent a day earlier left its body under that day; the row names only today's.
+    const yesterday = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+    const earlier = `${setup.project.id}/attachments/${yesterday}/cccccccc-cccc-cccc-cccc-cccccccccccc/first-send`;
+    await server.standalone.blobs.put(earlier, Buffer.from('log gone'));
+
     const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
     const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'att-gone' } });
     expect(reply.body.removed).toMatchObject({ errors: 1, attachments: 1 });
@@ -119,6 +124,7 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     const left = await bodies();
     expect(left).toHaveLength(1);
     expect(left[0]).toContain('/dddddddd-dddd-dddd-dddd-dddddddddddd/');
+    expect(await server.standalone.blobs.get(earlier)).toBeUndefined();
   });
 
   it("removes the person's errors and stops counting them among the users of their issues", async () => {

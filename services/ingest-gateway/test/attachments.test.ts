@@ -46,16 +46,17 @@ describe('Sentry attachment envelope items', () => {
           eventItem('with a log file'),
           { header: { type: 'attachment', filename: 'app.log', content_type: 'text/plain' }, payload: log },
           { header: { type: 'attachment', filename: 'core.dmp', attachment_type: 'event.minidump' }, payload: Buffer.from([0x4d, 0x44, 0x4d, 0x50, 0, 1, 2]) },
+          { header: { type: 'attachment', filename: 'page.html', content_type: 'text/html; charset=iso-8859-1' }, payload: '<p>caf\u00e9</p>' },
         ],
         { event_id: event.hex },
       ),
     );
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ accepted: 3, rejected: 0 });
+    expect(reply.body).toMatchObject({ accepted: 4, rejected: 0 });
 
     const answer = await eventually(async () => {
       const found = await listed(event.hex);
-      expect(found.body.attachments).toHaveLength(2);
+      expect(found.body.attachments).toHaveLength(3);
       return found;
     });
     expect(answer.status).toBe(200);
@@ -70,13 +71,17 @@ describe('Sentry attachment envelope items', () => {
       received_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
     expect(byName['core.dmp']).toMatchObject({ content_type: 'application/octet-stream', attachment_type: 'event.minidump', size_bytes: 7 });
+    expect(byName['page.html']).toMatchObject({ content_type: 'text/html; charset=iso-8859-1' });
     // The UUID form of the event id finds the same attachments.
-    expect((await listed(event.uuid)).body.attachments).toHaveLength(2);
+    expect((await listed(event.uuid)).body.attachments).toHaveLength(3);
+    const html = await fetch(`${fixture.server.url}/v1/attachments/${byName['page.html'].id}`, { headers: { authorization: `Bearer ${fixture.setup.secretKey}` } });
+    expect(html.headers.get('content-type')).toBe('text/html; charset=iso-8859-1');
 
     const response = await fetch(`${fixture.server.url}/v1/attachments/${byName['app.log'].id}`, { headers: { authorization: `Bearer ${fixture.setup.secretKey}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename=app.log');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.compare(Buffer.from(await response.arrayBuffer()), log)).toBe(0);
 
     const [row] = await fixture.server.standalone.analytics.query('SELECT blob_key FROM attachments WHERE project_id = $p AND id = $id', {
@@ -113,6 +118,8 @@ describe('Sentry attachment envelope items', () => {
     ['no filename', { event_id: 'fresh' }, { type: 'attachment' }, 'attachment item: filename is required, at most 255 characters'],
     ['a filename of 256 characters', { event_id: 'fresh' }, { type: 'attachment', filename: 'f'.repeat(256) }, 'attachment item: filename is required, at most 255 characters'],
     ['a content_type that is not text', { event_id: 'fresh' }, { type: 'attachment', filename: 'a.txt', content_type: 7 }, 'attachment item: content_type must be text of at most 128 characters'],
+    ['a content_type that is not a media type', { event_id: 'fresh' }, { type: 'attachment', filename: 'a.txt', content_type: 'text/plain\r\nSet-Cookie: a=b' }, 'attachment item: content_type must be a media type such as text/plain'],
+    ['a content_type beyond ASCII', { event_id: 'fresh' }, { type: 'attachment', filename: 'a.txt', content_type: 'text/\u20ac' }, 'attachment item: content_type must be a media type such as text/plain'],
   ])('rejects an attachment with %s, with a reason, and keeps the event beside it', async (_label, header, itemHeader, reason) => {
     const value = `kept beside ${_label}`;
     // Each case its own event: a second event of one id would be an SDK's retry, skipped.

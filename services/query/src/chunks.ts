@@ -2,7 +2,7 @@ import { attachmentsTable, profileChunksTable, replayChunksTable, replaySessions
 import type { BlobStore } from '@tlm/blob-store';
 import { isUuid, notFound, validationError } from '@tlm/core';
 import { defineSource, type Guard } from '@tlm/gql';
-import { eventIdAsUuid, isChunkId } from '@tlm/signals';
+import { eventIdAsUuid, isChunkId, isEventId } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { aggregateBy, findRows } from './lookup';
 
@@ -49,8 +49,6 @@ const ATTACHMENT_FIELDS = {
   size_bytes: 'size_bytes',
   received_at: 'updated_at',
 };
-/** Sentry's event ids: 32 hex digits, or the same in UUID form. */
-const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function limitOf(req: Request): number {
   const given = req.query['limit'];
@@ -173,7 +171,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
 
   router.get('/v1/attachments', ...reader, async (req, res) => {
     const eventId = filterOf(req, 'event_id');
-    if (eventId !== undefined && !EVENT_ID.test(eventId)) throw validationError('event_id must be 32 hex digits or a UUID');
+    if (eventId !== undefined && !isEventId(eventId)) throw validationError('event_id must be 32 hex digits or a UUID');
     const found = await findRows(deps.analytics, attachments, guardOf(res), {
       equals: eventId === undefined ? {} : { event_id: eventIdAsUuid(eventId) },
       fields: ATTACHMENT_FIELDS,
@@ -195,8 +193,9 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
       : [];
     const body = attachment ? await deps.blobs.get(String(attachment['blob_key'])) : undefined;
     if (!attachment || !body) throw notFound(`attachment ${id} not found`);
-    // express's attachment() quotes the name for any characters (the content-disposition package).
-    res.attachment(String(attachment['filename']));
+    // express's attachment() quotes the name for any characters (the content-disposition package); nosniff keeps a
+    // browser from running an uploaded text/html or script as the API's own page.
+    res.attachment(String(attachment['filename'])).set('X-Content-Type-Options', 'nosniff');
     sendBody(res, body, String(attachment['content_type']), true);
   });
 

@@ -53,7 +53,8 @@ function sentryCredential(req: Request): string | undefined {
 
 /**
  * Runs each item through its kind's handler, publishes the records per topic and answers once the bus holds them:
- * 200 {id, accepted, rejected, skipped, errors: [{index, message}]} (the reasons of the rejected items). Skipped items (unknown or unstored types) are also counted as rejected.
+ * 200 {id, accepted, rejected, skipped, errors: [{index, message}]} (the reasons of the rejected items). Skipped items
+ * (unknown types) are also counted as rejected.
  */
 function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
   return async (req, res) => {
