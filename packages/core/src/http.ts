@@ -95,10 +95,16 @@ function toApiError(error: unknown): ApiError | undefined {
     return validationError('unsupported content encoding or charset');
   if (type === 'request.aborted') return validationError('request aborted by the client');
   // body-parser passes on the errors of its gzip, deflate and brotli streams untyped, with a 400 and zlib's errno.
-  const { status, errno, message } = error as { status?: number; errno?: number; message?: string };
+  const { status, errno, message, code } = error as { status?: number; errno?: number; message?: string; code?: unknown };
   if (type === undefined && status === 400 && typeof errno === 'number') {
     return validationError(`request body does not decompress as its Content-Encoding says: ${message}`);
   }
+  // The router's decoding of a `:param` (`/v1/status/%FF`).
+  if (error instanceof URIError && status === 400) return validationError('the path holds malformed percent-encoding');
+  // Postgres text cannot hold NUL (a path or query parameter; bodies are repaired by jsonBody).
+  if (code === '22021' || code === '22P05') return validationError('text must not contain NUL characters');
+  // Recursion over a value nested thousands deep: only input can nest that far.
+  if (error instanceof RangeError && message === 'Maximum call stack size exceeded') return validationError('the request nests values too deeply');
   return undefined;
 }
 
@@ -119,18 +125,23 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 
 const bodySizes = new WeakMap<object, number>();
 const needsRepair = new WeakSet<object>();
-/** A lone UTF-16 surrogate can only reach JSON text as an escape in this range; raw UTF-8 cannot encode one. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/**
+ * A lone UTF-16 surrogate or NUL can only reach JSON text as an escape: `\ud800`-`\udfff` or `\u0000` (raw UTF-8
+ * cannot encode a surrogate, and JSON forbids raw control characters). Postgres text cannot hold NUL at all.
+ */
+const REPAIRED_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
+/** Deeper JSON than this is refused where it is repaired: the walk would exhaust the stack long before V8's parser. */
+const MAX_REPAIR_DEPTH = 1_000;
 
-/** True when JSON text may hold a lone surrogate, so its parsed strings need `wellFormed`. */
+/** True when JSON text may hold a lone surrogate or a NUL, so its parsed strings need `wellFormed`. */
 export function mayHoldLoneSurrogate(jsonText: string): boolean {
-  return jsonText.includes('\\u') && SURROGATE_ESCAPE.test(jsonText);
+  return jsonText.includes('\\u') && REPAIRED_ESCAPE.test(jsonText);
 }
 
 /**
- * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Strings holding a
- * lone surrogate are repaired to U+FFFD, so every stored string is valid UTF-8; only bodies that contain such an
- * escape pay for the walk.
+ * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Lone surrogates and
+ * NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits Postgres text;
+ * only bodies that contain such an escape pay for the walk.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({
@@ -144,19 +155,30 @@ export function jsonBody(limitBytes: number): RequestHandler {
   });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
-      if (!error && needsRepair.has(req)) req.body = wellFormed(req.body);
+      if (!error && needsRepair.has(req)) {
+        try {
+          req.body = wellFormed(req.body);
+        } catch (repairError) {
+          next(repairError);
+          return;
+        }
+      }
       next(error);
     });
 }
 
-/** Replaces lone surrogates in every string and key of a parsed JSON value. */
-export function wellFormed(value: unknown): unknown {
-  if (typeof value === 'string') return value.toWellFormed();
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.toWellFormed(), wellFormed(item)]));
-  }
-  return value;
+const repairedText = (text: string): string => text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+
+/**
+ * Replaces lone surrogates and NUL characters in every string and key of a parsed JSON value with U+FFFD. Throws 400
+ * VALIDATION_ERROR for values nested deeper than MAX_REPAIR_DEPTH.
+ */
+export function wellFormed(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return repairedText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_REPAIR_DEPTH) throw validationError(`JSON nested more than ${MAX_REPAIR_DEPTH} levels deep`);
+  if (Array.isArray(value)) return value.map((item) => wellFormed(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [repairedText(key), wellFormed(item, depth + 1)]));
 }
 
 /** Bytes of the (inflated) body `jsonBody` parsed for this request; 0 when there was none. */

@@ -146,7 +146,8 @@ export function defineSource(options: SourceOptions): SourceDefinition {
     bags,
     defaultBag: options.defaultBag ?? null,
     fullText: options.fullText ?? [],
-    aliases: options.aliases ?? {},
+    // No prototype: a field written `constructor` or `__proto__` is a field like any other, never Object's.
+    aliases: Object.assign(Object.create(null) as Record<string, string>, options.aliases),
     baseFilters: options.baseFilters ?? [],
     hiddenUnlessFiltered: options.hiddenUnlessFiltered ?? null,
     projection: table.columns.map((column) => column.name).filter((name) => !HIDDEN_COLUMNS.has(name) && !hidden.has(name)),

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { MetadataStore, SqlClient, SqlParams } from './store';
+import { storableParams, type MetadataStore, type SqlClient, type SqlParams } from './store';
 
 /** Real Postgres compiled to WASM, in this process; `dataDir` undefined keeps everything in memory. */
 export class PGliteStore implements MetadataStore {
@@ -12,12 +12,12 @@ export class PGliteStore implements MetadataStore {
   }
 
   async query<Row extends object>(text: string, params: SqlParams = []): Promise<Row[]> {
-    return (await this.db.query<Row>(text, params as unknown[])).rows;
+    return (await this.db.query<Row>(text, storableParams(params))).rows;
   }
 
   transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
     return this.db.transaction((tx) =>
-      work({ query: async <Row extends object>(text: string, params: SqlParams = []) => (await tx.query<Row>(text, params as unknown[])).rows }),
+      work({ query: async <Row extends object>(text: string, params: SqlParams = []) => (await tx.query<Row>(text, storableParams(params))).rows }),
     );
   }
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { MetadataStore, SqlClient, SqlParams } from './store';
+import { storableParams, type MetadataStore, type SqlClient, type SqlParams } from './store';
 
 const INT8_OID = 20;
 
@@ -22,7 +22,7 @@ export class PostgresStore implements MetadataStore {
   }
 
   async query<Row extends object>(text: string, params: SqlParams = []): Promise<Row[]> {
-    return (await this.pool.query(text, params as unknown[])).rows as Row[];
+    return (await this.pool.query(text, storableParams(params))).rows as Row[];
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> {
@@ -31,7 +31,7 @@ export class PostgresStore implements MetadataStore {
       await client.query('begin');
       const result = await work({
         query: async <Row extends object>(text: string, params: SqlParams = []) =>
-          (await client.query(text, params as unknown[])).rows as Row[],
+          (await client.query(text, storableParams(params))).rows as Row[],
       });
       await client.query('commit');
       return result;

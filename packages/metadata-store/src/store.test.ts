@@ -129,6 +129,18 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       expect(row!.at).toBeInstanceOf(Date);
     });
 
+    it('stores NUL, which Postgres text refuses, as U+FFFD: in text and in text arrays, in and out of transactions', async () => {
+      const projectId = randomUUID();
+      const id = randomUUID();
+      // An error message with NUL (from an OTLP log the scanner turned into an error) once failed every count of its
+      // batch: insertNewIssues binds titles as a text array.
+      await store.transaction((tx) => insertNewIssues(tx, [{ id, projectId, fingerprint: 'nul', title: 'Error: a\u0000b', culprit: 'f\u0000', level: 'error', firstSeen: 0 }]));
+      const [issue] = await store.query<{ title: string; culprit: string }>('select title, culprit from issues where id = $1', [id]);
+      expect(issue).toEqual({ title: 'Error: a\ufffdb', culprit: 'f\ufffd' });
+      const [row] = await store.query<{ text: string }>('select $1::text as text', ['x\u0000y\u0000']);
+      expect(row!.text).toBe('x\ufffdy\ufffd');
+    });
+
     it('returns issue times as the stored instants whatever the time zone of the session', async () => {
       const projectId = randomUUID();
       const id = randomUUID();

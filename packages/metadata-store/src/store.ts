@@ -1,5 +1,21 @@
 export type SqlParams = readonly unknown[];
 
+const NUL = '\u0000';
+const withoutNul = (value: unknown): unknown => {
+  if (typeof value === 'string') return value.includes(NUL) ? value.replaceAll(NUL, '\uFFFD') : value;
+  if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes(NUL))) return value.map(withoutNul);
+  return value;
+};
+
+/**
+ * Parameters as Postgres can store them: its text cannot hold NUL, which telemetry can carry (an error message, a
+ * user id, a release from an SDK, a log line the scanner turns into an error), so NUL becomes U+FFFD, as a lone
+ * surrogate does at ingest. Without it one such error would fail every count of its batch, again and again.
+ */
+export function storableParams(params: SqlParams): unknown[] {
+  return params.some((param) => typeof param === 'string' || Array.isArray(param)) ? params.map(withoutNul) : (params as unknown[]);
+}
+
 /** What repositories need: parameterised SQL returning rows. Both adapters return int8 as number, timestamptz as Date. */
 export interface SqlClient {
   query<Row extends object = Record<string, unknown>>(text: string, params?: SqlParams): Promise<Row[]>;

@@ -1,5 +1,5 @@
 import { accept, reject, type ItemResult } from './result';
-import { itemTimestamp } from './time';
+import { epochTimestamp, itemTimestamp } from './time';
 
 /**
  * What replay and profile chunks share: their query parameters, their ids (which become part of blob keys) and
@@ -81,6 +81,12 @@ export function chunkSpan(
   receivedAt: number,
   names: [string, string],
 ): ItemResult<{ start: number; end: number }> {
+  // Times read from the content are the client's too: a sample at 1e300 ms must not reach the store's timestamp cast.
+  for (const [time, name] of [[given.start ?? content.first, names[0]], [given.end ?? content.last, names[1]]] as const) {
+    if (time === null || time === undefined) continue;
+    const checked = epochTimestamp(time, receivedAt, name);
+    if (!checked.ok) return checked;
+  }
   const start = given.start ?? content.first ?? receivedAt;
   const end = given.end ?? content.last ?? Math.max(start, receivedAt);
   if (end < start) return reject(`${names[1]} is before ${names[0]}`);

@@ -9,6 +9,8 @@ export function itemTimestamp(value: string | undefined, receivedAt: number): It
   if (value === undefined) return accept(receivedAt);
   const parsed = Date.parse(HAS_ZONE.test(value) ? value : `${value}Z`);
   if (Number.isNaN(parsed)) return reject('timestamp must be an ISO 8601 date-time');
+  // Before the epoch is a bug too (year 0000 once stopped the monthly usage counts: Postgres dates start at 4713 BC).
+  if (parsed < 0) return reject('timestamp must be a time after 1970');
   if (parsed > receivedAt + MAX_FUTURE_MS) return reject('timestamp is more than 24 hours in the future');
   return accept(parsed);
 }

@@ -90,6 +90,10 @@ function readMultipart(req: Request): Promise<Record<string, unknown>> {
       stream.on('limit', () => {
         failure ??= tooLarge();
       });
+      // A body cut off inside the file part errors the file's stream too; unheard, that error would end the process.
+      stream.on('error', (error: Error) => {
+        failure ??= validationError(`malformed multipart body: ${error.message}`);
+      });
       stream.on('end', () => {
         fileName = info.filename;
         fields['content'] = Buffer.concat(chunks).toString('utf8');

@@ -11,7 +11,8 @@ const Channel = Type.Object({
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   metric: Type.String({ minLength: 1, maxLength: 4000 }),
-  threshold: Type.Number(),
+  // Bounded so that 1e400, which JSON.parse reads as Infinity, is refused rather than stored as a number no JSON holds.
+  threshold: Type.Number({ minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE }),
   comparator: StringEnum(['gt', 'gte', 'lt', 'lte'] as const),
   window_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
   severity: StringEnum(['info', 'warning', 'critical'] as const),

@@ -69,6 +69,17 @@ describe('alert rules', () => {
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('refuses a threshold of 1e400 (Infinity once parsed) with 400 VALIDATION_ERROR, on creation and on change', async () => {
+    const text = '{"name":"x","metric":"from:logs | count","threshold":1e400,"window_minutes":5}';
+    const created = await server.api.post('/v1/alerts', { token: setup.secretKey, body: text, headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(400);
+    expect(created.body.error.code).toBe('VALIDATION_ERROR');
+    const rule = await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: 'finite', metric: 'from:logs | count', threshold: 1, window_minutes: 5 } });
+    const changed = await server.api.put(`/v1/alerts/${rule.body.id}`, { token: setup.secretKey, body: '{"threshold":-1e400}', headers: { 'content-type': 'application/json' } });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
   it('reads with data:read or alerts:read and writes with data:write or alerts:write; public keys get 403', async () => {
     const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
     const alertWriter = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['alerts:write'] });

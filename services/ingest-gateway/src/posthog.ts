@@ -86,7 +86,7 @@ export function toPosthogEventRecord(input: unknown, context: IngestContext): It
   // posthog-js batches send `offset` (milliseconds before the request) instead of a timestamp.
   const offset = input['offset'];
   const timestamp =
-    input['timestamp'] ?? (typeof offset === 'number' && Number.isFinite(offset) && offset >= 0 ? new Date(context.receivedAt - offset).toISOString() : undefined);
+    input['timestamp'] ?? (typeof offset === 'number' && offset >= 0 && offset <= context.receivedAt ? new Date(context.receivedAt - offset).toISOString() : undefined);
   const result = toEventRecord(
     {
       event: input['event'],

@@ -19,6 +19,7 @@ import type { Bus } from '@tlm/bus';
 import {
   PLANS,
   StringEnum,
+  isUuid,
   jsonBody,
   newId,
   notFound,
@@ -121,7 +122,8 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
 
   /** The route's key; deleted keys are only reachable for restore. */
   async function routeKey(req: Request, res: Response, deleted: boolean): Promise<ApiKeyRow> {
-    const key = await findApiKey(deps.metadata, requestProject(res).id, String(req.params['key']));
+    const id = String(req.params['key']);
+    const key = isUuid(id) ? await findApiKey(deps.metadata, requestProject(res).id, id) : undefined;
     if (!key || (key.deleted_at !== null) !== deleted) throw notFound(deleted ? 'no deleted key with this id' : 'key not found');
     return key;
   }

@@ -69,7 +69,7 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     // Counted per (type, outcome) and reported once per envelope: an envelope of a hundred events is one or two series.
     const outcomes = new Map<string, { type: string; outcome: string; items: number }>();
     for (const [index, item] of envelope.items.entries()) {
-      const kind = ENVELOPE_ITEM_KINDS[item.header.type];
+      const kind = Object.hasOwn(ENVELOPE_ITEM_KINDS, item.header.type) ? ENVELOPE_ITEM_KINDS[item.header.type] : undefined;
       let outcome: ItemOutcome | Promise<ItemOutcome> = !kind
         ? { skipped: `unknown item type ${item.header.type}` }
         : item.payload.length > kind.limitBytes
