@@ -241,6 +241,14 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       ]);
     });
 
+    it('records a key and an example holding NUL (from an OTLP attribute, which no JSON repair saw) as U+FFFD', async () => {
+      const projectId = randomUUID();
+      await recordSchema(store, [property(projectId, { key: 'k\u0000ey', examples: ['va\u0000lue'] })], []);
+      expect(await readPropertySchema(store, projectId)).toEqual([
+        { signal: 'logs', key: 'k\ufffdey', type: 'string', examples: ['va\ufffdlue'], volume: 1 },
+      ]);
+    });
+
     it('treats examples of different JSON types as distinct values', async () => {
       const projectId = randomUUID();
       await recordSchema(store, [property(projectId, { key: 'code', type: 'number', examples: [1, 2] })], []);

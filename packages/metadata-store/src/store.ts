@@ -7,6 +7,11 @@ const withoutNul = (value: unknown): unknown => {
   return value;
 };
 
+/** JSON text for a `jsonb` parameter: jsonb refuses the `\u0000` escape that a NUL in a string becomes. */
+export function postgresJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.includes(NUL) ? item.replaceAll(NUL, '\uFFFD') : item));
+}
+
 /**
  * Parameters as Postgres can store them: its text cannot hold NUL, which telemetry can carry (an error message, a
  * user id, a release from an SDK, a log line the scanner turns into an error), so NUL becomes U+FFFD, as a lone

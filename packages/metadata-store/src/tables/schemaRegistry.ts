@@ -1,4 +1,4 @@
-import type { SqlClient } from '../store';
+import { postgresJson, type SqlClient } from '../store';
 
 export type SchemaSignal = 'logs' | 'events';
 
@@ -49,7 +49,7 @@ export async function recordSchema(sql: SqlClient, properties: PropertyDelta[], 
         properties.map((delta) => delta.signal),
         properties.map((delta) => delta.key),
         properties.map((delta) => delta.type),
-        properties.map((delta) => JSON.stringify(delta.examples.slice(0, MAX_EXAMPLES))),
+        properties.map((delta) => postgresJson(delta.examples.slice(0, MAX_EXAMPLES))),
         properties.map((delta) => delta.volume),
       ],
     );
