@@ -131,6 +131,25 @@ describe('paths and names that answered 500', () => {
     await eventually(async () => expect((await server.api.get('/v1/info', { token: setup.secretKey })).body.usage).toMatchObject({ events: expect.any(Number) }));
   });
 
+  it('repairs lone surrogates and NUL in PostHog captures to U+FFFD and stores the event', async () => {
+    const reply = await server.api.post('/capture/', {
+      body: `{"api_key":"${setup.publicKey}","event":"posthog\\ud83d","distinct_id":"d\\u0000x","properties":{"k\\ud800":"v\\u0000"}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 1 });
+    const rows = await eventually(async () => {
+      const found = await server.standalone.analytics.query('SELECT distinct_id, properties FROM events WHERE project_id = $p AND event_name = $e', {
+        p: setup.project.id,
+        e: 'posthog\ufffd',
+      });
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(rows[0]!['distinct_id']).toBe('d\ufffdx');
+    expect(JSON.parse(String(rows[0]!['properties']))).toMatchObject({ 'k\ufffd': 'v\ufffd' });
+  });
+
   it('takes a PostHog offset larger than the time since 1970 as no offset', async () => {
     const reply = await server.api.post('/e/', {
       body: [{ event: 'offset', properties: { token: setup.publicKey, distinct_id: 'd' }, offset: 1e20 }],

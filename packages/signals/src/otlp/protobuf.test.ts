@@ -47,6 +47,24 @@ describe('OTLP protobuf', () => {
     expect(attributesOf(decodedSpan!.attributes)).toEqual({ blob: 'AAEC/w==' });
   });
 
+  it('turns NUL in any string into U+FFFD, as JSON bodies are repaired, and leaves bytes values as they are', () => {
+    const withNul = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'ca\u0000rt' } }] },
+          scopeSpans: [{ spans: [{ ...span, name: 'GET\u0000/cart', attributes: [{ key: 'k\u0000', value: { stringValue: 'v\u0000' } }, { key: 'blob', value: { bytesValue: 'AAEC/w==' } }] }] }],
+        },
+      ],
+    };
+    const decoded = decodeOtlpTraceRequest(encodeOtlpTraceRequest(withNul));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    const [resourceSpans] = decoded.value['resourceSpans'] as any[];
+    expect(attributesOf(resourceSpans.resource.attributes)).toEqual({ 'service.name': 'ca\ufffdrt' });
+    const [decodedSpan] = resourceSpans.scopeSpans[0].spans as { name: string; attributes: unknown[] }[];
+    expect(decodedSpan!.name).toBe('GET\ufffd/cart');
+    expect(attributesOf(decodedSpan!.attributes)).toEqual({ 'k\ufffd': 'v\ufffd', blob: 'AAEC/w==' });
+  });
+
   it('names the message a body does not decode as', () => {
     expect(decodeOtlpLogsRequest(Buffer.from([0x0a, 0x05, 0x01]))).toEqual({
       ok: false,
