@@ -167,7 +167,14 @@ export function jsonBody(limitBytes: number): RequestHandler {
     });
 }
 
-const repairedText = (text: string): string => text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+const NUL = '\u0000';
+
+/** The text with each NUL replaced by U+FFFD: Postgres text cannot hold NUL, nor can a JSON request name it cleanly. */
+export function withoutNul(text: string): string {
+  return text.includes(NUL) ? text.replaceAll(NUL, '\uFFFD') : text;
+}
+
+const repairedText = (text: string): string => withoutNul(text.toWellFormed());
 
 /**
  * Replaces lone surrogates and NUL characters in every string and key of a parsed JSON value with U+FFFD. Throws 400

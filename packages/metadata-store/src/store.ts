@@ -1,15 +1,16 @@
+import { withoutNul } from '@tlm/core';
+
 export type SqlParams = readonly unknown[];
 
-const NUL = '\u0000';
-const withoutNul = (value: unknown): unknown => {
-  if (typeof value === 'string') return value.includes(NUL) ? value.replaceAll(NUL, '\uFFFD') : value;
-  if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes(NUL))) return value.map(withoutNul);
+const storable = (value: unknown): unknown => {
+  if (typeof value === 'string') return withoutNul(value);
+  if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\u0000'))) return value.map(storable);
   return value;
 };
 
 /** JSON text for a `jsonb` parameter: jsonb refuses the `\u0000` escape that a NUL in a string becomes. */
 export function postgresJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.includes(NUL) ? item.replaceAll(NUL, '\uFFFD') : item));
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? withoutNul(item) : item));
 }
 
 /**
@@ -18,7 +19,7 @@ export function postgresJson(value: unknown): string {
  * surrogate does at ingest. Without it one such error would fail every count of its batch, again and again.
  */
 export function storableParams(params: SqlParams): unknown[] {
-  return params.some((param) => typeof param === 'string' || Array.isArray(param)) ? params.map(withoutNul) : (params as unknown[]);
+  return params.some((param) => typeof param === 'string' || Array.isArray(param)) ? params.map(storable) : (params as unknown[]);
 }
 
 /** What repositories need: parameterised SQL returning rows. Both adapters return int8 as number, timestamptz as Date. */
