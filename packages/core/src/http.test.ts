@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
@@ -281,6 +282,40 @@ describe('request metrics and log', () => {
     expect(line).toMatchObject({ method: 'GET', route: '/items/:id', path: '/items/7', status: 200 });
     expect(typeof line['duration_ms']).toBe('number');
     expect(JSON.stringify(line)).not.toContain('sentry_key');
+  });
+});
+
+describe('draining on close', () => {
+  it('answers the requests in flight, then closes their keep-alive connections instead of waiting out the timeout', async () => {
+    const app = createServiceApp({ service: SERVICE, logger, readiness: [], trustedProxies: [] });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    app.get('/slow', async (_req, res) => {
+      arrived();
+      await released;
+      res.json({ done: true });
+    });
+    finishServiceApp(app, logger);
+    // A timeout longer than jest's: only a drain that closes the connection itself lets close() resolve in time.
+    const draining = await listen(app, 0, '127.0.0.1', 120_000);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get(`${draining.url}/slow`, { agent }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, body }));
+        })
+        .on('error', reject);
+    });
+    await inFlight;
+    const closed = draining.close();
+    release();
+    expect(await answer).toEqual({ status: 200, body: '{"done":true}' });
+    await closed;
+    agent.destroy();
   });
 });
 

@@ -201,6 +201,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** While a server drains, how often connections whose last answer is out are closed. */
+const DRAIN_SWEEP_MS = 50;
+
 export async function listen(app: Express, port: number, host: string, shutdownTimeoutMs: number): Promise<RunningServer> {
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -220,8 +223,16 @@ export async function listen(app: Express, port: number, host: string, shutdownT
     server,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // Requests still arriving on open keep-alive connections are answered with `Connection: close`, and each
+        // connection is closed as soon as its answer is out: otherwise a busy client keeps a draining server taking
+        // work until the timeout, which then cuts requests mid-way (stored but unanswered, so a retry doubles them).
+        server.prependListener('request', (_req, res) => {
+          res.shouldKeepAlive = false;
+        });
+        const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
         const force = setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
         server.close(() => {
+          clearInterval(sweep);
           clearTimeout(force);
           resolve();
         });
