@@ -20,7 +20,12 @@ describe('planning: well-formed queries that cannot run are query errors (422)',
     ['from:traces', "unknown source 'traces' (sources: logs, events, errors, issues, alerts, alert_events, spans, vitals, sessions) at column 6"],
     [
       'from:alerts owner:bob',
-      "unknown field 'owner' on alerts (fields: id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at, deleted, updated_at) at column 13",
+      "unknown field 'owner' on alerts (fields: id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at, updated_at) at column 13",
+    ],
+    // The tombstone flag is the source's own filter, not a field: deleted rules never show.
+    [
+      'from:alerts deleted:true',
+      "unknown field 'deleted' on alerts (fields: id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at, updated_at) at column 13",
     ],
     ['avg(severity)', 'avg() needs a numeric field; severity holds text at column 5'],
     ['from:issues | p95(first_seen)', 'p95() needs a numeric field; first_seen holds timestamps at column 19'],

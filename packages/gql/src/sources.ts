@@ -120,8 +120,10 @@ export function defineSource(options: SourceOptions): SourceDefinition {
   const clickhouseTypes = clickhouseColumnTypes(table.ddl.clickhouse[0] ?? '');
   const columns = new Map<string, ColumnInfo>();
   const bags = new Map<string, BagInfo>();
+  // A base filter's column (the alerts' tombstone flag) is bookkeeping: never a field, only the filter itself.
+  const filtered = new Set((options.baseFilters ?? []).map((filter) => filter.column));
   for (const column of table.columns) {
-    if (HIDDEN_COLUMNS.has(column.name)) continue;
+    if (HIDDEN_COLUMNS.has(column.name) || filtered.has(column.name)) continue;
     const kind = KINDS[column.type];
     if (kind === 'bag') bags.set(column.name, { name: column.name });
     else {
