@@ -47,23 +47,25 @@ function pagesBackInTime(plan: Plan): boolean {
 }
 
 /**
- * Every row a query answers, up to `maxRows`: aggregates in one run; searches newest first in pages of the GQL row
+ * Every row a query answers, up to its own limit or `maxRows`: aggregates in one run; searches newest first in pages of the GQL row
  * limit, each page ending 1 ms after the last row's time, skipping rows already taken at that instant.
  */
 async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Row[]> {
   const { query, plan } = compileQuery(text);
   const run = (page: Plan): Promise<QueryAnswer> => runPlan(deps.analytics, query, page, guard);
   if (plan.mode === 'aggregate' || !pagesBackInTime(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
+  // A search's own `limit` caps the export too; without one, the pages run to EXPORT_MAX_ROWS.
+  const maxRows = query.limit !== null ? Math.min(plan.limit, deps.maxRows) : deps.maxRows;
   const timeColumn = plan.source.timeColumn!;
   const rows: Row[] = [];
   let until = plan.until;
   let boundary = new Set<unknown>();
   for (;;) {
-    const limit = Math.min(LIMITS.maxRows, deps.maxRows - rows.length + boundary.size);
+    const limit = Math.min(LIMITS.maxRows, maxRows - rows.length + boundary.size);
     const page = (await run({ ...plan, limit, until })).data.results;
     const fresh = page.filter((row) => !boundary.has(row['id']));
-    rows.push(...fresh.slice(0, deps.maxRows - rows.length));
-    if (page.length < limit || rows.length >= deps.maxRows || fresh.length === 0) return rows;
+    rows.push(...fresh.slice(0, maxRows - rows.length));
+    if (page.length < limit || rows.length >= maxRows || fresh.length === 0) return rows;
     const last = Date.parse(String(page.at(-1)![timeColumn]));
     boundary = new Set(page.filter((row) => Date.parse(String(row[timeColumn])) === last).map((row) => row['id']));
     until = { at: new Date(last + 1) };

@@ -44,6 +44,14 @@ describe('exports', () => {
     expect(file.body.toString('utf8')).toContain('"line 2, ""quoted"""');
   });
 
+  it("holds only as many rows as the query's own limit answers", async () => {
+    const queued = await server.api.post('/v1/exports', { token: setup.secretKey, body: { format: 'json', query: 'from:logs | fields message | limit 2' } });
+    const job = await finished(queued.body.id);
+    expect(job).toMatchObject({ format: 'json', rows: 2 });
+    const rows = JSON.parse((await download(job.download_url)).body.toString('utf8')) as unknown[];
+    expect(rows).toHaveLength(2);
+  });
+
   it('refuses a tampered or missing token with 401 UNAUTHORIZED', async () => {
     const queued = await server.api.post('/v1/exports', { token: setup.secretKey, body: { format: 'json', source: 'logs' } });
     const job = await finished(queued.body.id);

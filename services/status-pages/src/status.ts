@@ -15,7 +15,7 @@ const isOpen = (incident: IncidentRow) => incident.status !== 'resolved';
 /** An incident without named components affects the whole page. */
 const affects = (incident: IncidentRow, component: string) => incident.components.length === 0 || incident.components.includes(component);
 
-/** Worst impact of the open incidents: none and minor mean degraded at worst, major a partial and critical a major outage. */
+/** Worst impact of the open incidents: none is a notice (operational), minor degraded, major a partial and critical a major outage. */
 function worst(incidents: IncidentRow[]): number {
   return incidents.filter(isOpen).reduce((level, incident) => Math.max(level, SEVERITY[incident.impact]), 0);
 }

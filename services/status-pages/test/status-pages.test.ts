@@ -70,6 +70,25 @@ describe('managing status pages', () => {
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('keeps components operational under an open incident of impact none (a notice) and degrades them under minor', async () => {
+    const notice = await server.api.post(`${base}/${slug}/incidents`, { token: owner.token, body: { title: 'Maintenance tonight', status: 'monitoring', impact: 'none' } });
+    expect((await server.api.get(`/v1/status/${slug}`)).body).toMatchObject({
+      status: 'operational',
+      components: [
+        { name: 'API', status: 'operational' },
+        { name: 'Dashboard', status: 'operational' },
+      ],
+    });
+    const minor = await server.api.post(`${base}/${slug}/incidents`, { token: owner.token, body: { title: 'Slow API', status: 'investigating', impact: 'minor', components: ['API'] } });
+    expect((await server.api.get(`/v1/status/${slug}`)).body.components).toEqual([
+      { name: 'API', status: 'degraded_performance' },
+      { name: 'Dashboard', status: 'operational' },
+    ]);
+    for (const id of [notice.body.id, minor.body.id]) {
+      await server.api.patch(`${base}/${slug}/incidents/${id}`, { token: owner.token, body: { status: 'resolved' } });
+    }
+  });
+
   it('resolves a slug to its region and title, and 404 for an unknown slug', async () => {
     expect((await server.api.get(`/v1/status-pages/${slug}/resolve`)).body).toEqual({ slug, region: 'us', title: 'Acme status' });
     expect((await server.api.get('/v1/status/no-such-page')).status).toBe(404);
