@@ -176,6 +176,12 @@ export function withoutNul(text: string): string {
 
 const repairedText = (text: string): string => withoutNul(text.toWellFormed());
 
+/** JSON.parse of `text`, its strings repaired by `wellFormed` when the text may need it (what jsonBody does to bodies). */
+export function parseRepairedJson(text: string): unknown {
+  const parsed: unknown = JSON.parse(text);
+  return mayHoldLoneSurrogate(text) ? wellFormed(parsed) : parsed;
+}
+
 /**
  * Replaces lone surrogates and NUL characters in every string and key of a parsed JSON value with U+FFFD. Throws 400
  * VALIDATION_ERROR for values nested deeper than MAX_REPAIR_DEPTH.

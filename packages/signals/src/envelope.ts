@@ -1,4 +1,4 @@
-import { mayHoldLoneSurrogate, wellFormed } from '@tlm/core';
+import { parseRepairedJson } from '@tlm/core';
 import { accept, reject, type ItemResult } from './result';
 
 /** Header of one item of a Sentry envelope; fields beyond `type` and `length` depend on the type. */
@@ -68,8 +68,7 @@ export function parseEnvelope(body: Buffer): ItemResult<Envelope> {
 function parseJsonObject(bytes: Buffer): Record<string, unknown> | undefined {
   try {
     const text = bytes.toString('utf8');
-    const parsed: unknown = JSON.parse(text);
-    const value = mayHoldLoneSurrogate(text) ? wellFormed(parsed) : parsed;
+    const value = parseRepairedJson(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

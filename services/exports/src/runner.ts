@@ -47,8 +47,8 @@ function pagesBackInTime(plan: Plan): boolean {
 }
 
 /**
- * Every row a query answers, up to its own limit or `maxRows`: aggregates in one run; searches newest first in pages of the GQL row
- * limit, each page ending 1 ms after the last row's time, skipping rows already taken at that instant.
+ * Every row a query answers, up to its own limit or `maxRows`: aggregates in one run; searches newest first in pages
+ * of the GQL row limit, each page ending 1 ms after the last row's time, skipping rows already taken at that instant.
  */
 async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Row[]> {
   const { query, plan } = compileQuery(text);

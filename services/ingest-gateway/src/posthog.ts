@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
 import { Topics, type Bus } from '@tlm/bus';
-import { mayHoldLoneSurrogate, payloadTooLarge, regionUnreachable, unauthorized, validationError, wellFormed, wrongRegion } from '@tlm/core';
+import { parseRepairedJson, payloadTooLarge, regionUnreachable, unauthorized, validationError, wrongRegion } from '@tlm/core';
 import { MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from './cors';
@@ -112,9 +112,8 @@ function posthogAuth(deps: PosthogDeps): RequestHandler {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let payload: unknown;
     try {
-      const text = payloadText(req, body);
       // As jsonBody does for every other JSON door: lone surrogates and NUL become U+FFFD.
-      payload = mayHoldLoneSurrogate(text) ? wellFormed(JSON.parse(text)) : JSON.parse(text);
+      payload = parseRepairedJson(payloadText(req, body));
     } catch (error) {
       if (error instanceof SyntaxError) throw validationError('request body is not valid JSON');
       throw error;
