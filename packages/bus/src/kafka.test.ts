@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
 import { CompressionTypes, type KafkaMessage } from 'kafkajs';
-import { consumerGroupId, decodeMessages, KafkaBus, producerConfig, producerRecord, topicSpec } from './kafka';
+import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, producerConfig, producerRecord, topicSpec } from './kafka';
 import type { MessagePosition } from './bus';
 import { Topics } from './topics';
 
@@ -19,7 +19,17 @@ function kafkaMessage(offset: string, value: string | null): KafkaMessage {
 
 describe('producerConfig', () => {
   it('makes an idempotent producer with one request in flight, so retries neither duplicate nor reorder', () => {
-    expect(producerConfig()).toEqual({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    expect(producerConfig()).toEqual({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000 },
+    });
+  });
+
+  it('bounds the retries, so a publish during a broker outage fails instead of hanging the request', () => {
+    // kafkajs retries an idempotent producer Number.MAX_SAFE_INTEGER times unless told otherwise.
+    expect(producerConfig().retry?.retries).toBe(5);
   });
 });
 
@@ -93,8 +103,17 @@ describe('decodeMessages', () => {
 });
 
 describe('topicSpec', () => {
-  it('creates signal topics with the configured partitions and replicas and the broker default retention', () => {
-    expect(topicSpec(Topics.logs, { partitions: 6, replicationFactor: 3 })).toEqual({ topic: 'tlm.logs.v1', numPartitions: 6, replicationFactor: 3 });
+  it('creates signal topics with the configured partitions and replicas, the broker default retention and 64 MiB batches', () => {
+    expect(topicSpec(Topics.logs, { partitions: 6, replicationFactor: 3 })).toEqual({
+      topic: 'tlm.logs.v1',
+      numPartitions: 6,
+      replicationFactor: 3,
+      configEntries: [{ name: 'max.message.bytes', value: '67108864' }],
+    });
+  });
+
+  it('takes a batch as large as the largest request the API accepts (a 20 MiB envelope)', () => {
+    expect(MAX_MESSAGE_BYTES).toBeGreaterThanOrEqual(20 * 1024 * 1024);
   });
 
   it('keeps cache invalidation and rate-limit counts a minute, since they matter for seconds', () => {
@@ -103,21 +122,30 @@ describe('topicSpec', () => {
         topic,
         numPartitions: 1,
         replicationFactor: 1,
-        configEntries: [{ name: 'retention.ms', value: '60000' }],
+        configEntries: [
+          { name: 'max.message.bytes', value: '67108864' },
+          { name: 'retention.ms', value: '60000' },
+        ],
       });
     }
   });
 });
 
 describe('consumerGroupId', () => {
-  it('uses the group name for a shared group, so its members split the partitions', () => {
-    expect(consumerGroupId({ group: 'tlm-ingest-writer' }, 'gateway-7')).toBe('tlm-ingest-writer');
-    expect(consumerGroupId({ group: 'tlm-ingest-writer', broadcast: false }, 'gateway-7')).toBe('tlm-ingest-writer');
+  it('names a shared group by the group and the topic, so its processes split the partitions of that topic', () => {
+    expect(consumerGroupId(Topics.logs, { group: 'tlm-ingest-writer' }, 'gateway-7')).toBe('tlm-ingest-writer.tlm.logs.v1');
+    expect(consumerGroupId(Topics.logs, { group: 'tlm-ingest-writer', broadcast: false }, 'gateway-8')).toBe('tlm-ingest-writer.tlm.logs.v1');
+  });
+
+  it('gives each topic of a service its own group: kafkajs leaves partitions unread when a group\'s members subscribe to different topics', () => {
+    const writerTopics = [Topics.logs, Topics.events, Topics.spans, Topics.vitals, Topics.sessions, Topics.replays, Topics.profiles, Topics.attachments];
+    const groups = writerTopics.map((topic) => consumerGroupId(topic, { group: 'tlm-ingest-writer' }, 'writer-1'));
+    expect(new Set(groups).size).toBe(writerTopics.length);
   });
 
   it('gives each process its own group for broadcast, so every instance receives every message', () => {
-    expect(consumerGroupId({ group: 'tlm-key-cache', broadcast: true }, 'gateway-7')).toBe('tlm-key-cache.gateway-7');
-    expect(consumerGroupId({ group: 'tlm-key-cache', broadcast: true }, 'gateway-8')).toBe('tlm-key-cache.gateway-8');
+    expect(consumerGroupId(Topics.keyChanges, { group: 'tlm-key-cache', broadcast: true }, 'gateway-7')).toBe('tlm-key-cache.tlm.key-changes.v1.gateway-7');
+    expect(consumerGroupId(Topics.keyChanges, { group: 'tlm-key-cache', broadcast: true }, 'gateway-8')).toBe('tlm-key-cache.tlm.key-changes.v1.gateway-8');
   });
 });
 
@@ -181,6 +209,35 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       { run, n: 1 },
       { run, n: 2 },
     ]);
+  }, 120_000);
+
+  it('delivers every topic a group subscribes to, as the ingest writer subscribes to eight in one group', async () => {
+    const bus = await connect('two-topics');
+    const group = `writer-${run}`;
+    const received: Record<'spans' | 'vitals', number[]> = { spans: [], vitals: [] };
+    await bus.subscribe<Probe>(Topics.spans, { group }, async (values) => {
+      received.spans.push(...ours(values).map((value) => value.n));
+    });
+    await bus.subscribe<Probe>(Topics.vitals, { group }, async (values) => {
+      received.vitals.push(...ours(values).map((value) => value.n));
+    });
+    await bus.publish<Probe>(Topics.spans, [{ key: 'project-1', value: { run, n: 1 } }]);
+    await bus.publish<Probe>(Topics.vitals, [{ key: 'project-1', value: { run, n: 2 } }]);
+    await waitFor(() => received.spans.length > 0 && received.vitals.length > 0, 'a message on each topic');
+    expect(received).toEqual({ spans: [1], vitals: [2] });
+  }, 120_000);
+
+  it('publishes a request of several megabytes, beyond the broker default batch limit', async () => {
+    const bus = await connect('large');
+    const received: Probe[] = [];
+    await bus.subscribe<Probe & { text: string }>(Topics.sessions, { group: `large-${run}` }, async (values) => {
+      received.push(...ours(values));
+    });
+    const text = 'x'.repeat(100_000);
+    const messages = Array.from({ length: 40 }, (_, n) => ({ key: 'project-1', value: { run, n, text } }));
+    await bus.publish(Topics.sessions, messages);
+    await waitFor(() => received.length >= 40, 'the 40 large messages');
+    expect(received.map((value) => value.n)).toEqual(messages.map((message) => message.value.n));
   }, 120_000);
 
   it('delivers to a broadcast subscriber in a second bus instance as well', async () => {

@@ -36,9 +36,16 @@ export interface KafkaBusOptions {
   logger: Logger;
 }
 
+/**
+ * How often a publish is retried before it fails: kafkajs retries an idempotent producer's sends without end by
+ * default, so during a broker outage a request would hang instead of failing. With these (300 ms doubling, at most
+ * 30 s in all) a publish gives up after about ten seconds and the request answers 500, which SDKs retry.
+ */
+export const PUBLISH_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000 } as const;
+
 /** Idempotent producer: the broker drops a retried batch it already has, so a retry never duplicates a message. */
 export function producerConfig(): ProducerConfig {
-  return { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false };
+  return { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { ...PUBLISH_RETRY } };
 }
 
 /** The exact record a publish sends: all in-sync replicas must acknowledge (acks -1), values are JSON. */
@@ -74,19 +81,35 @@ export function decodeMessages<T>(
   return { values, positions };
 }
 
-/** How a missing topic is created: the configured partitions and replicas; a minute's retention for short-lived ones. */
+/**
+ * The largest record batch a topic takes. A publish sends a request's records with one key, so they travel as one
+ * batch, and the broker's default limit (about 1 MB) is below what the API accepts: a 2 MB body, a 20 MiB envelope.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How a missing topic is created: the configured partitions and replicas, batches up to MAX_MESSAGE_BYTES; a minute's
+ * retention for short-lived ones.
+ */
 export function topicSpec(topic: Topic, options: { partitions: number; replicationFactor: number }): ITopicConfig {
   return {
     topic,
     numPartitions: options.partitions,
     replicationFactor: options.replicationFactor,
-    ...(SHORT_LIVED_TOPICS.has(topic) ? { configEntries: [{ name: 'retention.ms', value: '60000' }] } : {}),
+    configEntries: [
+      { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) },
+      ...(SHORT_LIVED_TOPICS.has(topic) ? [{ name: 'retention.ms', value: '60000' }] : []),
+    ],
   };
 }
 
-/** Consumer group of a subscription: shared by the group, or one per process for broadcast. */
-export function consumerGroupId(options: SubscribeOptions, instanceId: string): string {
-  return options.broadcast ? `${options.group}.${instanceId}` : options.group;
+/**
+ * Consumer group of a subscription: one per topic, shared by the group's processes, or one per process for broadcast.
+ * kafkajs assigns a group's partitions only among the topics its leader subscribes to, so members of one group that
+ * subscribe to different topics would leave most partitions unread; each topic gets a group of its own.
+ */
+export function consumerGroupId(topic: Topic, options: SubscribeOptions, instanceId: string): string {
+  return options.broadcast ? `${options.group}.${topic}.${instanceId}` : `${options.group}.${topic}`;
 }
 
 export class KafkaBus implements Bus {
@@ -149,7 +172,7 @@ export class KafkaBus implements Bus {
   }
 
   async subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription> {
-    const groupId = consumerGroupId(options, this.options.instanceId);
+    const groupId = consumerGroupId(topic, options, this.options.instanceId);
     const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false });
     await consumer.connect();
     // Broadcast subscribers only care about changes from now on; shared groups must see every message.
