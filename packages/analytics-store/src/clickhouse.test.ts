@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { liveSuite } from '@tlm/testkit';
-import { CLICKHOUSE_SETTINGS, ClickHouseStore, clickhouseRow } from './clickhouse';
+import { CLICKHOUSE_SETTINGS, ClickHouseStore, MAX_PARTITIONS_PER_INSERT, clickhouseRow, insertBlocks } from './clickhouse';
 import {
   ANALYTICS_TABLES,
   alertEventsTable,
@@ -358,6 +358,35 @@ describe('clickhouseRow', () => {
   });
 });
 
+describe('insertBlocks', () => {
+  const DAY = 86_400_000;
+  const T0 = Date.UTC(2026, 0, 1);
+  const projectId = '8d0f9c4e-4a51-4c3f-9d0e-0c1f7e1b2a3c';
+
+  it('keeps rows of up to 100 days in one insert, in their order', () => {
+    const rows = Array.from({ length: 300 }, (_, n) => logRow(projectId, { timestamp: T0 + (n % 100) * DAY + n }));
+    expect(insertBlocks(logsTable, rows)).toEqual([rows]);
+  });
+
+  it('cuts rows spanning more days into inserts of at most 100 days, every row once', () => {
+    // A backfill over 250 days, two rows a day, sent newest first.
+    const rows = Array.from({ length: 500 }, (_, n) => logRow(projectId, { timestamp: T0 - Math.floor(n / 2) * DAY + (n % 2) }));
+    const blocks = insertBlocks(logsTable, rows);
+    expect(blocks.map((block) => block.length)).toEqual([200, 200, 100]);
+    for (const block of blocks) {
+      expect(new Set(block.map((row) => Math.floor(row.timestamp / DAY))).size).toBeLessThanOrEqual(MAX_PARTITIONS_PER_INSERT);
+    }
+    expect(blocks.flat()).toEqual(rows);
+  });
+
+  it('groups a day\'s rows together even when other days come between them', () => {
+    const rows = Array.from({ length: 202 }, (_, n) => logRow(projectId, { timestamp: T0 + (n % 101) * DAY }));
+    const blocks = insertBlocks(logsTable, rows);
+    expect(blocks.map((block) => block.length)).toEqual([200, 2]);
+    expect(blocks[1]!.map((row) => row.timestamp)).toEqual([T0 + 100 * DAY, T0 + 100 * DAY]);
+  });
+});
+
 describe('CLICKHOUSE_SETTINGS', () => {
   it('reads ISO times in, writes ISO times out and returns 64-bit integers as JSON numbers', () => {
     expect(CLICKHOUSE_SETTINGS).toEqual({
@@ -409,6 +438,14 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
     await store.insert(logsTable, rows);
     const stored = await store.query('SELECT id FROM logs FINAL WHERE project_id = {project:UUID} ORDER BY id', { project: projectId });
     expect(stored).toEqual(rows.map((row) => ({ id: row.id })).sort((a, b) => a.id.localeCompare(b.id)));
+  });
+
+  it('stores a backfill spanning more days than one insert may hold partitions', async () => {
+    const projectId = randomUUID();
+    const rows = Array.from({ length: 150 }, (_, n) => recentLog(projectId, { timestamp: recent - n * 86_400_000, retention_days: 365 }));
+    await store.insert(logsTable, rows);
+    const stored = await store.query('SELECT count() AS n FROM logs FINAL WHERE project_id = {project:UUID}', { project: projectId });
+    expect(stored).toEqual([{ n: 150 }]);
   });
 
   it('binds query parameters and returns ISO times, numeric counts and property maps', async () => {

@@ -58,6 +58,43 @@ export function clickhouseRow<Row extends object>(table: TableDefinition<Row>, r
   return encoded;
 }
 
+/** ClickHouse's `max_partitions_per_insert_block` default: an INSERT whose rows span more partitions fails whole. */
+export const MAX_PARTITIONS_PER_INSERT = 100;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A table's rows cut into inserts of at most MAX_PARTITIONS_PER_INSERT days of the time column (the tables are
+ * partitioned by day or by month of it), in their order within a day. A backfill spanning years is accepted at
+ * ingest and would otherwise fail every redelivery and stop its partition of the bus.
+ */
+export function insertBlocks<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Row[][] {
+  if (table.timeColumn === undefined) return [rows.slice()];
+  const column = table.timeColumn;
+  const byDay = new Map<number, Row[]>();
+  for (const row of rows) {
+    const day = Math.floor((row[column] as number) / DAY_MS);
+    const dayRows = byDay.get(day);
+    if (dayRows) dayRows.push(row);
+    else byDay.set(day, [row]);
+  }
+  if (byDay.size <= MAX_PARTITIONS_PER_INSERT) return [rows.slice()];
+  const blocks: Row[][] = [];
+  let block: Row[] = [];
+  let days = 0;
+  for (const dayRows of byDay.values()) {
+    if (days === MAX_PARTITIONS_PER_INSERT) {
+      blocks.push(block);
+      block = [];
+      days = 0;
+    }
+    block.push(...dayRows);
+    days += 1;
+  }
+  blocks.push(block);
+  return blocks;
+}
+
 export class ClickHouseStore implements AnalyticsStore {
   readonly dialect = 'clickhouse';
 
@@ -95,7 +132,9 @@ export class ClickHouseStore implements AnalyticsStore {
 
   async insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.client.insert({ table: table.name, values: rows.map((row) => clickhouseRow(table, row)), format: 'JSONEachRow' });
+    for (const block of insertBlocks(table, rows)) {
+      await this.client.insert({ table: table.name, values: block.map((row) => clickhouseRow(table, row)), format: 'JSONEachRow' });
+    }
   }
 
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {

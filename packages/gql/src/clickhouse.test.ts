@@ -41,6 +41,10 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
       log(projectA, 15, { severity: 'error', message: 'payment failed: card declined', properties: { route: '/checkout', amount: 3 } }),
       log(projectA, 25, { severity: 'warn', message: 'slow query', properties: { route: '/search', amount: 40 } }),
       log(projectA, 65, { severity: 'fatal', message: 'out of memory', properties: {} }),
+      // SDKs that stringify every property send numbers as text.
+      log(projectA, 300, { severity: 'error', message: 'upstream 503', properties: { status: '503' }, trace_id: 't2' }),
+      log(projectA, 2_000, { severity: 'info', message: 'yesterday', properties: { status: 200 } }),
+      log(projectA, 20_000, { severity: 'info', message: 'two weeks ago', properties: {} }),
       log(projectB, 5, { severity: 'error', message: 'PROJECT-B payment failed', properties: { route: '/checkout', amount: 999 } }),
     ];
     const events = [projectA, projectA, projectB].map((projectId, index) => ({
@@ -86,6 +90,16 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     'trace_id:t1 | fields message, trace_id',
     'from:events | count_distinct(distinct_id)',
     'from:events plan:pro | count by event_name',
+    // Buckets that do not divide a day, counted from the epoch in both (ClickHouse counts hours from each midnight).
+    'count by time(5h) | last 2d',
+    'count by time(7m) | last 6h',
+    'count by time(2w) | last 30d',
+    // Numbers sent as text compare and add up as numbers.
+    'status >= 500 | fields message, status',
+    'sum(status)',
+    // A missing text is no value below every other ('' in ClickHouse, NULL in DuckDB).
+    'trace_id < t2 | fields message',
+    '-trace_id < t2 | fields message',
   ])('%s', async (text) => {
     const [fromClickHouse, fromDuckDB] = await Promise.all([answer(clickhouse, text), answer(duckdb, text)]);
     expect(fromClickHouse).toEqual(fromDuckDB);

@@ -264,11 +264,18 @@ describe('GQL on DuckDB: answers on real rows', () => {
       { time: '2024-05-05T00:00:00.000Z', value: 1 },
       { time: '2024-05-09T00:00:00.000Z', value: 6 },
     ]);
+    // Hours that do not divide a day count from the epoch too: 2024-05-10T00:00 is 476,472 hours after it, two past a
+    // multiple of five, so the buckets start at 03:00, 08:00 and 13:00 (from DuckDB's default origin, 09:00).
+    expect((await run('count by time(5h) | last 4h')).results).toEqual([{ time: '2024-05-10T08:00:00.000Z', value: 6 }]);
+    // 7-minute buckets: 11:55 is 1,715,342,100 s after the epoch, 6 minutes past a multiple of 420 s.
+    expect((await run('count by time(7m) | last 6m')).results).toEqual([{ time: '2024-05-10T11:49:00.000Z', value: 1 }]);
     // Weeks start on Monday: the old log of Sunday 2024-05-05 falls in the week of 2024-04-29.
     expect((await run('count by time(1w)')).results).toEqual([
       { time: '2024-04-29T00:00:00.000Z', value: 1 },
       { time: '2024-05-06T00:00:00.000Z', value: 6 },
     ]);
+    // Two-week buckets from the first Monday after the epoch, 1970-01-05: 2024-04-29 is 2,834 weeks after it.
+    expect((await run('count by time(2w)')).results).toEqual([{ time: '2024-04-29T00:00:00.000Z', value: 7 }]);
   });
 
   it('computes numeric aggregates over properties', async () => {

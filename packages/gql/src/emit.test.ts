@@ -106,7 +106,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: '/route', p2: 1, p3: '/duration_ms', limit: 10000 },
     },
     clickhouse: {
-      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, toStartOfInterval(timestamp, toIntervalHour({p2:UInt32})) AS g1, quantile(0.95)(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL)) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp < {until:DateTime64(3, 'UTC')} GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT {limit:UInt32}",
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, toStartOfInterval(timestamp, toIntervalHour({p2:UInt32})) AS g1, quantile(0.95)(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp < {until:DateTime64(3, 'UTC')} GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: 'route', p2: 1, p3: 'duration_ms', limit: 10000 },
     },
   },
@@ -117,7 +117,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: '/route', p4: '/health', p5: '/user.plan', p6: 'pro', p7: '/amount', p8: 10, p9: 'timeout', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity IN ({p1:String}, {p2:String}) AND properties[{p3:String}] != {p4:String} AND startsWith(properties[{p5:String}], {p6:String}) AND if(mapContains(properties_num, {p7:String}), properties_num[{p7:String}], NULL) >= {p8:Float64} AND lower(message) NOT LIKE {p9:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity IN ({p1:String}, {p2:String}) AND properties[{p3:String}] != {p4:String} AND startsWith(properties[{p5:String}], {p6:String}) AND if(mapContains(properties_num, {p7:String}), properties_num[{p7:String}], toFloat64OrNull(properties[{p7:String}])) >= {p8:Float64} AND lower(message) NOT LIKE {p9:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: 'route', p4: '/health', p5: 'user.plan', p6: 'pro', p7: 'amount', p8: 10, p9: '%timeout%', limit: 100 },
     },
   },
@@ -139,7 +139,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.email', p2: '/$browser', p3: '/retries', p4: 1, p5: 2, limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND mapContains(properties, {p1:String}) AND NOT mapContains(properties, {p2:String}) AND if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL) IN ({p4:Float64}, {p5:Float64}) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND mapContains(properties, {p1:String}) AND NOT mapContains(properties, {p2:String}) AND if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}])) IN ({p4:Float64}, {p5:Float64}) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.email', p2: '$browser', p3: 'retries', p4: 1, p5: 2, limit: 100 },
     },
   },
@@ -227,7 +227,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.plan', p2: '/amount', limit: 5 },
     },
     clickhouse: {
-      sql: "SELECT message AS f0, if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS f1, if(mapContains(properties_num, {p1:String}), properties_num[{p1:String}], NULL) AS f1n, properties AS f2, properties_num AS f2n FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], NULL) DESC, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) DESC LIMIT {limit:UInt32}",
+      sql: "SELECT message AS f0, if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS f1, if(mapContains(properties_num, {p1:String}), properties_num[{p1:String}], NULL) AS f1n, properties AS f2, properties_num AS f2n FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], toFloat64OrNull(properties[{p2:String}])) DESC, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.plan', p2: 'amount', limit: 5 },
     },
   },
@@ -249,7 +249,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/plan', p2: '/country', p3: '/amount', p4: 'signup', limit: 1000 },
     },
     clickhouse: {
-      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) AS g1, sum(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], NULL)) AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND event_name = {p4:String} GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT {limit:UInt32}",
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) AS g1, sum(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND event_name = {p4:String} GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'plan', p2: 'country', p3: 'amount', p4: 'signup', limit: 1000 },
     },
   },
@@ -262,6 +262,50 @@ const GOLDEN: Golden[] = [
     clickhouse: {
       sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (id = {p1:UUID} OR startsWith(toString(id), {p2:String})) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 'abc', limit: 100 },
+    },
+  },
+  {
+    query: 'from:errors release < 2.0 -environment >= prod | fields type | sort release asc',
+    duckdb: {
+      sql: 'SELECT type AS f0 FROM errors WHERE project_id = $project_id AND timestamp >= $since AND release < $p1 AND coalesce(environment < $p2, true) ORDER BY release ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '2.0', p2: 'prod', limit: 100 },
+    },
+    clickhouse: {
+      sql: "SELECT type AS f0 FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND nullIf(release, '') < {p1:String} AND coalesce(nullIf(environment, '') < {p2:String}, true) ORDER BY nullIf(release, '') ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '2.0', p2: 'prod', limit: 100 },
+    },
+  },
+  {
+    query: 'count by time(5h) | last 1d',
+    duckdb: {
+      sql: "SELECT time_bucket(to_hours($p1), timestamp, TIMESTAMP '1970-01-01 00:00:00') AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY g0 ASC LIMIT $limit",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 5, limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT toStartOfInterval(timestamp, toIntervalMinute({p1:UInt32})) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 300, limit: 10000 },
+    },
+  },
+  {
+    query: 'count by time(2w) | last 30d',
+    duckdb: {
+      sql: "SELECT time_bucket(to_weeks($p1), timestamp, TIMESTAMP '1970-01-05 00:00:00') AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY g0 ASC LIMIT $limit",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 2, limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT toStartOfInterval(timestamp, toIntervalWeek({p1:UInt32})) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 2, limit: 10000 },
+    },
+  },
+  {
+    query: 'count by time(7m) | last 1h',
+    duckdb: {
+      sql: "SELECT time_bucket(to_minutes($p1), timestamp, TIMESTAMP '1970-01-01 00:00:00') AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY g0 ASC LIMIT $limit",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000', p1: 7, limit: 10000 },
+    },
+    clickhouse: {
+      sql: "SELECT toStartOfInterval(timestamp, toIntervalMinute({p1:UInt32})) AS g0, count() AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY g0 ASC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000', p1: 7, limit: 10000 },
     },
   },
 ];

@@ -46,6 +46,17 @@ const CLICKHOUSE_INTERVALS: Record<Duration['unit'], string> = {
   d: 'toIntervalDay',
   w: 'toIntervalWeek',
 };
+const SECONDS_PER_UNIT: Record<Duration['unit'], number> = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800 };
+
+/**
+ * Where buckets of an interval are counted from (docs/gql.md): the Unix epoch, and weeks from its first Monday. An
+ * interval that divides a day starts its buckets at midnight whatever the origin, and a week's at a Monday, so those
+ * need none.
+ */
+function bucketOrigin(interval: Duration): '1970-01-01 00:00:00' | '1970-01-05 00:00:00' | null {
+  if (interval.unit === 'w') return interval.amount === 1 ? null : '1970-01-05 00:00:00';
+  return 86_400 % (interval.amount * SECONDS_PER_UNIT[interval.unit]) === 0 ? null : '1970-01-01 00:00:00';
+}
 
 /** An expression reading a field, and whether it can be NULL (a missing key, an absent optional column). */
 interface Read {
@@ -177,7 +188,13 @@ abstract class Emitter {
     // A missing bag key reads as '' in ClickHouse's map, which never equals a non-empty value: the index-friendly form.
     const missingAsEmpty =
       field.type === 'bag' && predicate.readAs === 'string' && (predicate.op === '=' || predicate.op === 'in') && values.every((value) => value.value !== '');
-    const read = field.type === 'bag' && predicate.readAs === 'string' ? this.bagText(field.bag, field.key, missingAsEmpty) : this.read(field, predicate.readAs);
+    // An ordered comparison reads a column as results show it, so ClickHouse's '' for a missing text is no value below
+    // every other, as DuckDB's NULL is not.
+    const ordered = predicate.op !== '=' && predicate.op !== 'in';
+    const read =
+      field.type === 'bag' && predicate.readAs === 'string'
+        ? this.bagText(field.bag, field.key, missingAsEmpty)
+        : this.read(field, predicate.readAs, ordered ? 'output' : 'filter');
     const bound = values.map((value) => this.bindParam(value, field));
     let test: string;
     if (predicate.op === 'in' && bound.length > 1) test = `${read.sql} ${negated ? 'NOT IN' : 'IN'} (${bound.join(', ')})`;
@@ -250,9 +267,9 @@ class DuckDBEmitter extends Emitter {
     return `quantile_cont(${read}, ${level})`;
   }
   bucket(timeColumn: string, interval: Duration): string {
-    // Day buckets count from the Unix epoch as ClickHouse's toStartOfInterval does (DuckDB's default origin is 2000-01-03).
-    const origin = interval.unit === 'd' ? `, TIMESTAMP '1970-01-01 00:00:00'` : '';
-    return `time_bucket(${DUCKDB_INTERVALS[interval.unit]}(${this.bind(interval.amount, 'UInt32')}), ${timeColumn}${origin})`;
+    // DuckDB's default origin is 2000-01-03: its buckets of 7m, 5h, 2d or 2w would not start where ClickHouse's do.
+    const origin = bucketOrigin(interval);
+    return `time_bucket(${DUCKDB_INTERVALS[interval.unit]}(${this.bind(interval.amount, 'UInt32')}), ${timeColumn}${origin ? `, TIMESTAMP '${origin}'` : ''})`;
   }
 }
 
@@ -297,7 +314,13 @@ class ClickHouseEmitter extends Emitter {
   }
   bagNumber(bag: string, key: string): Read {
     const name = this.bind(key, 'String');
-    return { sql: `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], NULL)`, nullable: true };
+    // Numbers sent as text ("200") are kept in the text map only; they compare as numbers too, as in DuckDB.
+    return { sql: `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], toFloat64OrNull(${bag}[${name}]))`, nullable: true };
+  }
+  /** A value as it was sent: the number if it was sent as one (a text reading as a number stays a text). */
+  bagSentNumber(bag: string, key: string): string {
+    const name = this.bind(key, 'String');
+    return `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], NULL)`;
   }
   exists(field: FieldRef, negated: boolean): string {
     if (field.type === 'bag') {
@@ -330,6 +353,11 @@ class ClickHouseEmitter extends Emitter {
     return `quantile(${level})(${read})`;
   }
   bucket(timeColumn: string, interval: Duration): string {
+    // toStartOfInterval counts hours from each midnight, minutes and the other units from the epoch (weeks from a
+    // Monday): hours that do not divide a day are counted as minutes.
+    if (interval.unit === 'h' && bucketOrigin(interval) !== null) {
+      return `toStartOfInterval(${timeColumn}, toIntervalMinute(${this.bind(interval.amount * 60, 'UInt32')}))`;
+    }
     return `toStartOfInterval(${timeColumn}, ${CLICKHOUSE_INTERVALS[interval.unit]}(${this.bind(interval.amount, 'UInt32')}))`;
   }
 }
@@ -391,7 +419,8 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
           select.push(`${emitter.bagJson(field.bag, field.key)} AS ${alias}`);
           columns.push({ alias, key, decode: 'json' });
         } else {
-          select.push(`${emitter.bagText(field.bag, field.key, false).sql} AS ${alias}`, `${emitter.bagNumber(field.bag, field.key).sql} AS ${alias}n`);
+          const clickhouse = emitter as ClickHouseEmitter;
+          select.push(`${clickhouse.bagText(field.bag, field.key, false).sql} AS ${alias}`, `${clickhouse.bagSentNumber(field.bag, field.key)} AS ${alias}n`);
           columns.push({ alias, key, decode: 'bagValue', numbers: `${alias}n` });
         }
       });
@@ -438,7 +467,8 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
         // Numbers sort as numbers, everything else as text.
         return [`${emitter.bagNumber(field.bag, field.key).sql} ${direction}`, `${emitter.bagText(field.bag, field.key, false).sql} ${direction}`];
       }
-      return [`${emitter.read(field, 'string').sql} ${direction}`];
+      // As results show it: ClickHouse's '' for a missing text sorts last, as DuckDB's NULL does.
+      return [`${emitter.read(field, 'string', 'output').sql} ${direction}`];
     });
     tail += ` ORDER BY ${order.join(', ')} LIMIT ${emitter.bindNamed('limit', plan.limit, emitter.limitParamType)}`;
   }
