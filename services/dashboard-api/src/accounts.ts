@@ -26,7 +26,26 @@ export async function purgeProjectData(stores: Pick<AccountStores, 'analytics' |
   await deleteProjectBlobs(stores.blobs, projectId);
 }
 
-/** Organizations that go and come back with the account: those where the user is the only owner. */
+/**
+ * Organizations the user owns where no other owner's account is active: they are deactivated with the account, so an
+ * organization whose owners have all deleted their accounts stops (SPEC.md Account lifecycle).
+ */
+async function organizationsLeftWithoutOwner(sql: SqlClient, userId: string): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
+    `select m.org_id as id from memberships m
+     where m.user_id = $1 and m.role = 'owner'
+       and not exists (
+         select 1 from memberships o join users u on u.id = o.user_id
+         where o.org_id = m.org_id and o.role = 'owner' and o.user_id <> $1 and u.deleted_at is null)`,
+    [userId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Organizations the user alone owns, counting owners whose accounts are soft-deleted (they may still restore): these
+ * are removed for good with the account.
+ */
 async function soleOwnedOrganizations(sql: SqlClient, userId: string): Promise<string[]> {
   const rows = await sql.query<{ id: string }>(
     `select m.org_id as id from memberships m
@@ -37,28 +56,38 @@ async function soleOwnedOrganizations(sql: SqlClient, userId: string): Promise<s
   return rows.map((row) => row.id);
 }
 
+/** Of these organizations, the active ones stamped deleted at `deletedAt`; returns their ids. */
+async function deactivateOrganizations(sql: SqlClient, ids: string[], deletedAt: Date): Promise<string[]> {
+  const live = await sql.query<{ id: string }>('select id from organizations where id = any($1::uuid[]) and deleted_at is null', [ids]);
+  await setOrganizationsDeletedAt(sql, live.map((row) => row.id), deletedAt);
+  return live.map((row) => row.id);
+}
+
 /**
- * SPEC.md Account lifecycle, active → soft-deleted: the user and the organizations they alone own are stamped with
- * one deletion time, which key lookups honour at once; restore clears exactly what carries that stamp.
+ * SPEC.md Account lifecycle, active → soft-deleted: the user, and the organizations left with no owner whose account
+ * is active, are stamped deleted; key lookups honour it at once.
  */
 export async function softDeleteAccount(stores: AccountStores, userId: string, deletedAt: Date): Promise<void> {
   const orgIds = await stores.metadata.transaction(async (tx) => {
     await setUserDeletedAt(tx, userId, deletedAt);
-    const owned = await soleOwnedOrganizations(tx, userId);
-    const live = await tx.query<{ id: string }>('select id from organizations where id = any($1::uuid[]) and deleted_at is null', [owned]);
-    await setOrganizationsDeletedAt(tx, live.map((row) => row.id), deletedAt);
-    return live.map((row) => row.id);
+    return deactivateOrganizations(tx, await organizationsLeftWithoutOwner(tx, userId), deletedAt);
   });
   await announceKeyChange(stores.bus, { orgIds });
 }
 
-export async function restoreAccount(stores: AccountStores, userId: string, deletedAt: Date): Promise<void> {
+/**
+ * Restore: the user, and every deactivated organization they own, which has an active owner again. Organizations are
+ * deactivated only with their owners' accounts, so whichever co-owner comes back brings the organization back.
+ */
+export async function restoreAccount(stores: AccountStores, userId: string): Promise<void> {
   const orgIds = await stores.metadata.transaction(async (tx) => {
     await setUserDeletedAt(tx, userId, null);
     const rows = await tx.query<{ id: string }>(
       `update organizations set deleted_at = null
-       where id = any($1::uuid[]) and deleted_at = $2 returning id`,
-      [await soleOwnedOrganizations(tx, userId), deletedAt],
+       where deleted_at is not null
+         and id in (select org_id from memberships where user_id = $1 and role = 'owner')
+       returning id`,
+      [userId],
     );
     return rows.map((row) => row.id);
   });
@@ -74,10 +103,14 @@ export async function purgeAccount(stores: AccountStores, userId: string): Promi
   const projects = await stores.metadata.query<{ id: string }>('select id from projects where org_id = any($1::uuid[])', [orgIds]);
   const projectIds = projects.map((row) => row.id);
   for (const projectId of projectIds) await purgeProjectData(stores, projectId);
-  await stores.metadata.transaction(async (tx) => {
+  const deactivated = await stores.metadata.transaction(async (tx) => {
+    // Organizations whose other owners are all soft-deleted stay, deactivated, for those owners to restore.
+    const orphaned = (await organizationsLeftWithoutOwner(tx, userId)).filter((id) => !orgIds.includes(id));
+    const stopped = await deactivateOrganizations(tx, orphaned, new Date());
     await purgeProjectKeyedRows(tx, projectIds);
     await purgeOrganizations(tx, orgIds);
     await purgeUser(tx, userId);
+    return stopped;
   });
-  await announceKeyChange(stores.bus, { orgIds });
+  await announceKeyChange(stores.bus, { orgIds: [...orgIds, ...deactivated] });
 }

@@ -250,6 +250,65 @@ describe('DELETE /api/auth/account and restore', () => {
     expect(user!.deleted_at).toBeNull();
   });
 
+  describe('an organization with two owners', () => {
+    /** A's organization, with C as a second owner and M as a member; a key of its project sends a log. */
+    async function coOwned() {
+      const { session: a, project, key } = await accountWithKey();
+      const c = await signup(server.api);
+      const m = await signup(server.api);
+      const org = a.organization.id;
+      for (const [who, role] of [
+        [c, 'owner'],
+        [m, 'member'],
+      ] as const) {
+        expect((await server.api.post(`/api/orgs/${org}/members`, { token: a.token, body: { email: who.user.email, role } })).status).toBe(201);
+      }
+      return { a, c, m, org, project, key };
+    }
+    const orgSeenBy = async (token: string, org: string) => (await server.api.get(`/api/orgs/${org}`, { token })).status;
+
+    it("stays active while one owner's account is active, and stops when the last one deletes theirs", async () => {
+      const { a, c, m, org, key } = await coOwned();
+      expect((await server.api.delete('/api/auth/account', { token: a.token })).status).toBe(200);
+      expect((await sendLog(key, 'C still owns it')).status).toBe(202);
+      expect(await orgSeenBy(m.token, org)).toBe(200);
+
+      expect((await server.api.delete('/api/auth/account', { token: c.token })).status).toBe(200);
+      const refused = await sendLog(key, 'no owner left');
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
+      expect(await orgSeenBy(m.token, org)).toBe(404);
+
+      // Either owner coming back brings the organization back: here the first one to leave.
+      const login = await server.api.post('/api/auth/login', { body: { email: a.user.email, password: a.password } });
+      expect(login.status).toBe(200);
+      expect((await sendLog(key, 'A is back')).status).toBe(202);
+      expect(await orgSeenBy(m.token, org)).toBe(200);
+    });
+
+    it('stops when the other owner, soft-deleted, is joined by an immediate deletion, and keeps it for that owner', async () => {
+      const { a, c, m, org, project, key } = await coOwned();
+      expect((await server.api.delete('/api/auth/account', { token: a.token })).status).toBe(200);
+      expect((await server.api.delete('/api/auth/account?immediate=true', { token: c.token })).status).toBe(200);
+      expect((await sendLog(key, 'no owner left')).status).toBe(401);
+      expect(await orgSeenBy(m.token, org)).toBe(404);
+      // A may still restore it: the organization and its rows are kept.
+      expect(await storedLogCount(project.id)).toBe(1);
+      const restore = await server.api.post('/api/auth/account/restore', { body: { email: a.user.email, password: a.password } });
+      expect(restore.status).toBe(200);
+      expect((await sendLog(key, 'A is back')).status).toBe(202);
+    });
+
+    it("refuses with 409 CONFLICT to let the last active owner leave while the other owner's account is deleted", async () => {
+      const { a, c, org, key } = await coOwned();
+      expect((await server.api.delete('/api/auth/account', { token: a.token })).status).toBe(200);
+      const leave = await server.api.delete(`/api/orgs/${org}/members/${c.user.id}`, { token: c.token });
+      expect(leave.status).toBe(409);
+      expect(leave.body.error.code).toBe('CONFLICT');
+      expect((await sendLog(key, 'C still owns it')).status).toBe(202);
+    });
+  });
+
   it('purges with ?immediate=true: user, organization, projects, keys and stored logs, and the email signs up fresh', async () => {
     const { session, project, key } = await accountWithKey();
     expect(await storedLogCount(project.id)).toBe(1);

@@ -116,7 +116,8 @@ export async function deleteMembership(sql: SqlClient, orgId: string, userId: st
 
 export async function countOwners(sql: SqlClient, orgId: string): Promise<number> {
   const rows = await sql.query<{ owners: number }>(
-    `select count(*)::int as owners from memberships where org_id = $1 and role = 'owner'`,
+    `select count(*)::int as owners from memberships m join users u on u.id = m.user_id
+     where m.org_id = $1 and m.role = 'owner' and u.deleted_at is null`,
     [orgId],
   );
   return rows[0]!.owners;

@@ -88,7 +88,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     if (account.deleted_at) {
       // SPEC.md Account lifecycle: logging in inside the window restores the account.
       if (!withinRestoreWindow(account.deleted_at)) throw unauthorized('wrong email or password');
-      await restoreAccount(deps, account.id, account.deleted_at);
+      await restoreAccount(deps, account.id);
     }
     res.json({ token: await deps.tokens.issue(account.id), user: userJson(account) });
   });
@@ -116,7 +116,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     const account = await checkCredentials(input.email, input.password);
     if (account.deleted_at) {
       if (!withinRestoreWindow(account.deleted_at)) throw notFound('the restore window of this account has passed');
-      await restoreAccount(deps, account.id, account.deleted_at);
+      await restoreAccount(deps, account.id);
     }
     res.json({ restored: account.deleted_at !== null, token: await deps.tokens.issue(account.id), user: userJson(account) });
   });
