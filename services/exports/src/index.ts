@@ -3,7 +3,7 @@ import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import { StringEnum, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
 import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
-import { findExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
+import { findActiveExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
 import { Router, type Request } from 'express';
 import { DOWNLOAD_TTL_MS, signDownload, verifyDownload } from './signing';
 
@@ -80,7 +80,7 @@ export function exportRoutes(deps: ExportsDeps): Router {
     const id = String(req.params['id']);
     const token = typeof req.query['token'] === 'string' ? req.query['token'] : '';
     if (!isUuid(id) || !verifyDownload(deps.signingSecret, id, token)) throw unauthorized('invalid or expired download link');
-    const job = await findExportJob(deps.metadata, id);
+    const job = await findActiveExportJob(deps.metadata, id);
     const body = job?.blob_key ? await deps.blobs.get(job.blob_key) : undefined;
     if (!job || !body) throw notFound('export not found');
     res

@@ -98,6 +98,43 @@ describe('exports', () => {
     expect(new Set(rows.map((row) => row.id)).size).toBe(10_500);
   });
 
+  it('stops serving a download link once its project is deleted, and again after a restore', async () => {
+    const other = await setupProject(server.api);
+    await server.api.post('/v1/logs', { token: other.secretKey, body: { batch: [{ severity: 'info', message: 'private' }] } });
+    const queued = await server.api.post('/v1/exports', { token: other.secretKey, body: { format: 'json', source: 'logs' } });
+    const job = await eventually(async () => {
+      const jobs = (await server.api.get('/v1/exports', { token: other.secretKey })).body.exports as { id: string; status: string; download_url: string }[];
+      const found = jobs.find((candidate) => candidate.id === queued.body.id)!;
+      expect(found.status).toBe('done');
+      return found;
+    }, 15_000);
+    expect((await download(job.download_url)).status).toBe(200);
+
+    const projectPath = `/api/orgs/${other.session.organization.id}/projects/${other.project.id}`;
+    expect((await server.api.delete(projectPath, { token: other.session.token })).status).toBe(200);
+    const url = new URL(job.download_url);
+    const gone = await new Api(url.origin).get(`${url.pathname}${url.search}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('NOT_FOUND');
+
+    expect((await server.api.post(`${projectPath}/restore`, { token: other.session.token })).status).toBe(200);
+    expect((await download(job.download_url)).status).toBe(200);
+  });
+
+  it("stops serving a download link once the organization's owner deletes their account", async () => {
+    const other = await setupProject(server.api);
+    const queued = await server.api.post('/v1/exports', { token: other.secretKey, body: { format: 'json', source: 'logs' } });
+    const job = await eventually(async () => {
+      const jobs = (await server.api.get('/v1/exports', { token: other.secretKey })).body.exports as { id: string; status: string; download_url: string }[];
+      const found = jobs.find((candidate) => candidate.id === queued.body.id)!;
+      expect(found.status).toBe('done');
+      return found;
+    }, 15_000);
+    expect((await download(job.download_url)).status).toBe(200);
+    expect((await server.api.delete('/api/auth/account', { token: other.session.token })).status).toBe(200);
+    expect((await download(job.download_url)).status).toBe(404);
+  });
+
   it('checks the request: scopes, a query or a source, not both, and valid GQL', async () => {
     const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
     expect((await server.api.post('/v1/exports', { token: reader.key, body: { format: 'csv' } })).status).toBe(403);

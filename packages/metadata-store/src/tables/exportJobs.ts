@@ -34,8 +34,17 @@ export async function listExportJobs(sql: SqlClient, projectId: string): Promise
   return sql.query<ExportJobRow>('select * from export_jobs where project_id = $1 order by created_at desc limit 100', [projectId]);
 }
 
-export async function findExportJob(sql: SqlClient, id: string): Promise<ExportJobRow | undefined> {
-  return (await sql.query<ExportJobRow>('select * from export_jobs where id = $1', [id]))[0];
+/**
+ * An export job whose project and organization are active: deleting the project or its owners' accounts stops its
+ * download links too, as it stops the project's keys (SPEC.md lifecycles).
+ */
+export async function findActiveExportJob(sql: SqlClient, id: string): Promise<ExportJobRow | undefined> {
+  const rows = await sql.query<ExportJobRow>(
+    `select j.* from export_jobs j join projects p on p.id = j.project_id join organizations o on o.id = p.org_id
+     where j.id = $1 and p.deleted_at is null and o.deleted_at is null`,
+    [id],
+  );
+  return rows[0];
 }
 
 /** Takes the oldest queued job for this runner; `skip locked` lets several runners share the queue. */
