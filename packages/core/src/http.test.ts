@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import express from 'express';
 import pino from 'pino';
 import { conflict, rateLimited } from './errors';
-import { bodyBytes, createServiceApp, finishServiceApp, jsonBody, listen, type ReadinessCheck, type RunningServer } from './http';
+import { bodyBytes, byteLimitText, createServiceApp, finishServiceApp, jsonBody, listen, MAX_BODY_BYTES, type ReadinessCheck, type RunningServer } from './http';
 import { metricsRegistry } from './metrics';
 
 /** The metrics registry is process-wide; a service name of this file's own keeps its samples apart. */
@@ -37,6 +37,9 @@ let server: RunningServer;
 
 beforeAll(async () => {
   const app = createServiceApp({ service: SERVICE, logger, readiness, trustedProxies: ['loopback'] });
+  app.post('/default-limit', jsonBody(), (req, res) => {
+    res.json({ bytes: bodyBytes(req) });
+  });
   app.post('/echo', jsonBody(BODY_LIMIT_BYTES), (req, res) => {
     res.json({ body: req.body as unknown, bytes: bodyBytes(req) });
   });
@@ -106,8 +109,22 @@ describe('error mapping', () => {
     const response = await post('/echo', JSON.stringify({ message: 'x'.repeat(BODY_LIMIT_BYTES) }));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
-      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 2 MB limit' },
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 1 KB limit' },
     });
+  });
+
+  it('takes JSON bodies up to the 2 MB of SPEC.md by default, and answers 413 naming that limit above it', async () => {
+    const fits = JSON.stringify({ message: 'x'.repeat(MAX_BODY_BYTES - 100) });
+    const accepted = await post('/default-limit', fits);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ bytes: Buffer.byteLength(fits) });
+    const refused = await post('/default-limit', JSON.stringify({ message: 'x'.repeat(MAX_BODY_BYTES) }));
+    expect(refused.status).toBe(413);
+    expect(await refused.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 2 MB limit' } });
+  });
+
+  it('writes byte limits as people do', () => {
+    expect([byteLimitText(2 * 1024 * 1024), byteLimitText(64 * 1024), byteLimitText(1_500)]).toEqual(['2 MB', '64 KB', '1,500 bytes']);
   });
 
   it('counts the limit on the inflated body, so a small gzip that inflates past it is 413', async () => {

@@ -89,7 +89,10 @@ function requestLog(service: string, logger: Logger): RequestHandler {
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') return payloadTooLarge('request body exceeds the 2 MB limit');
+  if (type === 'entity.too.large') {
+    const limit = (error as { limit?: unknown }).limit;
+    return payloadTooLarge(`request body exceeds the ${typeof limit === 'number' ? byteLimitText(limit) : '2 MB'} limit`);
+  }
   if (type === 'entity.parse.failed') return validationError('request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported')
     return validationError('unsupported content encoding or charset');
@@ -143,7 +146,20 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
  * NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits Postgres text;
  * only bodies that contain such an escape pay for the walk.
  */
-export function jsonBody(limitBytes: number): RequestHandler {
+/**
+ * SPEC.md Limits: a request body may be 2 MB (body-parser reads "2mb" as 2 * 1024 * 1024 bytes). Every JSON body may
+ * be that large; DECISIONS.md answers 413 only above it, so smaller limits would contradict it.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** A byte limit as people write it: 2 MB, 64 KB, 1,500 bytes. */
+export function byteLimitText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
+
+export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
   const parse = express.json({
     limit: limitBytes,
     type: () => true,

@@ -148,7 +148,7 @@ export function artifactRoutes(deps: ArtifactDeps): Router {
     res.json({ artifacts: rows.map(artifactJson) });
   });
 
-  router.post('/v1/symbolicate', ...keyGuards(deps, 'data:read'), jsonBody(256 * 1024), async (req, res) => {
+  router.post('/v1/symbolicate', ...keyGuards(deps, 'data:read'), jsonBody(), async (req, res) => {
     const request = parseBody(SymbolicateRequest, req.body);
     const frames = await deps.symbolicator.symbolicate(requestKey(res).projectId, request.release, request.dist ?? null, request.frames);
     res.json({ frames });

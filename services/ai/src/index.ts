@@ -58,7 +58,7 @@ interface Translation {
 
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
 
   /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */

@@ -35,7 +35,7 @@ const DAY_MS = 86_400_000;
 
 export function alertRoutes(deps: AlertsDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   // DECISIONS.md: data:read reads alert rules and data:write changes them; alerts:read/alerts:write grant exactly these.
   const reader = keyGuards(deps, 'data:read', 'alerts:read');
   const writer = keyGuards(deps, 'data:write', 'alerts:write');

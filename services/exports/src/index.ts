@@ -49,7 +49,7 @@ function jobJson(job: ExportJobRow, req: Request, secret: string) {
 export function exportRoutes(deps: ExportsDeps): Router {
   const router = Router();
 
-  router.post('/v1/exports', ...keyGuards(deps, 'exports:write'), jsonBody(64 * 1024), async (req, res) => {
+  router.post('/v1/exports', ...keyGuards(deps, 'exports:write'), jsonBody(), async (req, res) => {
     const input = parseBody(NewExport, req.body);
     if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
     if (input.source !== undefined && !findSource(input.source)) throw validationError(`unknown source ${input.source}`);

@@ -77,7 +77,7 @@ function sentryDsn(req: Request, key: string, dsnId: number): string {
 
 export function keyAdminRoutes(deps: KeyAdminDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
   const project = [...member, requireProject(deps.metadata)];
   const base = '/api/orgs/:org/projects/:project/keys';

@@ -107,6 +107,17 @@ describe('POST …/keys', () => {
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     expect(await storedKeyCount(setup.session.organization.id)).toBe(before);
   });
+
+  it('rejects a 100 KB name with 400 VALIDATION_ERROR: the body is within the 2 MB limit, the name is not', async () => {
+    const before = await storedKeyCount(setup.session.organization.id);
+    const reply = await server.api.post(keysPath(setup.session, setup.project.id), {
+      token: setup.session.token,
+      body: { name: 'x'.repeat(100_000), type: 'secret' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(await storedKeyCount(setup.session.organization.id)).toBe(before);
+  });
 });
 
 describe('key lifecycle', () => {

@@ -5,8 +5,6 @@ import { gqlApiError, runQuery, type Guard, type QueryAnswer } from '@tlm/gql';
 
 /** SPEC.md Limits: "GQL batch: 10 queries per request". */
 export const MAX_BATCH_QUERIES = 10;
-/** Ten queries of the longest allowed length fit with room to spare. */
-export const GQL_BODY_LIMIT_BYTES = 256 * 1024;
 
 export const SingleQueryBody = Type.Object({ q: Type.String({ description: 'One GQL query.' }) });
 export const BatchQueryBody = Type.Object({

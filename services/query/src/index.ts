@@ -22,7 +22,7 @@ import { complete, type Guard } from '@tlm/gql';
 import { countKeysOfProject, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
-import { BatchQueryBody, GQL_BODY_LIMIT_BYTES, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
+import { BatchQueryBody, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
 
 export interface QueryDeps {
   metadata: MetadataStore;
@@ -84,7 +84,7 @@ export function queryRoutes(deps: QueryDeps): Router {
     res.json(await readSchemaDocument(deps.metadata, requestProject(res).id));
   });
 
-  const body = jsonBody(GQL_BODY_LIMIT_BYTES);
+  const body = jsonBody();
 
   router.post('/v1/gql/query', ...reader, body, async (req, res) => {
     const { q } = parseBody(SingleQueryBody, req.body);

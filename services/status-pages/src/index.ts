@@ -73,7 +73,7 @@ function intParam(req: Request, name: string, fallback: number, min: number, max
 
 export function statusPageRoutes(deps: StatusPageDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
 
   async function publicPage(req: Request) {

@@ -42,7 +42,7 @@ const NO_SUCH_USER_HASH = hashPassword('no such user, no such password');
 
 export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const user = requireUser(deps.tokens, deps.metadata);
 
   router.post('/api/auth/signup', body, async (req, res) => {

@@ -69,7 +69,7 @@ export function gdprRoutes(deps: DashboardDeps): Router {
   });
 
   // DECISIONS.md: erasure of one data subject removes every event, log, error (with its attachments) and replay of that person.
-  router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(8 * 1024), async (req, res) => {
+  router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(), async (req, res) => {
     const { distinct_id } = parseBody(EraseBody, req.body);
     const projectId = requestProject(res).id;
     const { removed, blobKeys, attachmentEvents } = await erasePerson(deps.analytics, projectId, distinct_id);

@@ -34,7 +34,7 @@ export function issueRoutes(deps: DashboardDeps): Router {
   const liveProject = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
 
   for (const [name, actionOf] of Object.entries(ACTIONS)) {
-    router.post(`/api/orgs/:org/projects/:project/issues/:issue/${name}`, ...liveProject, jsonBody(16 * 1024), async (req, res) => {
+    router.post(`/api/orgs/:org/projects/:project/issues/:issue/${name}`, ...liveProject, jsonBody(), async (req, res) => {
       const action = actionOf(req.body ?? {});
       const issueId = String(req.params['issue']);
       const issue = isUuid(issueId) ? await applyIssueAction(deps, requestProject(res).id, issueId, action) : undefined;

@@ -29,7 +29,7 @@ const NewMember = Type.Object({
 
 export function organizationRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const user = requireUser(deps.tokens, deps.metadata);
   const member = [user, requireMember(deps.metadata)];
   const owner = [user, requireMember(deps.metadata, { ownerOnly: true })];

@@ -43,7 +43,7 @@ async function ensureProjectRoom(sql: SqlClient, orgId: string, plan: PlanName):
 
 export function projectRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  const body = jsonBody(64 * 1024);
+  const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
   const liveProject = [...member, requireProject(deps.metadata)];
   const anyProject = [...member, requireProject(deps.metadata, { includeDeleted: true })];
