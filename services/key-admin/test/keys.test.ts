@@ -160,7 +160,7 @@ describe('key lifecycle', () => {
 
     const deleted = await server.api.delete(`${keysPath(setup.session, setup.project.id)}/${key.id}`, { token: setup.session.token });
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toMatchObject({ id: key.id, status: 'deleted' });
+    expect(deleted.body).toMatchObject({ id: key.id, status: 'deleted', revoked_at: expect.any(String) });
     expect((await sendLog(key.key)).status).toBe(401);
     expect((await listKeys()).map((item) => item.id)).not.toContain(key.id);
     const recentlyDeleted = (await listKeys(true)).find((item) => item.id === key.id)!;
@@ -169,7 +169,7 @@ describe('key lifecycle', () => {
 
     const restored = await server.api.post(`${keysPath(setup.session, setup.project.id)}/${key.id}/restore`, { token: setup.session.token });
     expect(restored.status).toBe(200);
-    expect(restored.body).toMatchObject({ id: key.id, status: 'active' });
+    expect(restored.body).toMatchObject({ id: key.id, status: 'active', revoked_at: null });
     expect((await sendLog(key.key)).status).toBe(202);
     expect((await listKeys()).map((item) => item.id)).toContain(key.id);
     expect((await listKeys(true)).map((item) => item.id)).not.toContain(key.id);

@@ -54,8 +54,15 @@ export async function setApiKeyRevoked(sql: SqlClient, keyId: string, revoked: b
 }
 
 /** Soft delete: the key stops at once (deleted keys never authenticate) and moves to 'Recently Deleted'. */
+/** SPEC.md "active or revoked → delete → deleted: immediately revoked": an active key is revoked by the deletion. */
 export async function softDeleteApiKey(sql: SqlClient, keyId: string): Promise<ApiKeyRow> {
-  return (await sql.query<ApiKeyRow>('update api_keys set deleted_at = now() where id = $1 returning *', [keyId]))[0]!;
+  return (
+    await sql.query<ApiKeyRow>(
+      `update api_keys set deleted_at = now(), revoked_at = coalesce(revoked_at, now()), revoked_by = coalesce(revoked_by, 'user')
+       where id = $1 returning *`,
+      [keyId],
+    )
+  )[0]!;
 }
 
 /** Restore reactivates: SPEC.md "deleted → restore → active". */
