@@ -61,7 +61,8 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
       });
       const value = singleValue(answer.data.results);
       const firedInWindow = rule.last_triggered_at !== null && now.getTime() - rule.last_triggered_at.getTime() < windowMs;
-      const fires = COMPARE[rule.comparator](value, rule.threshold) && !firedInWindow;
+      // No value (an average over no rows) is no condition: "p95 below 100 ms" does not fire on an idle service.
+      const fires = value !== null && COMPARE[rule.comparator](value, rule.threshold) && !firedInWindow;
       evaluated += 1;
       if (fires) {
         const event: AlertEventRow = {
@@ -70,7 +71,7 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
           id: newId(),
           rule_id: rule.id,
           rule_name: rule.name,
-          value,
+          value: value!,
           threshold: rule.threshold,
           severity: rule.severity,
         };

@@ -20,7 +20,7 @@ import {
 } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { compileCount, compileMetric, overWindow, singleValue } from './metrics';
-import { AlertRulePatch, Mute, NewAlertRule, NewSlo, SloPatch, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
+import { AlertRulePatch, Mute, NewAlertRule, NewSlo, SloPatch, checkChannels, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
 
 export { evaluateAlerts, evaluatorConfig, startAlertEvaluator, webhookOptions, type EvaluatorDeps } from './evaluator';
 export { WebhookBlockedError, isPublicAddress, postWebhook, type WebhookOptions } from './webhook';
@@ -57,6 +57,7 @@ export function alertRoutes(deps: AlertsDeps): Router {
 
   router.post('/v1/alerts', ...writer, body, async (req, res) => {
     const input = parseBody(NewAlertRule, req.body);
+    checkChannels(input.channels);
     compileMetric(input.metric, 'metric');
     const rule = await insertAlertRule(deps.metadata, newId(), requestKey(res).projectId, {
       name: input.name,
@@ -79,6 +80,7 @@ export function alertRoutes(deps: AlertsDeps): Router {
   router.put('/v1/alerts/:id', ...writer, body, async (req, res) => {
     const current = await routeRule(req, res);
     const changes = parseBody(AlertRulePatch, req.body);
+    checkChannels(changes.channels);
     if (changes.metric !== undefined) compileMetric(changes.metric, 'metric');
     const rule = await updateAlertRule(deps.metadata, current.id, {
       name: changes.name ?? current.name,
@@ -115,7 +117,7 @@ export function alertRoutes(deps: AlertsDeps): Router {
     const guard = { projectId: key.projectId, retentionDays: PLANS[key.plan].retentionDays, now: new Date() };
     const count = async (text: string, field: string) => {
       const metric = compileMetric(text, field);
-      return singleValue((await runPlan(deps.analytics, metric.query, overWindow(metric, slo.window_days * DAY_MS), guard)).data.results);
+      return singleValue((await runPlan(deps.analytics, metric.query, overWindow(metric, slo.window_days * DAY_MS), guard)).data.results) ?? 0;
     };
     const [good, total] = await Promise.all([count(slo.good, 'good'), count(slo.total, 'total')]);
     return sloJson(slo, sloStatus(slo.target_percent, good, total));

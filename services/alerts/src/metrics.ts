@@ -38,13 +38,20 @@ export function compileCount(text: string, field: string): Metric {
   return metric;
 }
 
-/** The plan of a metric over the last `windowMs`. */
+/**
+ * The plan of a metric over the last `windowMs`, up to the evaluation's now: a row dated in the future (a client
+ * clock ahead; ingest takes times up to a day ahead) is not in "the last minute", or it would fire a rule at every
+ * pass until its time came.
+ */
 export function overWindow(metric: Metric, windowMs: number): Plan {
-  return { ...metric.plan, since: { ago: windowMs } };
+  return { ...metric.plan, since: { ago: windowMs }, until: { ago: 0 } };
 }
 
-/** The single value an aggregate answered; no rows (nothing matched) counts as 0. */
-export function singleValue(results: Record<string, unknown>[]): number {
+/**
+ * The single value an aggregate answered, or null when it has none: an average or percentile over no rows has no
+ * value (a count over no rows is 0, which the store answers itself).
+ */
+export function singleValue(results: Record<string, unknown>[]): number | null {
   const value = results[0]?.['value'];
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }

@@ -1,12 +1,25 @@
 import { Type } from '@sinclair/typebox';
 import type { AlertRuleSnapshotRow } from '@tlm/analytics-store';
-import { StringEnum, isoTime } from '@tlm/core';
+import { StringEnum, isoTime, validationError } from '@tlm/core';
 import type { AlertRuleRow, SloRow } from '@tlm/metadata-store';
 
 const Channel = Type.Object({
   type: Type.Literal('webhook'),
   url: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }),
 });
+
+/**
+ * The schema's pattern lets `http://` or `http://:80/x` through; a webhook needs a URL that parses with a host, or the
+ * evaluator would fail on it at every firing. Bad ones are 400, as the schema's refusals are.
+ */
+export function checkChannels(channels: readonly { url: string }[] | undefined): void {
+  channels?.forEach((channel, index) => {
+    const url = URL.canParse(channel.url) ? new URL(channel.url) : null;
+    if (!url || url.hostname === '' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw validationError(`channels[${index}].url must be an http or https URL with a host`);
+    }
+  });
+}
 
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -63,6 +63,8 @@ describe('alert rules', () => {
     [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 0 }, 400],
     [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, severity: 'urgent' }, 400],
     [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, channels: [{ type: 'webhook', url: 'ftp://x' }] }, 400],
+    [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, channels: [{ type: 'webhook', url: 'http://' }] }, 400],
+    [{ name: 'x', metric: 'from:logs | count', threshold: 1, window_minutes: 5, channels: [{ type: 'webhook', url: 'http://:80/hook' }] }, 400],
   ])('refuses %j with %i VALIDATION_ERROR', async (body, status) => {
     const reply = await server.api.post('/v1/alerts', { token: setup.secretKey, body });
     expect(reply.status).toBe(status);
@@ -132,6 +134,33 @@ describe('the evaluator', () => {
     const rule = (await server.api.get(`/v1/alerts/${firing.body.id}`, { token: setup.secretKey })).body;
     expect(rule.last_value).toBe(3);
     expect(rule.last_triggered_at).not.toBeNull();
+  });
+
+  async function evaluatedRule(body: Record<string, unknown>) {
+    const created = await server.api.post('/v1/alerts', { token: setup.secretKey, body });
+    expect(created.status).toBe(201);
+    return eventually(async () => {
+      const rule = (await server.api.get(`/v1/alerts/${created.body.id}`, { token: setup.secretKey })).body;
+      expect(rule.last_evaluated_at).not.toBeNull();
+      return rule;
+    }, 10_000);
+  }
+
+  it('leaves rows dated in the future out of the window, so they fire nothing', async () => {
+    const marker = `future-${Date.now()}`;
+    const ahead = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const sent = await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'error', message: `${marker} failure`, timestamp: ahead }] } });
+    expect(sent.body).toMatchObject({ accepted: 1 });
+    const rule = await evaluatedRule({ name: `ahead ${marker}`, metric: `from:logs "${marker}" | count`, threshold: 0, window_minutes: 1 });
+    expect(rule).toMatchObject({ last_value: 0, last_triggered_at: null });
+  });
+
+  it('does not fire a below-threshold rule on an average over no rows: there is no value', async () => {
+    const marker = `idle-${Date.now()}`;
+    const rule = await evaluatedRule({ name: `idle ${marker}`, metric: `from:logs "${marker}" | avg(duration_ms)`, comparator: 'lt', threshold: 100, window_minutes: 5 });
+    expect(rule).toMatchObject({ last_value: null, last_triggered_at: null });
+    const events = await gql('from:alert_events | last:1h');
+    expect(events.data.results.filter((event: { rule_name: string }) => event.rule_name.endsWith(marker))).toEqual([]);
   });
 });
 

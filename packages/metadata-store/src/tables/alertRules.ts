@@ -79,7 +79,7 @@ export async function listRulesToEvaluate(sql: SqlClient, now: Date): Promise<(A
   );
 }
 
-export async function recordEvaluation(sql: SqlClient, id: string, at: Date, value: number, triggered: boolean): Promise<void> {
+export async function recordEvaluation(sql: SqlClient, id: string, at: Date, value: number | null, triggered: boolean): Promise<void> {
   await sql.query(
     `update alert_rules set last_evaluated_at = $2, last_value = $3,
        last_triggered_at = case when $4 then $2 else last_triggered_at end
