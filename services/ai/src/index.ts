@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import {
+  grantsAny,
   keyGuards,
   requestKey,
   requestMembership,
@@ -17,6 +18,7 @@ import {
   appendMessages,
   countOrganizationUsage,
   findConversation,
+  listMessages,
   insertConversation,
   monthOf,
   readSchemaDocument,
@@ -25,7 +27,7 @@ import {
 } from '@tlm/metadata-store';
 import { Router, type Response } from 'express';
 import { composeReply } from './compose';
-import type { NlMode, Translator } from './translator';
+import type { NlMode, NlTurn, Translator } from './translator';
 
 export { OpenAiTranslator, queryText } from './openai';
 export { RuleTranslator, translate, type Translator } from './translator';
@@ -56,17 +58,20 @@ interface Translation {
   answer?: QueryAnswer;
 }
 
+/** The latest turns of a conversation given to the translator (ten questions and their answers). */
+const MAX_HISTORY_TURNS = 20;
+
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
   const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
 
   /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */
-  async function translateValidated(projectId: string, prompt: string, mode: NlMode): Promise<Translation> {
+  async function translateValidated(projectId: string, prompt: string, mode: NlMode, history: readonly NlTurn[] = []): Promise<Translation> {
     const schema = await readSchemaDocument(deps.metadata, projectId);
     let gql = '';
     try {
-      gql = await deps.translator.translate({ prompt, mode, schema });
+      gql = await deps.translator.translate({ prompt, mode, schema, history });
       const { query } = compileQuery(gql);
       return { gql, valid: true, parsed: query };
     } catch (error) {
@@ -107,9 +112,16 @@ export function aiRoutes(deps: AiDeps): Router {
     if (sessionId !== undefined && !(isUuid(sessionId) && (await findConversation(deps.metadata, key.projectId, sessionId)))) {
       throw notFound('no conversation with this session_id');
     }
-    const translation = await translateValidated(key.projectId, input.message, 'explorer');
+    // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up.
+    const history = sessionId === undefined ? [] : (await listMessages(deps.metadata, sessionId)).slice(-MAX_HISTORY_TURNS);
+    const translation = await translateValidated(key.projectId, input.message, 'explorer', history);
     let reply: string;
-    if (translation.valid) {
+    // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md
+    // recommends both for tooling that reads and chats). Without it the answer is the query, not run.
+    const reads = grantsAny(key.scopes, ['data:read']);
+    if (translation.valid && !reads) {
+      reply = `This key may chat but not read data (it lacks the data:read scope), so I did not run the query: ${translation.gql}`;
+    } else if (translation.valid) {
       const guard: Guard = { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
       const { query, plan } = compileQuery(translation.gql);
       translation.answer = await runPlan(deps.analytics, query, plan, guard);

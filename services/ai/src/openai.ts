@@ -10,10 +10,10 @@ export class OpenAiTranslator implements Translator {
 
   constructor(private readonly options: { baseUrl: string; apiKey: string; model: string; timeoutMs: number }) {}
 
-  async translate({ prompt, mode, schema }: NlRequest): Promise<string> {
+  async translate({ prompt, mode, schema, history = [] }: NlRequest): Promise<string> {
     const properties = [...schema.log_properties, ...schema.event_properties].map((property) => property.key).slice(0, 100);
     const system = [
-      'You translate questions about an application\'s telemetry into one GQL query. Answer with the query only.',
+      'You translate questions about an application\'s telemetry into one GQL query. Answer with the query only. A follow-up question changes the previous query.',
       `Sources: ${SOURCES.map((source) => source.name).join(', ')}. Form: from:<source> field:value "full text" | count by field | last:24h.`,
       'Aggregates: count, count_distinct(f), sum|avg|min|max(f), p50|p75|p90|p95|p99(f), optionally "by a, b" or "by time(5m)"; then top n, sort f desc, limit n.',
       mode === 'alert'
@@ -29,6 +29,8 @@ export class OpenAiTranslator implements Translator {
         temperature: 0,
         messages: [
           { role: 'system', content: system },
+          // Earlier turns, the answers as the queries they ran: a follow-up ("and last week?") refers to them.
+          ...history.map((turn) => ({ role: turn.role, content: turn.role === 'assistant' && turn.queries.length > 0 ? turn.queries.join('\n') : turn.content })),
           { role: 'user', content: prompt },
         ],
       }),

@@ -46,6 +46,41 @@ describe('the built-in translator', () => {
   });
 });
 
+describe('follow-ups in a conversation', () => {
+  /** Each earlier prompt is a user turn answered by the query it translates to. */
+  const conversation = (...prompts: string[]) => {
+    const history = prompts.slice(0, -1).flatMap((prompt) => [
+      { role: 'user' as const, content: prompt, queries: [] },
+      { role: 'assistant' as const, content: 'reply', queries: [explorer(prompt)] },
+    ]);
+    return translate({ prompt: prompts.at(-1)!, mode: 'explorer', schema, history });
+  };
+
+  it.each([
+    [['how many error logs in the last hour?', 'and over the last 7 days?'], 'from:logs severity:error | count | last:7d'],
+    [['how many error logs in the last hour?', 'what about warnings?'], 'from:logs severity:warn | count | last:1h'],
+    [['how many error logs in the last hour?', 'and by route?'], 'from:logs severity:error | count by route | last:1h'],
+    [['p95 latency of spans this week', 'and per release?'], 'from:spans | p95(duration_ms) by release | last:7d'],
+    [['how many error logs in the last hour?', 'what about spans?'], 'from:spans | count | last:1h'],
+    [['how many error logs in the last hour?', 'and by route?', 'only on /checkout'], 'from:logs severity:error route:/checkout | count by route | last:1h'],
+    // A question naming its own source without a follow-up word starts afresh.
+    [['how many error logs in the last hour?', 'unresolved issues'], 'from:issues status:unresolved | last:24h'],
+  ])('%j → %s', (prompts, gql) => {
+    expect(conversation(...prompts)).toBe(gql);
+    expect(() => compileQuery(gql)).not.toThrow();
+  });
+
+  it('refers to the last answered question: a turn whose answer ran no query is skipped', () => {
+    const history = [
+      { role: 'user' as const, content: 'how many error logs in the last hour?', queries: [] },
+      { role: 'assistant' as const, content: 'reply', queries: ['from:logs severity:error | count | last:1h'] },
+      { role: 'user' as const, content: 'gibberish', queries: [] },
+      { role: 'assistant' as const, content: 'I could not turn that into a query.', queries: [] },
+    ];
+    expect(translate({ prompt: 'and over the last 3 days?', mode: 'explorer', schema, history })).toBe('from:logs severity:error | count | last:3d');
+  });
+});
+
 describe('queryText', () => {
   it('takes the query out of a code fence or the first line of a model answer', () => {
     expect(queryText('```gql\nfrom:logs | count\n```\nThis counts logs.')).toBe('from:logs | count');

@@ -9,7 +9,8 @@ let chatKey: string;
 beforeAll(async () => {
   server = await startTestServer();
   setup = await setupProject(server.api);
-  chatKey = (await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['ai:chat'] })).key;
+  // SPEC.md's recommended scopes for tooling that reads and chats.
+  chatKey = (await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read', 'ai:chat'] })).key;
   await server.api.post('/v1/logs', {
     token: setup.secretKey,
     body: { batch: [1, 2, 3].map((n) => ({ severity: 'error', message: `card declined ${n}`, properties: { route: '/checkout' } })) },
@@ -75,6 +76,33 @@ describe('POST /v1/ai/chat', () => {
     expect(messages).toHaveLength(4);
   });
 
+  it('answers a key with ai:chat but not data:read with the query, not run: it reads no data', async () => {
+    const chatOnly = (await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['ai:chat'] })).key;
+    const reply = await server.api.post('/v1/ai/chat', { token: chatOnly, body: { message: 'show the latest error logs' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.queries).toEqual(['from:logs severity:error | last:24h']);
+    expect(reply.body.reply).toContain('data:read');
+    expect(reply.body.reply).not.toContain('card declined');
+    const stream = await fetch(`${server.url}/v1/ai/chat/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${chatOnly}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'show the latest error logs' }),
+    });
+    const text = await stream.text();
+    expect(text).not.toContain('event: query');
+    expect(text).not.toContain('card declined');
+  });
+
+  it('reads a follow-up in the light of the conversation: the earlier filters stay, what it says changes', async () => {
+    const first = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'How many error logs in the last hour?' } });
+    const followUp = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and over the last 7 days?', session_id: first.body.session_id } });
+    expect(followUp.status).toBe(200);
+    expect(followUp.body.queries).toEqual(['from:logs severity:error | count | last:7d']);
+    // Without the session the same words are a question of their own.
+    const alone = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and over the last 7 days?' } });
+    expect(alone.body.queries).toEqual(['from:logs | last:7d']);
+  });
+
   it('refuses an unknown session with 404 and a key without ai:chat with 403', async () => {
     expect((await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'errors', session_id: '01900000-0000-7000-8000-000000000000' } })).status).toBe(404);
     const denied = await server.api.post('/v1/ai/chat', { token: (await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] })).key, body: { message: 'errors' } });
@@ -99,13 +127,14 @@ describe('POST /v1/ai/chat', () => {
 
 describe('an OpenAI-compatible provider', () => {
   it('is used when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; its answer is validated as GQL before use', async () => {
-    const answers = ['```\nfrom:logs severity:error | count | last:2h\n```', 'from:logs | count by ('];
-    const seen: { authorization?: string; model?: string }[] = [];
+    const answers = ['```\nfrom:logs severity:error | count | last:2h\n```', 'from:logs | count by (', 'from:logs severity:error | count | last:2h', 'from:logs severity:error | count | last:7d'];
+    const seen: { authorization?: string; model?: string; messages: { role: string; content: string }[] }[] = [];
     const provider = http.createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        seen.push({ authorization: req.headers.authorization, model: (JSON.parse(body) as { model: string }).model });
+        const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
+        seen.push({ authorization: req.headers.authorization, model: request.model, messages: request.messages });
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify({ choices: [{ message: { content: answers.shift() } }] }));
       });
@@ -122,7 +151,18 @@ describe('an OpenAI-compatible provider', () => {
       expect(good.body).toMatchObject({ gql: 'from:logs severity:error | count | last:2h', valid: true });
       const bad = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately' } });
       expect(bad.body).toMatchObject({ gql: 'from:logs | count by (', valid: false, parsed: null });
-      expect(seen[0]).toEqual({ authorization: 'Bearer sk-test', model: 'gql-model' });
+      expect(seen[0]).toMatchObject({ authorization: 'Bearer sk-test', model: 'gql-model' });
+
+      // A chat follow-up reaches the model with the conversation: the question, and the answer as the query it ran.
+      const chatKey = (await createKey(withModel.api, project.session, project.project.id, { type: 'secret', scopes: ['data:read', 'ai:chat'] })).key;
+      const asked = await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'errors in the last 2 hours?' } });
+      const more = await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and last week?', session_id: asked.body.session_id } });
+      expect(more.body.queries).toEqual(['from:logs severity:error | count | last:7d']);
+      expect(seen[3]!.messages.slice(1)).toEqual([
+        { role: 'user', content: 'errors in the last 2 hours?' },
+        { role: 'assistant', content: 'from:logs severity:error | count | last:2h' },
+        { role: 'user', content: 'and last week?' },
+      ]);
     } finally {
       await withModel.close();
       await new Promise((resolve) => provider.close(resolve));
