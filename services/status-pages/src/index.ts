@@ -28,12 +28,15 @@ const IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
 const DAY_MS = 86_400_000;
 const Components = Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }), { maxItems: 50 });
 
-const NewPage = Type.Object({
-  slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$' }),
-  title: Type.String({ minLength: 1, maxLength: 200 }),
-  project_id: Type.Optional(Type.String({ format: 'uuid' })),
-  components: Type.Optional(Components),
-});
+const NewPage = Type.Object(
+  {
+    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$' }),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    project_id: Type.Optional(Type.String({ format: 'uuid' })),
+    components: Type.Optional(Components),
+  },
+  { additionalProperties: false },
+);
 const PagePatch = Type.Object(
   {
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -42,13 +45,23 @@ const PagePatch = Type.Object(
   },
   { additionalProperties: false },
 );
-const NewIncident = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 300 }),
-  status: StringEnum(STATUSES),
-  impact: StringEnum(IMPACTS),
-  components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
-  message: Type.Optional(Type.String({ maxLength: 5_000 })),
-});
+const NewIncident = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 300 }),
+    status: StringEnum(STATUSES),
+    impact: StringEnum(IMPACTS),
+    components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
+    message: Type.Optional(Type.String({ maxLength: 5_000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** An incident affects components of its page; a name the page does not list would show as an unknown outage. */
+function checkComponents(page: { components: { name: string }[] }, named: readonly string[] | undefined): void {
+  const known = new Set(page.components.map((component) => component.name));
+  const unknown = named?.find((name) => !known.has(name));
+  if (unknown !== undefined) throw validationError(`component "${unknown}" is not on this status page`);
+}
 const IncidentPatch = Type.Object(
   {
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
@@ -162,6 +175,7 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
   router.post('/api/orgs/:org/status-pages/:slug/incidents', ...member, body, async (req, res) => {
     const page = await managedPage(req, res);
     const input = parseBody(NewIncident, req.body);
+    checkComponents(page, input.components);
     const incident = await insertIncident(deps.metadata, {
       id: newId(),
       pageId: page.id,
@@ -180,6 +194,7 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
     const current = isUuid(id) ? await findIncident(deps.metadata, page.id, id) : undefined;
     if (!current) throw notFound('incident not found');
     const changes = parseBody(IncidentPatch, req.body);
+    checkComponents(page, changes.components);
     const newsworthy = changes.status !== undefined || changes.message !== undefined;
     const incident = await updateIncident(deps.metadata, current.id, {
       title: changes.title,

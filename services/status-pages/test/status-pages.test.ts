@@ -23,6 +23,20 @@ describe('managing status pages', () => {
     expect((await server.api.post(base, { token: owner.token, body: { slug: 'Not A Slug!', title: 'x' } })).status).toBe(400);
   });
 
+  it('refuses unknown fields on a new page or incident, and an incident naming a component the page lacks, with 400', async () => {
+    const cases: [string, unknown][] = [
+      [base, { slug: `extra-${process.pid}`, title: 'x', extra: 1 }],
+      [`${base}/${slug}/incidents`, { title: 'x', status: 'investigating', impact: 'minor', extra: 1 }],
+      [`${base}/${slug}/incidents`, { title: 'x', status: 'investigating', impact: 'minor', components: ['Nope'] }],
+    ];
+    for (const [path, body] of cases) {
+      const reply = await server.api.post(path, { token: owner.token, body });
+      expect([JSON.stringify(body), reply.status, reply.body.error?.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
+    }
+    const listed = await server.api.get(`/v1/status/${slug}`);
+    expect(JSON.stringify(listed.body)).not.toContain('Nope');
+  });
+
   it('hides the page from other organizations (404) and needs a token (401)', async () => {
     const stranger = await signup(server.api);
     expect((await server.api.get(`/api/orgs/${stranger.organization.id}/status-pages/${slug}`, { token: stranger.token })).status).toBe(404);
