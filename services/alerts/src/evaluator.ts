@@ -50,6 +50,8 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
   if (!(await takeLease(deps.metadata, 'alert-evaluation', deps.instanceId, 50))) return { evaluated: 0, triggered: 0 };
   let evaluated = 0;
   let triggered = 0;
+  // Webhooks are called beside the evaluation, so a slow receiver delays no other rule (nor another tenant's).
+  const notifications: Promise<void>[] = [];
   for (const rule of await listRulesToEvaluate(deps.metadata, now)) {
     try {
       const windowMs = rule.window_minutes * 60_000;
@@ -77,13 +79,14 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
         };
         await deps.analytics.insert(alertEventsTable, [event]);
         triggered += 1;
-        await notify(deps, rule, event);
+        notifications.push(notify(deps, rule, event));
       }
       await recordEvaluation(deps.metadata, rule.id, now, value, fires);
     } catch (error) {
       deps.logger.error({ err: error, rule_id: rule.id }, 'alert rule evaluation failed');
     }
   }
+  await Promise.all(notifications);
   return { evaluated, triggered };
 }
 
@@ -107,11 +110,19 @@ async function notify(deps: EvaluatorDeps, rule: AlertRuleRow, event: AlertEvent
   );
 }
 
-/** Runs `evaluateAlerts` every interval; a pass never overlaps the previous one. */
+/**
+ * Runs `evaluateAlerts` every interval; a pass never overlaps the previous one, and a tick that comes while a pass
+ * still runs is skipped rather than queued (queued ticks would pile up behind a slow pass).
+ */
 export function startAlertEvaluator(deps: EvaluatorDeps, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
   const timer = setInterval(() => {
-    running = running.then(() => evaluateAlerts(deps)).catch((error: unknown) => deps.logger.error({ err: error }, 'alert evaluation failed'));
+    if (busy) return;
+    busy = true;
+    running = evaluateAlerts(deps)
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'alert evaluation failed'))
+      .finally(() => (busy = false));
   }, intervalMs);
   timer.unref();
   return {

@@ -6,12 +6,20 @@ let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
 let webhook: http.Server;
 const delivered: unknown[] = [];
+/** Requests to /hang are held open until released, as a receiver that does not answer. */
+const held: { body: unknown; open: boolean; release: () => void }[] = [];
 
 beforeAll(async () => {
   webhook = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
+      if (req.url === '/hang') {
+        const request = { body: JSON.parse(body) as unknown, open: true, release: () => res.end('late') };
+        res.on('close', () => (request.open = false));
+        held.push(request);
+        return;
+      }
       delivered.push(JSON.parse(body));
       res.end('ok');
     });
@@ -21,6 +29,7 @@ beforeAll(async () => {
   setup = await setupProject(server.api);
 });
 afterAll(async () => {
+  for (const request of held) request.release();
   await server.close();
   await new Promise((resolve) => webhook.close(resolve));
 });
@@ -134,6 +143,20 @@ describe('the evaluator', () => {
     const rule = (await server.api.get(`/v1/alerts/${firing.body.id}`, { token: setup.secretKey })).body;
     expect(rule.last_value).toBe(3);
     expect(rule.last_triggered_at).not.toBeNull();
+  });
+
+  it("calls each rule's webhook beside the others: one that does not answer holds back no other rule", async () => {
+    const marker = `slow-${Date.now()}`;
+    const metric = `from:logs severity:error "${marker}" | count`;
+    const hangUrl = webhookUrl().replace('/hook', '/hang');
+    const slow = await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: `slow ${marker}`, metric, threshold: 0, window_minutes: 10, channels: [{ type: 'webhook', url: hangUrl }] } });
+    const fast = await server.api.post('/v1/alerts', { token: setup.secretKey, body: { name: `fast ${marker}`, metric, threshold: 0, window_minutes: 10, channels: [{ type: 'webhook', url: webhookUrl() }] } });
+    await logErrors(1, marker);
+    await eventually(async () => expect(held.map((request) => (request.body as { rule: { id: string } }).rule.id)).toContain(slow.body.id), 10_000);
+    // The other rule's webhook is called while the slow receiver still holds its request (the caller gives up after
+    // its 5-second timeout; waiting for that first is what this rules out).
+    await eventually(async () => expect(delivered).toContainEqual(expect.objectContaining({ rule: expect.objectContaining({ id: fast.body.id }) })), 10_000);
+    expect(held.find((request) => (request.body as { rule: { id: string } }).rule.id === slow.body.id)!.open).toBe(true);
   });
 
   async function evaluatedRule(body: Record<string, unknown>) {
