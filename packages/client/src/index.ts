@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { platform } from 'node:os';
 
 /**
  * The service's own client library (SPEC.md "Client-library conventions"): logs and events are queued and sent in
- * batches (50 items or every 5 seconds), errors, when `useEnvelope` is on, through the envelope endpoint; every
- * telemetry failure is swallowed (reported to `onError`) so the host application never crashes on it, and rate-limited
- * requests are retried with exponential backoff. Alert rules and SLOs are managed through `alerts` and `slos`.
+ * batches (50 items or every 5 seconds); errors, traces and web vitals, when `useEnvelope` is on, through the envelope
+ * endpoint. Every telemetry failure is swallowed (reported to `onError`) so the host application never crashes on it,
+ * and rate-limited requests are retried with exponential backoff. Alert rules and SLOs are managed through `alerts`
+ * and `slos`.
  */
 
 export const SDK_NAME = 'tlm.node';
@@ -15,7 +17,7 @@ export type Severity = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 type Properties = Record<string, unknown>;
 
 export interface ClientOptions {
-  /** A project key (`tlm_pk_…` or `tlm_sk_…`); required. */
+  /** A project key (`tlm_pk_…` or `tlm_sk_…`); required: without one the client is disabled and says so to onError. */
   apiKey: string;
   /** The service's base URL. Default: the key's region in `regionEndpoints`, else `TLM_ENDPOINT`, else localhost. */
   endpoint?: string;
@@ -29,17 +31,22 @@ export interface ClientOptions {
   defaultContext?: Properties;
   /** Sends nothing; every call is a no-op. */
   disabled?: boolean;
-  /** Sends through `POST /v1/envelope`, which also carries errors; default false (`/v1/logs`, `/v1/events`). */
+  /**
+   * Sends through `POST /v1/envelope`, which also carries errors, traces and web vitals; default false (`/v1/logs`,
+   * `/v1/events`; spans and vitals are then dropped and reported).
+   */
   useEnvelope?: boolean;
-  /** Attached to errors sent through the envelope. */
+  /** Attached to errors and spans. */
   release?: string;
   environment?: string;
   /** The person the telemetry is about (`$distinct_id`); default a random id per client. */
   distinctId?: string;
-  /** Attempts after the first for a rate-limited, failed or unreachable request; default 4. */
+  /** Attempts after the first for a rate-limited, failed or unreachable request; default 5. */
   maxRetries?: number;
-  /** First backoff in milliseconds, doubled per attempt unless the answer says `Retry-After`; default 500. */
+  /** First backoff in milliseconds, doubled per attempt (at least the answer's `Retry-After`); default 500. */
   retryBaseMs?: number;
+  /** How long one request may take before it counts as failed (and is retried); default 30 seconds. */
+  requestTimeoutMs?: number;
   /** Told about every swallowed failure. */
   onError?: (error: Error) => void;
 }
@@ -57,12 +64,18 @@ export class ClientError extends Error {
 }
 
 const KEY_REGION = /^tlm_(?:pk|sk)_([a-z]{2})_/;
-/** The longest a `Retry-After` is honoured for; the queue behind the batch waits that long at most per attempt. */
+/** The longest one wait between attempts lasts, `Retry-After` included. */
 const MAX_RETRY_WAIT_MS = 30_000;
+/** SPEC.md Limits: at most 500 items and 2 MB per ingest request. */
+const MAX_REQUEST_ITEMS = 500;
+const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
+/** An envelope item may hold 1 MiB, an envelope 20 MiB (docs/api.md); a little is left for the framing. */
+const MAX_ENVELOPE_ITEM_BYTES = 1024 * 1024 - 1024;
+const MAX_ENVELOPE_BYTES = 20 * 1024 * 1024 - 64 * 1024;
 
 /** The base URL for a key: an explicit endpoint, its region's URL, `TLM_ENDPOINT`, else the local standalone server. */
 export function resolveEndpoint(options: Pick<ClientOptions, 'apiKey' | 'endpoint' | 'regionEndpoints'>): string {
-  const region = KEY_REGION.exec(options.apiKey)?.[1];
+  const region = KEY_REGION.exec(options.apiKey ?? '')?.[1];
   const url = options.endpoint ?? (region ? options.regionEndpoints?.[region] : undefined) ?? process.env['TLM_ENDPOINT'] ?? 'http://localhost:8080';
   return url.replace(/\/+$/, '');
 }
@@ -86,7 +99,123 @@ export function callerLocation(stack: string | undefined = new Error().stack, ow
   return undefined;
 }
 
-type Queued = { kind: 'log'; item: Properties } | { kind: 'event'; item: Properties } | { kind: 'error'; item: Properties };
+type Kind = 'log' | 'event' | 'error' | 'span' | 'vital';
+/** A queued item, already serialised: an item that cannot be is reported and dropped alone when it is queued. */
+type Queued = { kind: Kind; text: string };
+
+/** W3C trace context: `00-<32 hex trace id>-<16 hex parent id>-<flags>`; all-zero ids are invalid. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(?:-.*)?$/;
+
+/** The trace and parent span of a `traceparent` header, or undefined when it is not a valid one. */
+export function parseTraceparent(header: string | undefined): { traceId: string; parentSpanId: string } | undefined {
+  const match = TRACEPARENT.exec((header ?? '').trim().toLowerCase());
+  if (!match || match[1] === 'ff' || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined;
+  if (match[1] === '00' && header!.trim().length !== 55) return undefined;
+  return { traceId: match[2]!, parentSpanId: match[3]! };
+}
+
+export interface SpanOptions {
+  name: string;
+  op?: string;
+  attributes?: Properties;
+  /** Continues a trace from another service (an incoming request's `traceparent` header); only for a root span. */
+  traceparent?: string;
+}
+
+/**
+ * A span of a trace: a root span is the transaction. `end()` queues it; `trace()` runs a block as the active span,
+ * so spans, logs and errors made inside join its trace, and a block that throws ends its span with status `error`.
+ */
+export class Span {
+  readonly traceId: string;
+  readonly spanId = randomBytes(8).toString('hex');
+  readonly parentSpanId: string | undefined;
+  readonly startedAt = Date.now();
+  private status: 'ok' | 'error' = 'ok';
+  private readonly attributes: Properties;
+  private readonly events: { name: string; timestamp: number; attributes: Properties }[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly client: Client,
+    readonly name: string,
+    readonly op: string | undefined,
+    attributes: Properties | undefined,
+    parent: { traceId: string; parentSpanId: string } | undefined,
+  ) {
+    this.traceId = parent?.traceId ?? randomBytes(16).toString('hex');
+    this.parentSpanId = parent?.parentSpanId;
+    this.attributes = { ...attributes };
+  }
+
+  setAttribute(key: string, value: unknown): this {
+    this.attributes[key] = value;
+    return this;
+  }
+
+  /** A named event at this moment (an OpenTelemetry span event). */
+  addEvent(name: string, attributes: Properties = {}): this {
+    this.events.push({ name, timestamp: Date.now(), attributes: { ...attributes } });
+    return this;
+  }
+
+  setStatus(status: 'ok' | 'error'): this {
+    this.status = status;
+    return this;
+  }
+
+  /** A child span of this one. */
+  startChild(options: Omit<SpanOptions, 'traceparent'>): Span {
+    return new Span(this.client, options.name, options.op, options.attributes, { traceId: this.traceId, parentSpanId: this.spanId });
+  }
+
+  /** The `traceparent` header that makes a downstream service's spans children of this one. */
+  traceparent(): string {
+    return `00-${this.traceId}-${this.spanId}-01`;
+  }
+
+  /** Finishes the span and queues it; a second call does nothing. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const endedAt = Date.now();
+    this.client.queueSpan(() => ({
+      trace_id: this.traceId,
+      span_id: this.spanId,
+      ...(this.parentSpanId ? { parent_span_id: this.parentSpanId } : {}),
+      name: this.name,
+      status: this.status,
+      start_timestamp: this.startedAt / 1000,
+      end_timestamp: endedAt / 1000,
+      attributes: typedAttributes({ ...this.client.spanAttributes(), ...(this.op ? { 'sentry.op': this.op } : {}), ...this.attributes }),
+      events: this.events.map((event) => ({ name: event.name, timestamp: event.timestamp / 1000, attributes: typedAttributes(event.attributes) })),
+    }));
+  }
+}
+
+/** Span v2 attributes: `{name: {type, value}}`. */
+function typedAttributes(values: Properties): Properties {
+  const typed: Properties = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    const type = typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'double') : 'string';
+    typed[name] = { type, value: type === 'string' && typeof value !== 'string' ? JSON.stringify(value) : value };
+  }
+  return typed;
+}
+
+/** Clients with something queued when the process runs out of work: flushed then, so a short script loses nothing. */
+const liveClients = new Set<Client>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // beforeExit comes when the event loop empties (not on process.exit() or a crash); the flush's requests keep the
+  // process alive until they are done, and then it comes again with nothing left to send.
+  process.on('beforeExit', () => {
+    for (const client of liveClients) void client.flush();
+  });
+}
 
 export class Client {
   readonly endpoint: string;
@@ -97,17 +226,24 @@ export class Client {
   private queue: Queued[] = [];
   private readonly timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
-  private readonly options: Required<Pick<ClientOptions, 'batchSize' | 'flushInterval' | 'maxRetries' | 'retryBaseMs'>> & ClientOptions;
+  private readonly active = new AsyncLocalStorage<Span>();
+  private readonly options: Required<Pick<ClientOptions, 'batchSize' | 'flushInterval' | 'maxRetries' | 'retryBaseMs' | 'requestTimeoutMs'>> & ClientOptions;
 
   constructor(options: ClientOptions) {
-    this.options = { batchSize: 50, flushInterval: 5.0, maxRetries: 4, retryBaseMs: 500, ...options };
+    this.options = { batchSize: 50, flushInterval: 5.0, maxRetries: 5, retryBaseMs: 500, requestTimeoutMs: 30_000, ...options };
     this.endpoint = resolveEndpoint(options);
     this.distinctId = options.distinctId ?? randomUUID();
     this.alerts = new Alerts(this);
     this.slos = new Slos(this);
-    if (!options.disabled) {
+    if (!options.disabled && (typeof options.apiKey !== 'string' || options.apiKey === '')) {
+      this.options.disabled = true;
+      this.report(new TypeError('apiKey is required; the client sends nothing without one'));
+    }
+    if (!this.options.disabled) {
       this.timer = setInterval(() => void this.flush(), this.options.flushInterval * 1000);
       this.timer.unref();
+      liveClients.add(this);
+      installExitHook();
     }
   }
 
@@ -117,41 +253,60 @@ export class Client {
   error = (message: string, properties?: Properties) => this.log('error', message, properties);
   fatal = (message: string, properties?: Properties) => this.log('fatal', message, properties);
 
-  /** Queues a log with the default context, the client's fields and where it was called from. */
+  /** Queues a log with the default context, the client's fields, where it was called from and the active span. */
   log(severity: Severity, message: string, properties: Properties = {}): void {
-    if (this.options.disabled) return;
-    const location = callerLocation();
-    this.enqueue({
-      kind: 'log',
-      item: {
+    this.enqueue('log', () => {
+      const location = callerLocation();
+      return {
         severity,
         message,
         timestamp: new Date().toISOString(),
         properties: { ...this.options.defaultContext, ...this.clientFields(), ...properties, ...(location ? { code_location: location } : {}) },
-      },
+        ...this.traceFields(),
+      };
     });
   }
 
   /** Queues a product-analytics event. */
   event(name: string, properties: Properties = {}, distinctId = this.distinctId): void {
-    if (this.options.disabled) return;
-    this.enqueue({ kind: 'event', item: { event: name, distinct_id: distinctId, timestamp: new Date().toISOString(), properties: { ...this.clientFields(), ...properties } } });
+    this.enqueue('event', () => ({
+      event: name,
+      distinct_id: distinctId,
+      timestamp: new Date().toISOString(),
+      properties: { ...this.clientFields(), $distinct_id: distinctId, ...properties },
+    }));
   }
 
   /**
    * Queues an exception: a Sentry error event through the envelope when `useEnvelope` is on (an issue right away),
-   * else an `error` log holding the stack, which the log scanner turns into an error within a minute.
+   * else an `error` log holding the stack, which the log scanner turns into an error within a minute. Either way it
+   * carries the release, the environment and the active span's trace.
    */
   captureException(error: unknown, properties: Properties = {}): void {
-    if (this.options.disabled) return;
-    const failure = error instanceof Error ? error : new Error(String(error));
     if (!this.options.useEnvelope) {
-      this.log('error', failure.stack ?? `${failure.name}: ${failure.message}`, { ...properties, 'exception.type': failure.name });
+      this.enqueue('log', () => {
+        const failure = asError(error);
+        return {
+          severity: 'error',
+          message: failure.stack ?? `${failure.name}: ${failure.message}`,
+          timestamp: new Date().toISOString(),
+          properties: {
+            ...this.options.defaultContext,
+            ...this.clientFields(),
+            ...properties,
+            'exception.type': failure.name,
+            ...(this.options.release ? { release: this.options.release } : {}),
+            ...(this.options.environment ? { environment: this.options.environment } : {}),
+          },
+          ...this.traceFields(),
+        };
+      });
       return;
     }
-    this.enqueue({
-      kind: 'error',
-      item: {
+    this.enqueue('error', () => {
+      const failure = asError(error);
+      const span = this.active.getStore();
+      return {
         event_id: randomUUID().replace(/-/g, ''),
         timestamp: Date.now() / 1000,
         platform: 'node',
@@ -162,16 +317,81 @@ export class Client {
         user: { id: this.distinctId },
         tags: { session_id: this.sessionId },
         extra: { ...this.options.defaultContext, ...properties },
+        ...(span ? { contexts: { trace: { trace_id: span.traceId, span_id: span.spanId } } } : {}),
         sdk: { name: SDK_NAME, version: SDK_VERSION },
-      },
+      };
     });
+  }
+
+  /** Queues a web vital (`lcp`, `inp`, `cls`, `fcp`, `ttfb`; milliseconds, CLS unitless); the server rates it. */
+  vital(name: string, value: number, route: string, properties: Properties = {}): void {
+    this.enqueue('vital', () => ({
+      name,
+      value,
+      route,
+      timestamp: new Date().toISOString(),
+      ...(this.active.getStore() ? { trace_id: this.active.getStore()!.traceId } : {}),
+      ...(this.options.release ? { release: this.options.release } : {}),
+      ...(this.options.environment ? { environment: this.options.environment } : {}),
+      properties: { ...this.clientFields(), ...properties },
+    }));
+  }
+
+  /**
+   * Starts a span: a child of the active span, else a root span (a transaction), continuing `traceparent` when given.
+   * End it with `end()`; `trace()` does both around a block.
+   */
+  startSpan(options: SpanOptions): Span {
+    const active = this.active.getStore();
+    const parent = active ? { traceId: active.traceId, parentSpanId: active.spanId } : parseTraceparent(options.traceparent);
+    return new Span(this, options.name, options.op, options.attributes, parent);
+  }
+
+  /**
+   * Runs `block` as the active span: spans, logs and errors it makes join the trace. A block that throws (or whose
+   * promise rejects) ends the span with status `error` and an `exception` event, and the error goes on to the caller.
+   */
+  trace<T>(options: SpanOptions, block: (span: Span) => T): T {
+    const span = this.startSpan(options);
+    const failed = (error: unknown) => {
+      span.setStatus('error');
+      const failure = asError(error);
+      span.addEvent('exception', { 'exception.type': failure.name, 'exception.message': failure.message });
+    };
+    let result: T;
+    try {
+      result = this.active.run(span, () => block(span));
+    } catch (error) {
+      failed(error);
+      span.end();
+      throw error;
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => {
+          span.end();
+          return value;
+        },
+        (error: unknown) => {
+          failed(error);
+          span.end();
+          throw error;
+        },
+      ) as T;
+    }
+    span.end();
+    return result;
+  }
+
+  /** The `traceparent` of the active span, for an outgoing request; undefined outside a span. */
+  traceparent(): string | undefined {
+    return this.active.getStore()?.traceparent();
   }
 
   /** Sends everything queued; resolves when sent or given up on (never rejects). */
   flush(): Promise<void> {
     const taken = this.queue;
     this.queue = [];
-    // A batch that cannot even be serialised (a circular property) is reported and dropped, never left to reject.
     if (taken.length > 0) this.sending = this.sending.then(() => this.send(taken)).catch((error: unknown) => this.report(asError(error)));
     return this.sending;
   }
@@ -182,6 +402,7 @@ export class Client {
     while (this.queue.length > 0) await this.flush();
     await this.sending;
     this.options.disabled = true;
+    liveClients.delete(this);
   }
 
   /** Runs a GQL query (scope `data:read`) and answers its `data`. */
@@ -195,6 +416,7 @@ export class Client {
       method,
       headers: { authorization: `Bearer ${this.options.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(this.options.requestTimeoutMs),
     });
     const text = await response.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
@@ -203,6 +425,22 @@ export class Client {
       throw new ClientError(response.status, error?.code ?? 'UNKNOWN', error?.message ?? `${method} ${path} answered ${response.status}`);
     }
     return parsed;
+  }
+
+  /** @internal Queues a finished span (Span.end). */
+  queueSpan(build: () => Properties): void {
+    this.enqueue('span', build);
+  }
+
+  /** @internal The attributes every span carries: the release, the environment and the client's fields. */
+  spanAttributes(): Properties {
+    return {
+      ...(this.options.release ? { 'sentry.release': this.options.release } : {}),
+      ...(this.options.environment ? { 'sentry.environment': this.options.environment } : {}),
+      $session_id: this.sessionId,
+      $sdk_name: SDK_NAME,
+      $sdk_version: SDK_VERSION,
+    };
   }
 
   private clientFields(): Properties {
@@ -216,36 +454,84 @@ export class Client {
     };
   }
 
-  private enqueue(entry: Queued): void {
-    this.queue.push(entry);
+  /** The active span's trace, for a log or an error log. */
+  private traceFields(): Properties {
+    const span = this.active.getStore();
+    return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+  }
+
+  /**
+   * Builds and serialises an item now: whatever the host passed (a getter that throws, a BigInt, a cycle) fails this
+   * item alone, reported and dropped, never the call and never its neighbours.
+   */
+  private enqueue(kind: Kind, build: () => Properties): void {
+    if (this.options.disabled) return;
+    try {
+      this.queue.push({ kind, text: JSON.stringify(build()) });
+    } catch (error) {
+      this.report(asError(error));
+      return;
+    }
     if (this.queue.length >= this.options.batchSize) void this.flush();
   }
 
-  /** One request per signal (or one envelope); failures are swallowed. */
+  /** Requests within the service's limits (items and bytes per request, per envelope item); failures are swallowed. */
   private async send(entries: Queued[]): Promise<void> {
-    const of = (kind: Queued['kind']) => entries.filter((entry) => entry.kind === kind).map((entry) => entry.item);
-    const [logs, events, errors] = [of('log'), of('event'), of('error')];
+    const of = (kind: Kind) => entries.filter((entry) => entry.kind === kind).map((entry) => entry.text);
     if (this.options.useEnvelope) {
-      const lines = [JSON.stringify({ sent_at: new Date().toISOString(), sdk: { name: SDK_NAME, version: SDK_VERSION } })];
-      const item = (type: string, payload: unknown) => lines.push(JSON.stringify({ type }), JSON.stringify(payload));
-      if (logs.length > 0) item('log', { items: logs });
-      if (events.length > 0) item('analytics_event', { items: events });
-      for (const error of errors) item('event', error);
-      await this.deliver('/v1/envelope', `${lines.join('\n')}\n`, 'application/x-sentry-envelope');
+      const items: string[] = [];
+      const container = (type: string, texts: string[], wrap: (joined: string) => string) => {
+        for (const group of this.groups(texts, MAX_ENVELOPE_ITEM_BYTES - 64)) items.push(`${JSON.stringify({ type })}\n${wrap(group.join(','))}`);
+      };
+      container('log', of('log'), (joined) => `{"items":[${joined}]}`);
+      container('analytics_event', of('event'), (joined) => `{"items":[${joined}]}`);
+      container('span', of('span'), (joined) => `{"version":2,"items":[${joined}]}`);
+      container('web_vital', of('vital'), (joined) => `{"items":[${joined}]}`);
+      for (const group of this.groups(of('error'), MAX_ENVELOPE_ITEM_BYTES, 1)) items.push(`${JSON.stringify({ type: 'event' })}\n${group[0]}`);
+      const header = JSON.stringify({ sent_at: new Date().toISOString(), sdk: { name: SDK_NAME, version: SDK_VERSION } });
+      for (const envelope of this.groups(items, MAX_ENVELOPE_BYTES, Number.MAX_SAFE_INTEGER)) {
+        await this.deliver('/v1/envelope', `${header}\n${envelope.join('\n')}\n`, 'application/x-sentry-envelope');
+      }
       return;
     }
-    if (logs.length > 0) await this.deliver('/v1/logs', JSON.stringify({ batch: logs }), 'application/json');
-    if (events.length > 0) await this.deliver('/v1/events', JSON.stringify({ batch: events }), 'application/json');
+    for (const group of this.groups(of('log'), MAX_REQUEST_BYTES - 64)) await this.deliver('/v1/logs', `{"batch":[${group.join(',')}]}`, 'application/json');
+    for (const group of this.groups(of('event'), MAX_REQUEST_BYTES - 64)) await this.deliver('/v1/events', `{"batch":[${group.join(',')}]}`, 'application/json');
+    const untraced = entries.length - of('log').length - of('event').length;
+    if (untraced > 0) this.report(new Error(`${untraced} spans or web vitals dropped: they are sent only with useEnvelope`));
+  }
+
+  /** Texts in groups of at most `maxItems` and about `maxBytes`; one text larger than that alone is reported and dropped. */
+  private groups(texts: string[], maxBytes: number, maxItems = MAX_REQUEST_ITEMS): string[][] {
+    const groups: string[][] = [];
+    let group: string[] = [];
+    let bytes = 0;
+    for (const text of texts) {
+      const size = Buffer.byteLength(text) + 1;
+      if (size > maxBytes) {
+        this.report(new Error(`an item of ${size} bytes is larger than a request may be (${maxBytes} bytes); dropped`));
+        continue;
+      }
+      if (group.length > 0 && (bytes + size > maxBytes || group.length >= maxItems)) {
+        groups.push(group);
+        group = [];
+        bytes = 0;
+      }
+      group.push(text);
+      bytes += size;
+    }
+    if (group.length > 0) groups.push(group);
+    return groups;
   }
 
   private async deliver(path: string, body: string, contentType: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      let wait: number | undefined;
+      let retryAfterMs = 0;
       try {
         const response = await fetch(`${this.endpoint}${path}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': contentType },
           body,
+          signal: AbortSignal.timeout(this.options.requestTimeoutMs),
         });
         await response.arrayBuffer();
         if (response.ok) return;
@@ -254,7 +540,7 @@ export class Client {
           return;
         }
         const retryAfter = Number(response.headers.get('retry-after'));
-        if (response.status === 429 && Number.isFinite(retryAfter) && response.headers.has('retry-after')) wait = Math.min(retryAfter * 1000, MAX_RETRY_WAIT_MS);
+        if (response.status === 429 && response.headers.has('retry-after') && Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
         if (attempt >= this.options.maxRetries) {
           this.report(new ClientError(response.status, 'GAVE_UP', `${path} still answered ${response.status} after ${attempt + 1} attempts`));
           return;
@@ -265,7 +551,10 @@ export class Client {
           return;
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, wait ?? this.options.retryBaseMs * 2 ** attempt));
+      // Exponential backoff, never shorter than the service's Retry-After: a limit that says "1 s" every time would
+      // otherwise be retried every second in step with every other client.
+      const wait = Math.min(Math.max(retryAfterMs, this.options.retryBaseMs * 2 ** attempt), MAX_RETRY_WAIT_MS);
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 
@@ -278,7 +567,19 @@ export class Client {
   }
 }
 
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+/** Any thrown value as an Error; a value that cannot even be turned into text (a null-prototype object) is named so. */
+function asError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  try {
+    const failure = new Error(String(error));
+    // An error from another realm or a DOMException (fetch's TimeoutError) keeps its name.
+    const name = (error as { name?: unknown } | null)?.name;
+    if (typeof name === 'string') failure.name = name;
+    return failure;
+  } catch {
+    return new Error('a value that cannot be shown as text was thrown');
+  }
+}
 
 /** Sentry frames from a V8 stack, innermost last. */
 function stackFrames(stack: string | undefined): Properties[] {

@@ -1,7 +1,8 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKey, eventually, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
-import { Client, ClientError, callerLocation, resolveEndpoint } from '../src';
+import { Client, ClientError, callerLocation, parseTraceparent, resolveEndpoint, type ClientOptions } from '../src';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -95,12 +96,120 @@ describe('logs and events', () => {
     expect(row!['message']).toMatch(/^RangeError: client plain failure\n\s+at /);
   });
 
+  it('sends release and environment with a captured exception without the envelope, for the log scanner to read', async () => {
+    const plain = client({ release: 'shop@2.0.0', environment: 'production' });
+    plain.captureException(new RangeError('client released failure'));
+    await plain.flush();
+    const [row] = await gql('"client released failure" | fields properties');
+    expect(row!['properties']).toMatchObject({ release: 'shop@2.0.0', environment: 'production' });
+  });
+
+  it("gives an event's $distinct_id the event's own distinct id", async () => {
+    const tracker = client({ distinctId: 'client-own' });
+    tracker.event('client other person', {}, 'other-person');
+    await tracker.flush();
+    const [row] = await gql("from:events event_name:'client other person' | fields distinct_id, properties");
+    expect(row).toMatchObject({ distinct_id: 'other-person', properties: expect.objectContaining({ $distinct_id: 'other-person' }) });
+  });
+
+  it('sends a full batch of the largest logs in requests within the 2 MB limit, losing none', async () => {
+    const errors: Error[] = [];
+    const big = client({ batchSize: 50, flushInterval: 3600, onError: (error) => errors.push(error) });
+    for (let n = 0; n < 50; n++) big.info(`client big ${n} ${'x'.repeat(60_000)}`);
+    await big.flush();
+    expect(errors).toEqual([]);
+    expect(await gql('"client big" | count')).toEqual([{ value: 50 }]);
+  });
+
   it('sends nothing when disabled', async () => {
     const off = client({ disabled: true, batchSize: 1 });
     off.info('client disabled log');
     off.event('client disabled event');
     await off.flush();
     expect(await gql('"client disabled log" | count')).toEqual([{ value: 0 }]);
+  });
+});
+
+describe('traces and web vitals', () => {
+  it('sends spans with op, attributes, events and parents through the envelope; logs and errors inside join the trace', async () => {
+    const tracer = client({ useEnvelope: true, release: 'shop@3.0.0', environment: 'staging' });
+    let traceId = '';
+    await tracer.trace({ name: 'POST /checkout', op: 'http.server', attributes: { route: '/checkout' } }, async (root) => {
+      traceId = root.traceId;
+      root.addEvent('cart loaded', { items: 3 });
+      await tracer.trace({ name: 'SELECT orders', op: 'db.query' }, async (child) => {
+        child.setAttribute('rows', 7);
+      });
+      tracer.info('client traced log');
+      tracer.captureException(new TypeError('client traced failure'));
+    });
+    await tracer.flush();
+    const spans = await gql(`from:spans trace_id:${traceId} | sort timestamp asc | fields name, op, status, span_id, parent_span_id, release, environment, events, attributes`);
+    expect(spans.map((span) => [span['name'], span['op'], span['status']])).toEqual([
+      ['POST /checkout', 'http.server', 'ok'],
+      ['SELECT orders', 'db.query', 'ok'],
+    ]);
+    expect(spans[0]).toMatchObject({ parent_span_id: null, release: 'shop@3.0.0', environment: 'staging', attributes: expect.objectContaining({ route: '/checkout' }) });
+    expect(spans[0]!['events']).toEqual([{ name: 'cart loaded', timestamp: expect.any(String), attributes: { items: 3 } }]);
+    expect(spans[1]).toMatchObject({ parent_span_id: spans[0]!['span_id'], attributes: expect.objectContaining({ rows: 7 }) });
+    expect(await gql(`"client traced log" | fields trace_id`)).toEqual([{ trace_id: traceId }]);
+    expect(await gql(`from:errors "client traced failure" | fields trace_id`)).toEqual([{ trace_id: traceId }]);
+  });
+
+  it('ends a span whose block threw with status error and an exception event, and passes the error on', async () => {
+    const tracer = client({ useEnvelope: true });
+    let traceId = '';
+    await expect(
+      tracer.trace({ name: 'client failing block', op: 'task' }, async (span) => {
+        traceId = span.traceId;
+        throw new RangeError('block failed');
+      }),
+    ).rejects.toThrow('block failed');
+    expect(() => tracer.trace({ name: 'client failing sync block' }, () => {
+      throw new Error('sync failure');
+    })).toThrow('sync failure');
+    await tracer.flush();
+    const [span] = await gql(`from:spans trace_id:${traceId} | fields status, events`);
+    expect(span).toMatchObject({ status: 'error', events: [expect.objectContaining({ name: 'exception', attributes: { 'exception.type': 'RangeError', 'exception.message': 'block failed' } })] });
+    expect(await gql(`from:spans name:'client failing sync block' | fields status`)).toEqual([{ status: 'error' }]);
+  });
+
+  it("continues another service's trace from its traceparent, and gives its own for outgoing calls", async () => {
+    const tracer = client({ useEnvelope: true });
+    const incoming = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    let outgoing: string | undefined;
+    tracer.trace({ name: 'client continued', traceparent: incoming }, (span) => {
+      outgoing = tracer.traceparent();
+      expect(outgoing).toBe(`00-0af7651916cd43dd8448eb211c80319c-${span.spanId}-01`);
+    });
+    expect(tracer.traceparent()).toBeUndefined();
+    await tracer.flush();
+    expect(await gql(`from:spans name:'client continued' | fields trace_id, parent_span_id`)).toEqual([
+      { trace_id: '0af7651916cd43dd8448eb211c80319c', parent_span_id: 'b7ad6b7169203331' },
+    ]);
+    expect(parseTraceparent('ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBeUndefined();
+    expect(parseTraceparent('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01')).toBeUndefined();
+  });
+
+  it('sends web vitals, rated by the server', async () => {
+    const browserish = client({ useEnvelope: true });
+    browserish.vital('lcp', 3_000, '/client-vitals');
+    browserish.vital('cls', 0.05, '/client-vitals');
+    await browserish.flush();
+    expect(await gql("from:vitals route:/client-vitals | sort name asc | fields name, value, rating")).toEqual([
+      { name: 'cls', value: 0.05, rating: 'good' },
+      { name: 'lcp', value: 3_000, rating: 'needs-improvement' },
+    ]);
+  });
+
+  it('reports spans and vitals made without the envelope instead of sending them', async () => {
+    const errors: Error[] = [];
+    const plain = client({ onError: (error) => errors.push(error) });
+    plain.trace({ name: 'client unsent span' }, () => undefined);
+    plain.vital('lcp', 1_000, '/client-unsent');
+    await plain.flush();
+    expect(errors.map((error) => error.message)).toEqual(['2 spans or web vitals dropped: they are sent only with useEnvelope']);
+    expect(await gql("from:spans name:'client unsent span' | count")).toEqual([{ value: 0 }]);
   });
 });
 
@@ -160,6 +269,80 @@ describe('failures never reach the host', () => {
     await careless.flush();
     expect(errors.map((error) => error.name)).toEqual(['TypeError']);
     expect(requests).toBe(1);
+  });
+
+  it('never throws on values it cannot read, and drops only the item that holds them', async () => {
+    const errors: Error[] = [];
+    const careless = client({ endpoint: fakeUrl(), onError: (error) => errors.push(error) });
+    const hostile = {
+      get boom(): never {
+        throw new Error('getter failed');
+      },
+    };
+    expect(() => careless.captureException(Object.create(null))).not.toThrow();
+    expect(() => careless.info('getter', hostile)).not.toThrow();
+    expect(() => careless.info('bigint', { n: 10n })).not.toThrow();
+    careless.info('fine');
+    careless.event('fine too');
+    await careless.flush();
+    expect(errors.map((error) => error.message)).toEqual(['getter failed', 'Do not know how to serialize a BigInt']);
+    // The null-prototype value became an error log; the fine log and event went in their own requests.
+    expect(requests).toBe(2);
+  });
+
+  it('backs off exponentially on 429, never sooner than Retry-After says', async () => {
+    answers.push(429, 429, 429);
+    const times: number[] = [];
+    const paced = client({ endpoint: fakeUrl(), retryBaseMs: 40 });
+    const original = globalThis.fetch;
+    globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
+      times.push(Date.now());
+      return original(...args);
+    }) as typeof fetch;
+    try {
+      paced.info('paced');
+      await paced.flush();
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(requests).toBe(4);
+    const gaps = times.slice(1).map((time, index) => time - times[index]!);
+    // The fake answers Retry-After: 0; the waits still double from retryBaseMs (timers never fire early by more than a tick).
+    expect(gaps[0]).toBeGreaterThanOrEqual(38);
+    expect(gaps[1]).toBeGreaterThanOrEqual(78);
+    expect(gaps[2]).toBeGreaterThanOrEqual(158);
+  });
+
+  it('gives up on a request that does not answer within requestTimeoutMs', async () => {
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const errors: Error[] = [];
+      const waiting = client({ endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, requestTimeoutMs: 100, maxRetries: 0, onError: (error) => errors.push(error) });
+      waiting.info('never answered');
+      await waiting.flush();
+      expect(errors.map((error) => error.name)).toEqual(['TimeoutError']);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('sends what is queued when a script runs out of work and exits, without close()', async () => {
+    const script = `const { Client } = require(${JSON.stringify(require.resolve('../dist/index.js'))});
+      new Client({ apiKey: 'tlm_sk_us_x', endpoint: ${JSON.stringify(fakeUrl())} }).info('last words');`;
+    const exited = await new Promise<number | null>((resolve) => execFile(process.execPath, ['-e', script], (error) => resolve(error ? (error.code as number) : 0)));
+    expect(exited).toBe(0);
+    expect(requests).toBe(1);
+  });
+
+  it('is disabled without an apiKey, and says so', async () => {
+    const errors: Error[] = [];
+    const keyless = new Client({ endpoint: fakeUrl(), onError: (error) => errors.push(error) } as unknown as ClientOptions);
+    keyless.info('nowhere');
+    await keyless.flush();
+    expect(requests).toBe(0);
+    expect(errors.map((error) => error.message)).toEqual(['apiKey is required; the client sends nothing without one']);
   });
 
   it('sends what is logged while closing before it closes', async () => {

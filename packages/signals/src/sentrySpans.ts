@@ -127,10 +127,20 @@ function attributeValues(attributes: unknown): Json {
   return values;
 }
 
-/** One span of a span v2 item: `sentry.op`, `sentry.release` and `sentry.environment` are read from its attributes. */
+/**
+ * One span of a span v2 item: `sentry.op`, `sentry.release` and `sentry.environment` are read from its attributes.
+ * `events` (`[{name, timestamp (seconds), attributes}]`, as OpenTelemetry span events) is this service's addition,
+ * which its own client sends; Sentry's span v2 has none.
+ */
 export function spanV2Item(value: unknown): Json {
   const span = object(value);
   const attributes = attributeValues(span['attributes']);
+  const events = Array.isArray(span['events'])
+    ? span['events'].map((entry) => {
+        const event = object(entry);
+        return defined({ name: event['name'], timestamp: sentryTime(event['timestamp']), attributes: attributeValues(event['attributes']) });
+      })
+    : undefined;
   return defined({
     trace_id: span['trace_id'],
     span_id: span['span_id'],
@@ -145,5 +155,6 @@ export function spanV2Item(value: unknown): Json {
     service: text(attributes['service.name']),
     release: text(attributes['sentry.release']),
     environment: text(attributes['sentry.environment']),
+    events,
   });
 }

@@ -4,13 +4,18 @@ import { metrics, validationError } from '@tlm/core';
 import { MAX_BATCH_ITEMS, clientProperties, type BatchOutcome, type IngestContext } from '@tlm/signals';
 import type { Request } from 'express';
 
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-const ZERO_TRACE = '0'.repeat(32);
+/** W3C Trace Context: version, trace id, parent id, flags; versions after 00 may append fields. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$/;
 
-/** Trace id of a W3C `traceparent` header, or undefined when absent or malformed. */
+/**
+ * Trace id of a W3C `traceparent` header, or undefined when absent or invalid: version ff, an all-zero trace or
+ * parent id, or a version 00 header with more after the flags.
+ */
 export function traceIdOf(header: string | undefined): string | undefined {
   const match = TRACEPARENT.exec(header?.trim().toLowerCase() ?? '');
-  return match && match[1] !== ZERO_TRACE ? match[1] : undefined;
+  if (!match || match[1] === 'ff' || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined;
+  if (match[1] === '00' && match[4] !== undefined) return undefined;
+  return match[2];
 }
 
 export function ingestContext(req: Request, key: ResolvedKey): IngestContext {

@@ -101,6 +101,18 @@ describe('POST /v1/logs', () => {
     expect(row!['trace_id']).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
   });
 
+  it.each([
+    ['version ff', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', null],
+    ['an all-zero parent id', '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01', null],
+    ['version 00 with more after the flags', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra', null],
+    ['a later version with more fields', 'cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra', '4bf92f3577b34da6a3ce929d0e0e4736'],
+  ])('follows W3C Trace Context for a traceparent of %s', async (label, traceparent, traceId) => {
+    const message = `traceparent ${label}`;
+    await sendLogs([{ severity: 'info', message }], fixture.setup.secretKey, { traceparent });
+    const [row] = await storedLogs(`message = '${message}'`);
+    expect(row!['trace_id']).toBe(traceId);
+  });
+
   it('rejects a message over 64 KB and keeps the rest of the batch', async () => {
     const reply = await sendLogs([
       { severity: 'info', message: 'x'.repeat(64 * 1024 + 1) },
