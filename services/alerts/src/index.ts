@@ -1,5 +1,5 @@
 import { alertsTable, type AnalyticsStore } from '@tlm/analytics-store';
-import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
+import { grantsAny, keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
 import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, type Logger } from '@tlm/core';
 import { runPlan } from '@tlm/gql';
 import {
@@ -40,6 +40,9 @@ export function alertRoutes(deps: AlertsDeps): Router {
   const reader = keyGuards(deps, 'data:read', 'alerts:read');
   const writer = keyGuards(deps, 'data:write', 'alerts:write');
 
+  /** Whether the request's key may change rules, and so see their webhook URLs whole. */
+  const mayWrite = (res: Response) => grantsAny(requestKey(res).scopes, ['data:write', 'alerts:write']);
+
   async function routeRule(req: Request, res: Response): Promise<AlertRuleRow> {
     const id = String(req.params['id']);
     const rule = isUuid(id) ? await findAlertRule(deps.metadata, requestKey(res).projectId, id) : undefined;
@@ -52,7 +55,8 @@ export function alertRoutes(deps: AlertsDeps): Router {
   }
 
   router.get('/v1/alerts', ...reader, async (_req, res) => {
-    res.json({ alerts: (await listAlertRules(deps.metadata, requestKey(res).projectId)).map(ruleJson) });
+    const readOnly = !mayWrite(res);
+    res.json({ alerts: (await listAlertRules(deps.metadata, requestKey(res).projectId)).map((rule) => ruleJson(rule, readOnly)) });
   });
 
   router.post('/v1/alerts', ...writer, body, async (req, res) => {
@@ -74,7 +78,7 @@ export function alertRoutes(deps: AlertsDeps): Router {
   });
 
   router.get('/v1/alerts/:id', ...reader, async (req, res) => {
-    res.json(ruleJson(await routeRule(req, res)));
+    res.json(ruleJson(await routeRule(req, res), !mayWrite(res)));
   });
 
   router.put('/v1/alerts/:id', ...writer, body, async (req, res) => {

@@ -67,7 +67,15 @@ export const NewSlo = Type.Object(
 );
 export const SloPatch = Type.Partial(Type.Object(sloFields), { additionalProperties: false });
 
-export const ruleJson = (rule: AlertRuleRow) => ({
+/**
+ * A webhook URL as a key that may only read rules sees it: scheme and host. Receivers' URLs often carry their secret
+ * (a Slack or Teams hook's path), which a read-only key should not hand out; keys that may change rules see it whole.
+ */
+export function redactedChannels(channels: AlertRuleRow['channels']): AlertRuleRow['channels'] {
+  return channels.map((channel) => ({ ...channel, url: `${new URL(channel.url).origin}/…` }));
+}
+
+export const ruleJson = (rule: AlertRuleRow, readOnly = false) => ({
   id: rule.id,
   name: rule.name,
   metric: rule.metric,
@@ -77,7 +85,7 @@ export const ruleJson = (rule: AlertRuleRow) => ({
   severity: rule.severity,
   enabled: rule.enabled,
   muted_until: isoTime(rule.muted_until),
-  channels: rule.channels,
+  channels: readOnly ? redactedChannels(rule.channels) : rule.channels,
   last_evaluated_at: isoTime(rule.last_evaluated_at),
   last_value: rule.last_value,
   last_triggered_at: isoTime(rule.last_triggered_at),
