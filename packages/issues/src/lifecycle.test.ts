@@ -91,13 +91,20 @@ describe('countTally', () => {
     });
   });
 
-  it('leaves release_last and the level alone for an error older than last_seen', () => {
+  it('leaves release_last and the level alone for an error older than last_seen; one older than first_seen names release_first', () => {
     const counted = countTally(
       issue({ event_count: 4, user_count: 1, release_first: 'web@1', release_last: 'web@3', level: 'error' }),
       tallyOf(error({ timestamp: T0 - 1_000, release: 'web@2', level: 'debug' })),
       0,
     );
-    expect(counted).toMatchObject({ eventCount: 5, userCount: 1, level: 'error', releaseFirst: 'web@1', releaseLast: 'web@3', firstSeen: T0 - 1_000, lastSeen: T0 });
+    // A late upload of an error from before the first one seen: first_seen moves back, and release_first with it.
+    expect(counted).toMatchObject({ eventCount: 5, userCount: 1, level: 'error', releaseFirst: 'web@2', releaseLast: 'web@3', firstSeen: T0 - 1_000, lastSeen: T0 });
+    const between = countTally(
+      issue({ event_count: 4, first_seen: new Date(T0 - 5_000), release_first: 'web@1', release_last: 'web@3' }),
+      tallyOf(error({ timestamp: T0 - 1_000, release: 'web@2' })),
+      0,
+    );
+    expect(between).toMatchObject({ releaseFirst: 'web@1', firstSeen: T0 - 5_000 });
   });
 
   it('takes release_last from the newest error naming a release, even when a newer one names none', () => {

@@ -97,7 +97,7 @@ export class IssueTally {
 /**
  * The issue after the errors of `tally` and `newUsers` users it had not seen, as if they had been counted one by one in
  * time order. Times are the errors' own; the level and `release_last` follow the newest error unless the issue has seen
- * newer, `release_first` is the first release ever seen. A resolved issue regresses on an error of another release
+ * newer, `release_first` is the release of the earliest error that names one. A resolved issue regresses on an error of another release
  * received after it was resolved; one already on its way when a person resolved it does not reopen it.
  */
 export function countTally(issue: IssueStateRow, tally: IssueTally, newUsers: number): IssueCounts {
@@ -118,7 +118,11 @@ export function countTally(issue: IssueStateRow, tally: IssueTally, newUsers: nu
     userCount: issue.user_count + newUsers,
     firstSeen: counted ? Math.min(issue.first_seen.getTime(), tally.first.timestamp) : tally.first.timestamp,
     lastSeen: newer ? tally.newest.timestamp : lastSeen,
-    releaseFirst: issue.release_first ?? tally.earliestRelease?.release ?? null,
+    // An error dated before everything the issue has seen (a late upload) names the first release, if it names one.
+    releaseFirst:
+      counted && tally.earliestRelease && tally.earliestRelease.timestamp < issue.first_seen.getTime()
+        ? tally.earliestRelease.release
+        : (issue.release_first ?? tally.earliestRelease?.release ?? null),
     releaseLast: newerRelease ?? issue.release_last,
   };
 }

@@ -216,7 +216,8 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
         level: 'fatal',
         first_seen: new Date(T0 - 5_000).toISOString(),
         last_seen: new Date(T0 + 2_000).toISOString(),
-        release_first: 'web@1.0.0',
+        // The earliest error (a late one, dated before the first) names the first release.
+        release_first: 'web@0.9.0',
         release_last: 'web@1.1.0',
       });
     });

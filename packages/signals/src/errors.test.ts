@@ -71,7 +71,8 @@ describe('toErrorRecord: exceptions', () => {
     ['auto.browser.global_handlers.onerror', 'window.onerror'],
     ['onunhandledrejection', 'unhandledRejection'],
     ['auto.browser.global_handlers.onunhandledrejection', 'unhandledRejection'],
-    ['auto.node.onuncaughtexception', 'auto.node.onuncaughtexception'],
+    ['auto.node.onuncaughtexception', 'uncaughtException'],
+    ['auto.http.express', 'auto.http.express'],
   ])('names the source of mechanism %s %s', (mechanism, source) => {
     expect(accepted({ exception: { values: [{ type: 'Error', value: 'x', mechanism: { type: mechanism, handled: false } }] } }).source).toBe(source);
   });
@@ -130,6 +131,27 @@ describe('toErrorRecord: messages', () => {
     ['a logentry', { logentry: { message: 'disk almost full' } }],
   ])('takes the value of %s, with an empty type and level info by default', (_, event) => {
     expect(accepted(event)).toMatchObject({ type: '', value: 'disk almost full', level: 'info', frames: [] });
+  });
+
+  it.each([
+    ['printf-style params', { logentry: { message: 'User %s failed to pay %d (%d%%)', params: ['bob', 42, 5] } }, 'User bob failed to pay 42 (5%)'],
+    ['named params', { logentry: { message: 'User %(name)s failed', params: { name: 'bob' } } }, 'User bob failed'],
+    ['more placeholders than params', { logentry: { message: '%s and %s', params: ['one'] } }, 'one and %s'],
+    ['a formatted text, which wins', { logentry: { formatted: 'done', message: '%s', params: ['x'] } }, 'done'],
+  ])('formats a log entry with %s as Sentry does', (_, event, value) => {
+    expect(accepted(event).value).toBe(value);
+  });
+
+  it("takes the stack of the crashed (else current) thread when the exception has none, as for attach_stacktrace", () => {
+    const threads = {
+      values: [
+        { id: 1, current: false, stacktrace: { frames: [frame('idle', 'pool.py', true)] } },
+        { id: 2, crashed: true, stacktrace: { frames: [frame('main', 'app.py', true), frame('charge', 'billing.py', true)] } },
+      ],
+    };
+    const record = accepted({ exception: { values: [{ type: 'ZeroDivisionError', value: 'division by zero' }] }, threads });
+    expect(record.frames.map((entry) => entry.function)).toEqual(['main', 'charge']);
+    expect(accepted({ message: 'slow request', threads: { values: [{ current: true, stacktrace: { frames: [frame('handler', 'views.py', true)] } }] } }).frames).toHaveLength(1);
   });
 
   it('keeps the message in extra when the event also has an exception', () => {
@@ -232,6 +254,43 @@ describe('toErrorRecord: context fields', () => {
     expect(accepted({ message: 'm' }).timestamp).toBe(RECEIVED_AT);
     expect(accepted({ message: 'm', timestamp: 'not a time' }).timestamp).toBe(RECEIVED_AT);
     expect(accepted({ message: 'm', timestamp: RECEIVED_AT / 1000 + 3 * 86_400 }).timestamp).toBe(RECEIVED_AT);
+  });
+
+  it("settles the time as Relay does: sent_at's clock drift corrects it, and far ahead or out of retention is the receive time", () => {
+    const atTime = (timestamp: number, sentAt?: unknown, retentionDays = 14) => {
+      const result = toErrorRecord({ message: 'm', timestamp: timestamp / 1000 }, context({ retentionDays }), { sentAt });
+      if (!result.ok) throw new Error(result.reason);
+      return result.value;
+    };
+    const HOUR = 3_600_000;
+    // A device 20 hours ahead: its sent_at says so, and its event time moves back by as much.
+    expect(atTime(RECEIVED_AT + 20 * HOUR - 5_000, new Date(RECEIVED_AT + 20 * HOUR).toISOString()).timestamp).toBe(RECEIVED_AT - 5_000);
+    // A device 2 days behind (a reset clock) likewise, with sent_at as float seconds.
+    expect(atTime(RECEIVED_AT - 48 * HOUR - 7_000, (RECEIVED_AT - 48 * HOUR) / 1000).timestamp).toBe(RECEIVED_AT - 7_000);
+    // Drift under 55 minutes is not corrected: a slow upload is not a wrong clock.
+    expect(atTime(RECEIVED_AT - 30 * 60_000, new Date(RECEIVED_AT - 30 * 60_000).toISOString()).timestamp).toBe(RECEIVED_AT - 30 * 60_000);
+    // Without sent_at: more than a minute ahead, or older than the retention (3 days here), is the receive time.
+    expect(atTime(RECEIVED_AT + 30_000).timestamp).toBe(RECEIVED_AT + 30_000);
+    const ahead = atTime(RECEIVED_AT + 2 * HOUR);
+    expect(ahead.timestamp).toBe(RECEIVED_AT);
+    expect(ahead.extra['original_timestamp']).toBe('2026-05-01T14:00:00.000Z');
+    expect(atTime(RECEIVED_AT - 4 * 24 * HOUR, undefined, 3).timestamp).toBe(RECEIVED_AT);
+    expect(atTime(RECEIVED_AT - 2 * 24 * HOUR, undefined, 3).timestamp).toBe(RECEIVED_AT - 2 * 24 * HOUR);
+    expect(atTime(1_000).timestamp).toBe(RECEIVED_AT);
+  });
+
+  it('trims too many or too long tag, user and extra keys instead of losing the crash, and says how many went', () => {
+    const extra = Object.fromEntries(Array.from({ length: 1_200 }, (_, n) => [`flag${n}`, n]));
+    const record = accepted({ exception: { values: [{ type: 'E', value: 'v' }] }, extra, tags: { ['t'.repeat(300)]: 'v', kept: 'yes' } });
+    expect(record.tags).toEqual({ kept: 'yes' });
+    expect(Object.keys(record.extra)).toHaveLength(1_000);
+    expect(record.extra['properties_dropped']).toBe(1 + 201);
+    expect(record.extra['flag0']).toBe(0);
+  });
+
+  it("keeps the log scanner's marks to its own errors: an SDK's extra.synthetic and extra.log_id are dropped", () => {
+    const record = accepted({ message: 'spoof', extra: { synthetic: 'logs', log_id: '0190d6a4-7c3e-7a51-9e4b-3f0c2a1b5d6e', kept: 1 } });
+    expect(record.extra).toEqual({ kept: 1 });
   });
 
   it('keeps release, environment, platform, the client fingerprint and the context stamps', () => {

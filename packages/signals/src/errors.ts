@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { newId } from '@tlm/core';
 import type { IngestContext } from './context';
-import { flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
+import { PROPERTY_LIMITS, flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
 import { isoTime } from './time';
 import { itemValidator } from './validation';
@@ -105,7 +105,11 @@ const SentryExceptionSchema = Type.Object({
   stacktrace: Nullable(Type.Object({ frames: Nullable(Type.Array(SentryFrameSchema)) })),
 });
 
-const SentryLogEntrySchema = Type.Object({ formatted: Nullable(Type.String()), message: Nullable(Type.String()) });
+const SentryLogEntrySchema = Type.Object({
+  formatted: Nullable(Type.String()),
+  message: Nullable(Type.String()),
+  params: Nullable(Type.Union([Type.Array(Type.Unknown()), AnyObject])),
+});
 
 const SentryBreadcrumbSchema = Type.Object({
   timestamp: Nullable(SentryTime),
@@ -143,6 +147,13 @@ export const SentryEventSchema = Type.Object({
   breadcrumbs: Nullable(Type.Union([Type.Object({ values: Nullable(Type.Array(SentryBreadcrumbSchema)) }), Type.Array(SentryBreadcrumbSchema)])),
   fingerprint: Nullable(Type.Array(Type.Union([Type.String(), Type.Number()]))),
   sdk: Nullable(Type.Object({ name: Nullable(Type.String()), version: Nullable(Type.String()) })),
+  /** Threads with their stacks: where SDKs put the stack of a message (attach_stacktrace) or of a crash without one. */
+  threads: Nullable(
+    Type.Union([
+      Type.Object({ values: Nullable(Type.Array(Type.Object({ crashed: Nullable(Type.Boolean()), current: Nullable(Type.Boolean()), stacktrace: Nullable(Type.Object({ frames: Nullable(Type.Array(SentryFrameSchema)) })) }))) }),
+      Type.Array(Type.Unknown()),
+    ]),
+  ),
 });
 export type SentryEvent = Static<typeof SentryEventSchema>;
 type SentryException = Static<typeof SentryExceptionSchema>;
@@ -165,14 +176,23 @@ const HEX_EVENT_ID = /^[0-9a-f]{32}$/i;
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 const SPAN_ID = /^[0-9a-f]{16}$/i;
 const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
-/** Client clocks drift; a time this far ahead is replaced by the receive time rather than losing the crash. */
-const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
+/**
+ * Client clocks are wrong, as Sentry's Relay knows: when the envelope's `sent_at` is this far from the receive time,
+ * every event time of the envelope is shifted by the difference.
+ */
+const CLOCK_DRIFT_MS = 55 * 60 * 1000;
+/** An event time still ahead of the receive time by more than this (Relay: 60 s) is replaced by the receive time. */
+const MAX_FUTURE_MS = 60 * 1000;
+/** Nor may it be older than 30 days (Relay), or the project's retention: the crash would be stored out of sight. */
+const MAX_PAST_DAYS = 30;
+/** Keys of `extra` that mark log-scanner errors (`synthetic: logs`, `log_id`); an SDK's own are not kept. */
+const SCANNER_KEYS = ['synthetic', 'log_id'];
 
 /**
  * A Sentry event as an ErrorRecord. The last exception value is the one raised (Sentry lists a chain oldest first);
  * the others go to `extra.chain`. An event with neither an exception nor a message is rejected with a reason.
  */
-export function toErrorRecord(input: unknown, context: IngestContext): ItemResult<ErrorRecord> {
+export function toErrorRecord(input: unknown, context: IngestContext, envelope: { sentAt?: unknown } = {}): ItemResult<ErrorRecord> {
   const checked = validateSentryEvent(input);
   if (!checked.ok) return checked;
   const event = checked.value;
@@ -193,10 +213,16 @@ export function toErrorRecord(input: unknown, context: IngestContext): ItemResul
   if (raised && message) extra['message'] = message;
   const chain = chainOf(exceptions);
   if (chain.length > 0) extra['chain'] = chain;
-  const allFrames = raised?.stacktrace?.frames ?? [];
+  if (SCANNER_KEYS[0]! in extra || SCANNER_KEYS[1]! in extra) for (const key of SCANNER_KEYS) delete extra[key];
+  const allFrames = raised?.stacktrace?.frames ?? threadFrames(event) ?? [];
   if (allFrames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = allFrames.length - MAX_ERROR_FRAMES;
-  const problem = propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra);
-  if (problem) return reject(problem);
+  // Too many or too long keys cost the keys, not the crash (the issue: "truncated, not a crash").
+  if (propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra)) {
+    const dropped = trimProperties(tags) + trimProperties(user) + trimProperties(extra, 1);
+    extra['properties_dropped'] = dropped;
+  }
+  const time = eventTime(event.timestamp, context, envelope.sentAt);
+  if (time.original !== undefined) extra['original_timestamp'] = time.original;
 
   const traceContext = (contexts['trace'] ?? {}) as { trace_id?: unknown; span_id?: unknown };
   const traceId = typeof traceContext.trace_id === 'string' && TRACE_ID.test(traceContext.trace_id) ? traceContext.trace_id.toLowerCase() : null;
@@ -204,7 +230,7 @@ export function toErrorRecord(input: unknown, context: IngestContext): ItemResul
   return accept({
     id: eventIdAsUuid(event.event_id),
     projectId: context.projectId,
-    timestamp: eventTime(event.timestamp, context.receivedAt) ?? context.receivedAt,
+    timestamp: time.ms,
     receivedAt: context.receivedAt,
     type: raised?.type ?? '',
     value: raised ? (raised.value ?? '') : message!,
@@ -230,17 +256,65 @@ function exceptionValues(event: SentryEvent): SentryException[] {
   return Array.isArray(event.exception) ? event.exception : (event.exception.values ?? []);
 }
 
-/** `message` as text or `{formatted, message}`, else `logentry`; the formatted form wins. */
+/** `message` as text or `{formatted, message, params}`, else `logentry`; the formatted form wins. */
 function messageOf(event: SentryEvent): string | undefined {
   const candidates = [event.message, event.logentry];
   for (const candidate of candidates) {
     if (typeof candidate === 'string' && candidate !== '') return candidate;
     if (candidate && typeof candidate === 'object') {
-      const text = candidate.formatted || candidate.message;
+      const text = candidate.formatted || (candidate.message && formatted(candidate.message, candidate.params));
       if (text) return text;
     }
   }
   return undefined;
+}
+
+/**
+ * A log entry's message with its params, as Sentry formats one without `formatted`: printf-style (`%s`, `%d`, `%i`,
+ * `%f`, `%r`, `%%`) from a list, `%(name)s` from an object.
+ */
+function formatted(message: string, params: unknown): string {
+  if (Array.isArray(params) && params.length > 0) {
+    let next = 0;
+    return message.replace(/%[sdifr%]/g, (spec) => (spec === '%%' ? '%' : next < params.length ? paramText(params[next++]) : spec));
+  }
+  if (params && typeof params === 'object' && !Array.isArray(params)) {
+    const named = params as Record<string, unknown>;
+    return message.replace(/%\((\w+)\)[sdifr]/g, (spec, name: string) => (Object.hasOwn(named, name) ? paramText(named[name]) : spec));
+  }
+  return message;
+}
+
+const paramText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+
+/** The stack of the crashed thread, else the current one, else the first: for events whose exception has none. */
+function threadFrames(event: SentryEvent): SentryFrame[] | undefined {
+  const threads = Array.isArray(event.threads) ? undefined : event.threads?.values;
+  if (!threads || threads.length === 0) return undefined;
+  const thread = threads.find((candidate) => candidate.crashed) ?? threads.find((candidate) => candidate.current) ?? threads[0]!;
+  const frames = thread.stacktrace?.frames;
+  return frames && frames.length > 0 ? frames : undefined;
+}
+
+/**
+ * Drops a bag's keys longer than allowed, then keys beyond the most allowed (less `reserve`, room for a note);
+ * answers how many went.
+ */
+function trimProperties(bag: Properties, reserve = 0): number {
+  let dropped = 0;
+  const keys = Object.keys(bag);
+  for (const key of keys) {
+    if (key.length > PROPERTY_LIMITS.maxKeyLength) {
+      delete bag[key];
+      dropped += 1;
+    }
+  }
+  const kept = Object.keys(bag);
+  for (const key of kept.slice(PROPERTY_LIMITS.maxKeys - reserve)) {
+    delete bag[key];
+    dropped += 1;
+  }
+  return dropped;
 }
 
 /** Event fields Sentry also shows as tags. */
@@ -303,6 +377,8 @@ function sourceOf(mechanism: string | null | undefined): string | null {
   const last = mechanism.slice(mechanism.lastIndexOf('.') + 1);
   if (last === 'onerror') return 'window.onerror';
   if (last === 'onunhandledrejection') return 'unhandledRejection';
+  // Node's process handlers (`auto.node.onuncaughtexception`), named as Node names the event.
+  if (last === 'onuncaughtexception') return 'uncaughtException';
   return mechanism;
 }
 
@@ -383,11 +459,11 @@ function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {
   const given = event.breadcrumbs;
   const all = !given ? [] : Array.isArray(given) ? given : (given.values ?? []);
   return all.slice(-MAX_BREADCRUMBS).map((crumb) => {
-    const time = eventTime(crumb.timestamp, Number.POSITIVE_INFINITY);
+    const time = timeOf(crumb.timestamp);
     return {
       category: crumb.category ?? null,
       message: crumb.message ?? null,
-      timestamp: time === undefined ? null : (isoTime(time) ?? null),
+      timestamp: time === undefined || time < 0 ? null : (isoTime(time) ?? null),
       level: crumb.level ?? null,
       type: crumb.type ?? null,
       data: crumb.data ?? null,
@@ -395,13 +471,29 @@ function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {
   });
 }
 
-/** Float seconds since the epoch or ISO 8601 (no zone means UTC) as epoch ms; undefined when absent, invalid or far ahead. */
-function eventTime(value: number | string | null | undefined, receivedAt: number): number | undefined {
+/** Float seconds since the epoch or ISO 8601 (no zone means UTC) as epoch ms; undefined when absent or invalid. */
+function timeOf(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
+  if (typeof value !== 'number' && typeof value !== 'string') return undefined;
   const numeric = typeof value === 'number' ? value : /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : undefined;
   const ms = numeric !== undefined ? Math.round(numeric * 1000) : Date.parse(HAS_ZONE.test(value as string) ? (value as string) : `${value}Z`);
-  if (!Number.isFinite(ms) || ms < 0 || ms > receivedAt + MAX_FUTURE_MS) return undefined;
-  return ms;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * An event's time as Relay settles it: shifted by the clock drift that `sent_at` shows (55 minutes or more), then
+ * replaced by the receive time when still more than a minute ahead, or older than 30 days or the project's retention
+ * (the crash would be stored where nobody can see it). A replaced time is kept as `original` (ISO 8601).
+ */
+function eventTime(value: unknown, context: IngestContext, sentAt: unknown): { ms: number; original?: string } {
+  const { receivedAt } = context;
+  let ms = timeOf(value);
+  if (ms === undefined) return { ms: receivedAt };
+  const sent = timeOf(sentAt);
+  if (sent !== undefined && Math.abs(receivedAt - sent) >= CLOCK_DRIFT_MS) ms += receivedAt - sent;
+  const oldest = receivedAt - Math.min(MAX_PAST_DAYS, context.retentionDays) * 86_400_000;
+  if (ms > receivedAt + MAX_FUTURE_MS || ms < oldest) return { ms: receivedAt, original: isoTime(timeOf(value)!) ?? String(value) };
+  return { ms };
 }
 
 /** Sentry's event_id (32 hex digits) in UUID form, so a retried event keeps its id; a fresh id when absent. */

@@ -52,6 +52,27 @@ describe('envelope event items', () => {
     ]);
   });
 
+  it("stores an event under the envelope header's event_id when the payload names another, as the answer and attachments do", async () => {
+    const headerId = 'a'.repeat(32);
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('two ids', { event_id: 'b'.repeat(32) }) }], { event_id: headerId }));
+    expect(reply.body).toMatchObject({ id: headerId, accepted: 1 });
+    const [row] = await storedErrors('two ids');
+    expect(row!['id']).toBe('aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa');
+  });
+
+  it("corrects a device clock 20 hours ahead from the envelope's sent_at", async () => {
+    const ahead = Date.now() + 20 * 3_600_000;
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('clock ahead', { timestamp: (ahead - 600_000) / 1000 }) }], { sent_at: new Date(ahead).toISOString() }));
+    expect(reply.body).toMatchObject({ accepted: 1 });
+    const rows = await fixture.server.standalone.analytics.query(
+      `SELECT epoch_ms(timestamp) AS at FROM errors WHERE project_id = $project AND value = 'clock ahead'`,
+      { project: fixture.setup.project.id },
+    );
+    // Ten minutes before it was sent, by the server's clock (replacing it by the receive time would say now).
+    const stored = Number(rows[0]!['at']);
+    expect(Math.abs(stored - (Date.now() - 600_000))).toBeLessThan(60_000);
+  });
+
   it('rejects a malformed envelope with 400 VALIDATION_ERROR and stores nothing', async () => {
     for (const body of [
       Buffer.from('not json\n{"type":"event"}\n{"message":"never stored"}\n'),
@@ -187,5 +208,15 @@ describe('envelope rate limits', () => {
       expect(reply.headers.get('retry-after')).toBe('1');
       expect(reply.headers.get('x-sentry-rate-limits')).toBe('1::organization');
     }
+    // A browser SDK reads them only if CORS exposes them.
+    const fromBrowser = await Promise.all(
+      Array.from({ length: 15 }, () =>
+        limited.api.post(`/api/${project.project.dsn_id}/envelope/`, { body, headers: { ...sentryAuth(project.publicKey), origin: 'https://app.example.com' } }),
+      ),
+    );
+    const limitedInBrowser = fromBrowser.find((reply) => reply.status === 429)!;
+    expect(limitedInBrowser.headers.get('access-control-expose-headers')?.toLowerCase().split(',').map((name) => name.trim())).toEqual(
+      expect.arrayContaining(['x-sentry-rate-limits', 'retry-after']),
+    );
   });
 });

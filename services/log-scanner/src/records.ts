@@ -73,8 +73,9 @@ export function logErrorRecord(log: ScannedLog, receivedAt: number): ErrorRecord
     type: trace?.exception.type ?? '',
     value: trace ? trace.exception.value : log.message,
     level: log.severity === 'fatal' ? 'fatal' : 'error',
-    release: text(log.properties['release']),
-    environment: text(log.properties['environment']),
+    // Sentry SDKs' logs name them `sentry.release` and `sentry.environment`.
+    release: text(log.properties['release']) ?? text(log.properties['sentry.release']),
+    environment: text(log.properties['environment']) ?? text(log.properties['sentry.environment']),
     platform: trace?.platform ?? null,
     source: null,
     traceId: log.traceId,

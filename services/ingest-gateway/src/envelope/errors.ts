@@ -1,17 +1,19 @@
 import { Topics } from '@tlm/bus';
-import { jsonPayload, toErrorRecord } from '@tlm/signals';
+import { isEventId, jsonPayload, toErrorRecord } from '@tlm/signals';
 import type { EnvelopeItemHandler } from './items';
 
 /**
  * An `event` item: one Sentry error or message event, published to the errors topic for the issues processor. The
- * envelope header's event_id stands in for a payload without one, so a retried envelope keeps its id.
+ * envelope header's event_id, when it has one, is the event's id (a retried envelope keeps it), and its `sent_at`
+ * corrects the client's clock.
  */
 export const errorEventItem: EnvelopeItemHandler = (item, context) => {
   const payload = jsonPayload(item);
   if (!payload.ok) return { rejected: payload.reason };
   const event = payload.value;
-  if (event['event_id'] === undefined && typeof context.envelope['event_id'] === 'string') event['event_id'] = context.envelope['event_id'];
-  const record = toErrorRecord(event, context.ingest);
+  // The header's id is the one the answer names and attachments are stored under, so it wins over the payload's.
+  if (isEventId(context.envelope['event_id'])) event['event_id'] = context.envelope['event_id'];
+  const record = toErrorRecord(event, context.ingest, { sentAt: context.envelope['sent_at'] });
   if (!record.ok) return { rejected: `event item: ${record.reason}` };
   return { routed: [{ topic: Topics.errors, record: record.value }] };
 };
