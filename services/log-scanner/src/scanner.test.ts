@@ -86,7 +86,7 @@ describe('a log scanner pass', () => {
       span_id: 'b7ad6b7169203331',
       retention_days: 90,
     });
-    const plain = logRow(projectB);
+    const plain = logRow(projectB, { properties: { 'sentry.release': 'web@3.1.0', 'sentry.environment': 'staging' } });
     await analytics.insert(logsTable, [
       traced,
       plain,
@@ -118,6 +118,8 @@ describe('a log scanner pass', () => {
       fingerprint: null,
     });
     expect(fromTrace.frames).toMatchObject([{ function: 'charge', filename: '/srv/app/billing.py', lineno: 12, in_app: true }]);
+    // A Sentry SDK's log names them sentry.release and sentry.environment.
+    expect(published.find((record) => record.projectId === projectB)).toMatchObject({ release: 'web@3.1.0', environment: 'staging' });
 
     const fromPlain = published.find((record) => record.projectId === projectB)!;
     expect(fromPlain).toMatchObject({
