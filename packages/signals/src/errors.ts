@@ -147,13 +147,6 @@ export const SentryEventSchema = Type.Object({
   breadcrumbs: Nullable(Type.Union([Type.Object({ values: Nullable(Type.Array(SentryBreadcrumbSchema)) }), Type.Array(SentryBreadcrumbSchema)])),
   fingerprint: Nullable(Type.Array(Type.Union([Type.String(), Type.Number()]))),
   sdk: Nullable(Type.Object({ name: Nullable(Type.String()), version: Nullable(Type.String()) })),
-  /** Threads with their stacks: where SDKs put the stack of a message (attach_stacktrace) or of a crash without one. */
-  threads: Nullable(
-    Type.Union([
-      Type.Object({ values: Nullable(Type.Array(Type.Object({ crashed: Nullable(Type.Boolean()), current: Nullable(Type.Boolean()), stacktrace: Nullable(Type.Object({ frames: Nullable(Type.Array(SentryFrameSchema)) })) }))) }),
-      Type.Array(Type.Unknown()),
-    ]),
-  ),
 });
 export type SentryEvent = Static<typeof SentryEventSchema>;
 type SentryException = Static<typeof SentryExceptionSchema>;
@@ -214,7 +207,7 @@ export function toErrorRecord(input: unknown, context: IngestContext, envelope: 
   const chain = chainOf(exceptions);
   if (chain.length > 0) extra['chain'] = chain;
   if (SCANNER_KEYS[0]! in extra || SCANNER_KEYS[1]! in extra) for (const key of SCANNER_KEYS) delete extra[key];
-  const allFrames = raised?.stacktrace?.frames ?? threadFrames(event) ?? [];
+  const allFrames = raised?.stacktrace?.frames ?? threadFrames(input) ?? [];
   if (allFrames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = allFrames.length - MAX_ERROR_FRAMES;
   // Too many or too long keys cost the keys, not the crash (the issue: "truncated, not a crash").
   if (propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra)) {
@@ -287,13 +280,20 @@ function formatted(message: string, params: unknown): string {
 
 const paramText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
 
-/** The stack of the crashed thread, else the current one, else the first: for events whose exception has none. */
-function threadFrames(event: SentryEvent): SentryFrame[] | undefined {
-  const threads = Array.isArray(event.threads) ? undefined : event.threads?.values;
-  if (!threads || threads.length === 0) return undefined;
-  const thread = threads.find((candidate) => candidate.crashed) ?? threads.find((candidate) => candidate.current) ?? threads[0]!;
-  const frames = thread.stacktrace?.frames;
-  return frames && frames.length > 0 ? frames : undefined;
+/** A frame list as SentryFrameSchema reads frames: what a thread's stack is checked with. */
+const validateFrames = itemValidator(Type.Array(SentryFrameSchema));
+
+/**
+ * The stack of the crashed thread, else the current one, else the first (`threads.values`): for events whose exception
+ * has none. Read outside the event's schema, which it would slow for every event (most have no threads).
+ */
+function threadFrames(input: unknown): SentryFrame[] | undefined {
+  const threads = (input as { threads?: { values?: unknown } } | null)?.threads?.values;
+  if (!Array.isArray(threads) || threads.length === 0) return undefined;
+  const flagged = (flag: string) => threads.find((thread) => (thread as Record<string, unknown> | null)?.[flag] === true);
+  const thread = (flagged('crashed') ?? flagged('current') ?? threads[0]) as { stacktrace?: { frames?: unknown } } | null;
+  const frames = validateFrames(thread?.stacktrace?.frames);
+  return frames.ok && frames.value.length > 0 ? frames.value : undefined;
 }
 
 /**
