@@ -193,6 +193,31 @@ describe('envelope rate limits', () => {
   });
   afterAll(() => limited.close());
 
+  it('authenticates from an Authorization: Sentry header, as Sentry does beside X-Sentry-Auth', async () => {
+    const reply = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, {
+      body: envelope([{ type: 'event', payload: exceptionEvent('authorization header') }]),
+      headers: { 'content-type': 'application/x-sentry-envelope', authorization: `Sentry sentry_key=${fixture.setup.publicKey}, sentry_version=7` },
+    });
+    expect(reply.status).toBe(200);
+    expect(await storedErrors('authorization header')).toHaveLength(1);
+  });
+
+  it("takes one event as JSON at Sentry's legacy /api/:dsn_id/store/, as older SDKs send it", async () => {
+    const event = exceptionEvent('legacy store', { event_id: 'c'.repeat(32) });
+    const reply = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, {
+      body: gzipSync(JSON.stringify(event)),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...sentryAuth(fixture.setup.publicKey) },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ id: 'c'.repeat(32), accepted: 1 });
+    expect(await storedErrors('legacy store')).toEqual([expect.objectContaining({ id: 'cccccccc-cccc-cccc-cccc-cccccccccccc' })]);
+    const notJson = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, { body: '{"exception": ', headers: sentryAuth(fixture.setup.publicKey) });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.code).toBe('VALIDATION_ERROR');
+    const wrongProject = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id + 1}/store/`, { body: JSON.stringify(event), headers: sentryAuth(fixture.setup.publicKey) });
+    expect(wrongProject.status).toBe(401);
+  });
+
   it('answers 429 RATE_LIMITED with Retry-After and X-Sentry-Rate-Limits over the free plan rate', async () => {
     const project = await setupProject(limited.api);
     const body = envelope([{ type: 'event', payload: { message: 'burst' } }]);

@@ -45,11 +45,37 @@ const parsedEnvelope: RequestHandler = (req, res, next) => {
 
 const envelopeOf = (res: Response): Envelope => res.locals['envelope'] as Envelope;
 
-/** The key of a Sentry-style request before its body is read: X-Sentry-Auth, then `?sentry_key=`. */
+/**
+ * The key of a Sentry-style request before its body is read: X-Sentry-Auth, an `Authorization: Sentry sentry_key=…`
+ * header (Sentry accepts both), then `?sentry_key=`.
+ */
 function sentryCredential(req: Request): string | undefined {
   const query = req.query['sentry_key'];
-  return sentryKeyOfAuthHeader(req.get('x-sentry-auth')) ?? (typeof query === 'string' ? query : undefined);
+  const authorization = req.get('authorization');
+  return (
+    sentryKeyOfAuthHeader(req.get('x-sentry-auth')) ??
+    (authorization && /^sentry\s/i.test(authorization) ? sentryKeyOfAuthHeader(authorization) : undefined) ??
+    (typeof query === 'string' ? query : undefined)
+  );
 }
+
+/**
+ * Sentry's legacy store endpoint takes one event as its JSON body (older SDKs, raven): it is read as an envelope of
+ * that one `event` item, under the event's own event_id.
+ */
+const storeBody: RequestHandler = (req, res, next) => {
+  const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (payload.length === 0) throw validationError('malformed event: the body is empty');
+  let eventId: unknown;
+  try {
+    eventId = (JSON.parse(payload.toString('utf8')) as { event_id?: unknown } | null)?.event_id;
+  } catch {
+    throw validationError('malformed event: the body is not JSON');
+  }
+  const envelope: Envelope = { header: typeof eventId === 'string' ? { event_id: eventId } : {}, items: [{ header: { type: 'event' }, payload }] };
+  res.locals['envelope'] = envelope;
+  next();
+};
 
 /**
  * Runs each item through its kind's handler, publishes the records per topic and answers once the bus holds them:
@@ -130,7 +156,7 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
   const router = Router();
   const afterKey = [requireWithinRate(deps.limiter, SENTRY_RATE_LIMIT_HEADERS), requireScope('ingest:write')];
 
-  router.options(['/v1/envelope', '/api/:dsn/envelope'], ingestCors);
+  router.options(['/v1/envelope', '/api/:dsn/envelope', '/api/:dsn/store'], ingestCors);
   router.post(
     '/v1/envelope',
     ingestCors,
@@ -149,6 +175,17 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
     regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
     rawEnvelope,
     parsedEnvelope,
+    sentryAuth(deps.keys),
+    ...afterKey,
+    handleEnvelope(deps.bus, deps.blobs),
+  );
+  router.post(
+    '/api/:dsn/store',
+    (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route'),
+    ingestCors,
+    regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
+    rawEnvelope,
+    storeBody,
     sentryAuth(deps.keys),
     ...afterKey,
     handleEnvelope(deps.bus, deps.blobs),
