@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { liveSuite } from '@tlm/testkit';
 import { CLICKHOUSE_SETTINGS, ClickHouseStore, MAX_PARTITIONS_PER_INSERT, clickhouseRow, insertBlocks } from './clickhouse';
+import { erasePerson } from './purge';
 import {
   ANALYTICS_TABLES,
   alertEventsTable,
@@ -446,6 +447,15 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
     await store.insert(logsTable, rows);
     const stored = await store.query('SELECT count() AS n FROM logs FINAL WHERE project_id = {project:UUID}', { project: projectId });
     expect(stored).toEqual([{ n: 150 }]);
+  });
+
+  it("counts a person's erased rows once when a redelivered batch left two copies not yet merged", async () => {
+    const projectId = randomUUID();
+    const row = recentLog(projectId, { properties: { distinct_id: 'erase-me' } });
+    await store.insert(logsTable, [row]);
+    await store.insert(logsTable, [row]);
+    const { removed } = await erasePerson(store, projectId, 'erase-me');
+    expect(removed['logs']).toBe(1);
   });
 
   it('binds query parameters and returns ISO times, numeric counts and property maps', async () => {

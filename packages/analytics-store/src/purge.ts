@@ -86,7 +86,8 @@ export async function erasePerson(
     if (!table.person) continue;
     const condition = `${inProject} AND ${personCondition(store.dialect, table.person)}`;
     const params = { project_id: projectId, person: distinctId };
-    const [counted] = await store.query(`SELECT count(*) AS n FROM ${table.name} WHERE ${condition}`, params);
+    // FINAL: a redelivered batch is two rows in ClickHouse until a merge; the person had one.
+    const [counted] = await store.query(`SELECT count(*) AS n FROM ${table.name}${clickhouse ? ' FINAL' : ''} WHERE ${condition}`, params);
     removed[table.name] = Number(counted?.['n'] ?? 0);
     if (removed[table.name]! > 0) await store.execute(`DELETE FROM ${table.name} WHERE ${condition}`, params);
   }

@@ -338,7 +338,7 @@ describe('failures never reach the host', () => {
 
   it('is disabled without an apiKey, and says so', async () => {
     const errors: Error[] = [];
-    const keyless = new Client({ endpoint: fakeUrl(), onError: (error) => errors.push(error) } as unknown as ClientOptions);
+    const keyless = new Client({ endpoint: fakeUrl(), onError: (error: Error) => errors.push(error) } as unknown as ClientOptions);
     keyless.info('nowhere');
     await keyless.flush();
     expect(requests).toBe(0);
