@@ -279,13 +279,34 @@ describe('toErrorRecord: context fields', () => {
     expect(atTime(1_000).timestamp).toBe(RECEIVED_AT);
   });
 
-  it('trims too many or too long tag, user and extra keys instead of losing the crash, and says how many went', () => {
+  it("trims too many or too long tag, user and extra keys instead of losing the crash, never the service's own, and says how many went", () => {
     const extra = Object.fromEntries(Array.from({ length: 1_200 }, (_, n) => [`flag${n}`, n]));
-    const record = accepted({ exception: { values: [{ type: 'E', value: 'v' }] }, extra, tags: { ['t'.repeat(300)]: 'v', kept: 'yes' } });
+    const record = accepted({
+      message: 'while charging',
+      exception: { values: [{ type: 'KeyError', value: 'k' }, { type: 'E', value: 'v' }] },
+      extra,
+      tags: { ['t'.repeat(300)]: 'v', kept: 'yes' },
+      contexts: { os: { name: 'Linux' } },
+      sdk: { name: 'sentry.python', version: '2.0.0' },
+      timestamp: RECEIVED_AT / 1000 + 3_600,
+    });
     expect(record.tags).toEqual({ kept: 'yes' });
     expect(Object.keys(record.extra)).toHaveLength(1_000);
-    expect(record.extra['properties_dropped']).toBe(1 + 201);
-    expect(record.extra['flag0']).toBe(0);
+    expect(record.extra).toMatchObject({
+      flag0: 0,
+      message: 'while charging',
+      chain: [expect.objectContaining({ type: 'KeyError' })],
+      'sdk.name': 'sentry.python',
+      original_timestamp: expect.any(String),
+    });
+    // 1,200 flags and contexts.os.name, 1,201 of the SDK's keys, beside 5 of the service's and the note.
+    expect(record.extra['properties_dropped']).toBe(1 + (1_201 + 5 + 1 - 1_000));
+  });
+
+  it('cuts a formatted log entry at 8 KB however many placeholders repeat a long param', () => {
+    const record = accepted({ logentry: { message: '%(a)s'.repeat(1_000), params: { a: 'x'.repeat(500_000) } } });
+    expect(record.value.length).toBe(8_192);
+    expect(accepted({ logentry: { message: '%s!', params: ['y'.repeat(5_000)] } }).value).toBe(`${'y'.repeat(1_024)}!`);
   });
 
   it("keeps the log scanner's marks to its own errors: an SDK's extra.synthetic and extra.log_id are dropped", () => {

@@ -180,6 +180,11 @@ const MAX_FUTURE_MS = 60 * 1000;
 const MAX_PAST_DAYS = 30;
 /** Keys of `extra` that mark log-scanner errors (`synthetic: logs`, `log_id`); an SDK's own are not kept. */
 const SCANNER_KEYS = ['synthetic', 'log_id'];
+/** Keys of `extra` the service writes; trimming a bag with too many keys drops the SDK's, never these. */
+const OWN_EXTRA_KEYS: ReadonlySet<string> = new Set(['chain', 'message', 'frames_omitted', 'sdk.name', 'sdk.version', 'original_timestamp', 'properties_dropped']);
+/** Sentry's Relay cuts a message to 8 KB; a formatted log entry is cut there too, and each param to 1 KB. */
+const MAX_MESSAGE_CHARS = 8_192;
+const MAX_PARAM_CHARS = 1_024;
 
 /**
  * A Sentry event as an ErrorRecord. The last exception value is the one raised (Sentry lists a chain oldest first);
@@ -209,13 +214,13 @@ export function toErrorRecord(input: unknown, context: IngestContext, envelope: 
   if (SCANNER_KEYS[0]! in extra || SCANNER_KEYS[1]! in extra) for (const key of SCANNER_KEYS) delete extra[key];
   const allFrames = raised?.stacktrace?.frames ?? threadFrames(input) ?? [];
   if (allFrames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = allFrames.length - MAX_ERROR_FRAMES;
-  // Too many or too long keys cost the keys, not the crash (the issue: "truncated, not a crash").
-  if (propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra)) {
-    const dropped = trimProperties(tags) + trimProperties(user) + trimProperties(extra, 1);
-    extra['properties_dropped'] = dropped;
-  }
   const time = eventTime(event.timestamp, context, envelope.sentAt);
   if (time.original !== undefined) extra['original_timestamp'] = time.original;
+  // Too many or too long keys cost the SDK's keys, not the crash (the issue: "truncated, not a crash").
+  if (propertyProblem(tags) ?? propertyProblem(user) ?? propertyProblem(extra)) {
+    const dropped = trimProperties(tags) + trimProperties(user) + trimProperties(extra, OWN_EXTRA_KEYS);
+    extra['properties_dropped'] = dropped;
+  }
 
   const traceContext = (contexts['trace'] ?? {}) as { trace_id?: unknown; span_id?: unknown };
   const traceId = typeof traceContext.trace_id === 'string' && TRACE_ID.test(traceContext.trace_id) ? traceContext.trace_id.toLowerCase() : null;
@@ -267,18 +272,29 @@ function messageOf(event: SentryEvent): string | undefined {
  * `%f`, `%r`, `%%`) from a list, `%(name)s` from an object.
  */
 function formatted(message: string, params: unknown): string {
+  // Each replacement counts against the cut, so a message of many placeholders cannot grow without bound.
+  let length = 0;
+  const fill = (text: string) => {
+    const room = Math.max(0, MAX_MESSAGE_CHARS - length);
+    const piece = text.length > room ? text.slice(0, room) : text;
+    length += piece.length;
+    return piece;
+  };
+  let result = message;
   if (Array.isArray(params) && params.length > 0) {
     let next = 0;
-    return message.replace(/%[sdifr%]/g, (spec) => (spec === '%%' ? '%' : next < params.length ? paramText(params[next++]) : spec));
-  }
-  if (params && typeof params === 'object' && !Array.isArray(params)) {
+    result = message.replace(/%[sdifr%]/g, (spec) => (spec === '%%' ? '%' : next < params.length ? fill(paramText(params[next++])) : spec));
+  } else if (params && typeof params === 'object' && !Array.isArray(params)) {
     const named = params as Record<string, unknown>;
-    return message.replace(/%\((\w+)\)[sdifr]/g, (spec, name: string) => (Object.hasOwn(named, name) ? paramText(named[name]) : spec));
+    result = message.replace(/%\((\w+)\)[sdifr]/g, (spec, name: string) => (Object.hasOwn(named, name) ? fill(paramText(named[name])) : spec));
   }
-  return message;
+  return result.length > MAX_MESSAGE_CHARS ? result.slice(0, MAX_MESSAGE_CHARS) : result;
 }
 
-const paramText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+function paramText(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > MAX_PARAM_CHARS ? text.slice(0, MAX_PARAM_CHARS) : text;
+}
 
 /** A frame list as SentryFrameSchema reads frames: what a thread's stack is checked with. */
 const validateFrames = itemValidator(Type.Array(SentryFrameSchema));
@@ -297,22 +313,25 @@ function threadFrames(input: unknown): SentryFrame[] | undefined {
 }
 
 /**
- * Drops a bag's keys longer than allowed, then keys beyond the most allowed (less `reserve`, room for a note);
- * answers how many went.
+ * Drops a bag's keys longer than allowed, then the last keys beyond the most allowed, never the `own` ones (and
+ * leaving room for the note that says how many went); answers how many went.
  */
-function trimProperties(bag: Properties, reserve = 0): number {
+function trimProperties(bag: Properties, own: ReadonlySet<string> = new Set()): number {
   let dropped = 0;
-  const keys = Object.keys(bag);
-  for (const key of keys) {
-    if (key.length > PROPERTY_LIMITS.maxKeyLength) {
+  for (const key of Object.keys(bag)) {
+    if (key.length > PROPERTY_LIMITS.maxKeyLength && !own.has(key)) {
       delete bag[key];
       dropped += 1;
     }
   }
-  const kept = Object.keys(bag);
-  for (const key of kept.slice(PROPERTY_LIMITS.maxKeys - reserve)) {
-    delete bag[key];
+  const keys = Object.keys(bag);
+  const allowed = PROPERTY_LIMITS.maxKeys - (own.size > 0 ? 1 : 0);
+  let count = keys.length;
+  for (let index = keys.length - 1; index >= 0 && count > allowed; index--) {
+    if (own.has(keys[index]!)) continue;
+    delete bag[keys[index]!];
     dropped += 1;
+    count -= 1;
   }
   return dropped;
 }

@@ -60,6 +60,23 @@ describe('envelope event items', () => {
     expect(row!['id']).toBe('aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa');
   });
 
+  it("keeps each event's own id in an envelope of several, whatever the header's event_id", async () => {
+    const reply = await postSentry(
+      envelope(
+        [
+          { type: 'event', payload: exceptionEvent('several one', { event_id: '1'.repeat(32) }) },
+          { type: 'event', payload: exceptionEvent('several two', { event_id: '2'.repeat(32) }) },
+          { type: 'event', payload: exceptionEvent('several three') },
+        ],
+        { event_id: 'd'.repeat(32) },
+      ),
+    );
+    expect(reply.body).toMatchObject({ accepted: 3 });
+    const ids = await Promise.all(['several one', 'several two', 'several three'].map(async (value) => (await storedErrors(value))[0]!['id']));
+    expect(ids.slice(0, 2)).toEqual(['11111111-1111-1111-1111-111111111111', '22222222-2222-2222-2222-222222222222']);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it("corrects a device clock 20 hours ahead from the envelope's sent_at", async () => {
     const ahead = Date.now() + 20 * 3_600_000;
     const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('clock ahead', { timestamp: (ahead - 600_000) / 1000 }) }], { sent_at: new Date(ahead).toISOString() }));
@@ -216,6 +233,13 @@ describe('envelope rate limits', () => {
     expect(notJson.body.error.code).toBe('VALIDATION_ERROR');
     const wrongProject = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id + 1}/store/`, { body: JSON.stringify(event), headers: sentryAuth(fixture.setup.publicKey) });
     expect(wrongProject.status).toBe(401);
+    const keyless = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, { body: JSON.stringify(event) });
+    expect(keyless.status).toBe(401);
+    expect(keyless.body.error.code).toBe('UNAUTHORIZED');
+    const huge = exceptionEvent('x'.repeat(1024 * 1024));
+    const tooLarge = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, { body: JSON.stringify(huge), headers: sentryAuth(fixture.setup.publicKey) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('answers 429 RATE_LIMITED with Retry-After and X-Sentry-Rate-Limits over the free plan rate', async () => {

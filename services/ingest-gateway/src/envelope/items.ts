@@ -14,6 +14,8 @@ export interface EnvelopeItemContext {
   key: ResolvedKey;
   /** The envelope's header (event_id, dsn, sent_at, sdk…). */
   envelope: Record<string, unknown>;
+  /** How many `event` items the envelope holds: the header's event_id names the event only when there is one. */
+  eventItems: number;
   /** Where replay recordings, profile chunks and attachments are stored before their rows are routed. */
   blobs: BlobStore;
 }

@@ -13,12 +13,12 @@ import {
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
 import { metrics, newId, unauthorized, validationError } from '@tlm/core';
-import { parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
+import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
 import { envelopeBody } from './body';
-import { MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
+import { DEFAULT_ITEM_LIMIT_BYTES, MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
 import { ENVELOPE_ITEM_KINDS } from './registry';
 
 export interface EnvelopeDeps {
@@ -60,19 +60,22 @@ function sentryCredential(req: Request): string | undefined {
 }
 
 /**
- * Sentry's legacy store endpoint takes one event as its JSON body (older SDKs, raven): it is read as an envelope of
- * that one `event` item, under the event's own event_id.
+ * Sentry's legacy store endpoint takes one event as its JSON body (older SDKs, raven), at most an event item's 1 MiB:
+ * it is read as an envelope of that one `event` item, under the event's own event_id. Its key comes from the headers
+ * or the query (a store body names no DSN), so it is checked before the body is read.
  */
+const rawStoreBody = envelopeBody(DEFAULT_ITEM_LIMIT_BYTES);
+const noEnvelopeYet: RequestHandler = (_req, res, next) => {
+  res.locals['envelope'] = { header: {}, items: [] } satisfies Envelope;
+  next();
+};
 const storeBody: RequestHandler = (req, res, next) => {
   const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (payload.length === 0) throw validationError('malformed event: the body is empty');
-  let eventId: unknown;
-  try {
-    eventId = (JSON.parse(payload.toString('utf8')) as { event_id?: unknown } | null)?.event_id;
-  } catch {
-    throw validationError('malformed event: the body is not JSON');
-  }
-  const envelope: Envelope = { header: typeof eventId === 'string' ? { event_id: eventId } : {}, items: [{ header: { type: 'event' }, payload }] };
+  const eventId = jsonPayload({ header: { type: 'event' }, payload });
+  if (!eventId.ok) throw validationError('malformed event: the body is not a JSON object');
+  const id = eventId.value['event_id'];
+  const envelope: Envelope = { header: isEventId(id) ? { event_id: id } : {}, items: [{ header: { type: 'event' }, payload }] };
   res.locals['envelope'] = envelope;
   next();
 };
@@ -86,7 +89,8 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
   return async (req, res) => {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
-    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, blobs };
+    const eventItems = envelope.items.reduce((count, item) => count + (item.header.type === 'event' ? 1 : 0), 0);
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, blobs };
     let accepted = 0;
     let rejected = 0;
     let skipped = 0;
@@ -184,10 +188,11 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
     (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route'),
     ingestCors,
     regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
-    rawEnvelope,
-    storeBody,
+    noEnvelopeYet,
     sentryAuth(deps.keys),
     ...afterKey,
+    rawStoreBody,
+    storeBody,
     handleEnvelope(deps.bus, deps.blobs),
   );
   return router;
