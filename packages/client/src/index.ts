@@ -204,8 +204,13 @@ function typedAttributes(values: Properties): Properties {
   return typed;
 }
 
+/** The active span, shared by the process's clients (one AsyncLocalStorage, however many clients). */
+const activeSpan = new AsyncLocalStorage<Span>();
+
 /** Clients with something queued when the process runs out of work: flushed then, so a short script loses nothing. */
 const liveClients = new Set<Client>();
+/** How often one client sends at exit: an onError that logs through the client must not keep the process alive. */
+const MAX_EXIT_FLUSHES = 3;
 let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -213,9 +218,11 @@ function installExitHook(): void {
   // beforeExit comes when the event loop empties (not on process.exit() or a crash); the flush's requests keep the
   // process alive until they are done, and then it comes again with nothing left to send.
   process.on('beforeExit', () => {
-    for (const client of liveClients) void client.flush();
+    for (const client of liveClients) void client.flushAtExit();
   });
 }
+/** At exit a request is tried once, for at most this long: a service that is down must not hold a script's exit. */
+const EXIT_REQUEST_TIMEOUT_MS = 2_000;
 
 export class Client {
   readonly endpoint: string;
@@ -226,7 +233,9 @@ export class Client {
   private queue: Queued[] = [];
   private readonly timer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
-  private readonly active = new AsyncLocalStorage<Span>();
+  private readonly active = activeSpan;
+  private exitFlushes = 0;
+  private exiting = false;
   private readonly options: Required<Pick<ClientOptions, 'batchSize' | 'flushInterval' | 'maxRetries' | 'retryBaseMs' | 'requestTimeoutMs'>> & ClientOptions;
 
   constructor(options: ClientOptions) {
@@ -396,6 +405,18 @@ export class Client {
     return this.sending;
   }
 
+  /** @internal The exit hook's flush: one attempt per request, a short timeout, at most MAX_EXIT_FLUSHES times. */
+  async flushAtExit(): Promise<void> {
+    if (this.queue.length === 0 || this.exitFlushes >= MAX_EXIT_FLUSHES) return;
+    this.exitFlushes += 1;
+    this.exiting = true;
+    try {
+      await this.flush();
+    } finally {
+      this.exiting = false;
+    }
+  }
+
   /** Flushes until nothing is queued (items logged meanwhile too) and stops the timer; the client sends nothing after. */
   async close(): Promise<void> {
     clearInterval(this.timer);
@@ -531,7 +552,7 @@ export class Client {
           method: 'POST',
           headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': contentType },
           body,
-          signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+          signal: AbortSignal.timeout(this.exiting ? Math.min(EXIT_REQUEST_TIMEOUT_MS, this.options.requestTimeoutMs) : this.options.requestTimeoutMs),
         });
         await response.arrayBuffer();
         if (response.ok) return;
@@ -540,13 +561,13 @@ export class Client {
           return;
         }
         const retryAfter = Number(response.headers.get('retry-after'));
-        if (response.status === 429 && response.headers.has('retry-after') && Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
-        if (attempt >= this.options.maxRetries) {
+        if (response.headers.has('retry-after') && Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
+        if (attempt >= this.options.maxRetries || this.exiting) {
           this.report(new ClientError(response.status, 'GAVE_UP', `${path} still answered ${response.status} after ${attempt + 1} attempts`));
           return;
         }
       } catch (error) {
-        if (attempt >= this.options.maxRetries) {
+        if (attempt >= this.options.maxRetries || this.exiting) {
           this.report(asError(error));
           return;
         }

@@ -217,13 +217,15 @@ describe('failures never reach the host', () => {
   let fake: http.Server;
   const answers: number[] = [];
   let requests = 0;
+  /** What 429 answers (and 503 answers, when not '0') say in Retry-After. */
+  let retryAfterSeconds = '0';
   beforeAll(async () => {
     fake = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         requests += 1;
         const status = answers.shift() ?? 202;
-        res.writeHead(status, status === 429 ? { 'retry-after': '0' } : {});
+        res.writeHead(status, status === 429 ? { 'retry-after': retryAfterSeconds } : status === 503 && retryAfterSeconds !== '0' ? { 'retry-after': retryAfterSeconds } : {});
         res.end(status === 202 ? '{"accepted":1,"rejected":0,"errors":[]}' : '{"error":{"code":"X","message":"x"}}');
       });
     });
@@ -233,6 +235,7 @@ describe('failures never reach the host', () => {
   beforeEach(() => {
     requests = 0;
     answers.length = 0;
+    retryAfterSeconds = '0';
   });
   const fakeUrl = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
 
@@ -290,7 +293,7 @@ describe('failures never reach the host', () => {
     expect(requests).toBe(2);
   });
 
-  it('backs off exponentially on 429, never sooner than Retry-After says', async () => {
+  it('backs off exponentially on 429 when Retry-After asks for less', async () => {
     answers.push(429, 429, 429);
     const times: number[] = [];
     const paced = client({ endpoint: fakeUrl(), retryBaseMs: 40 });
@@ -334,6 +337,35 @@ describe('failures never reach the host', () => {
     const exited = await new Promise<number | null>((resolve) => execFile(process.execPath, ['-e', script], (error) => resolve(error ? (error.code as number) : 0)));
     expect(exited).toBe(0);
     expect(requests).toBe(1);
+  });
+
+  it('tries each request once at exit, so a failing service does not hold the script', async () => {
+    answers.push(503, 503, 503, 503, 503, 503);
+    const script = `const { Client } = require(${JSON.stringify(require.resolve('../dist/index.js'))});
+      new Client({ apiKey: 'tlm_sk_us_x', endpoint: ${JSON.stringify(fakeUrl())}, retryBaseMs: 10 }).info('last words');`;
+    const exited = await new Promise<number | null>((resolve) => execFile(process.execPath, ['-e', script], (error) => resolve(error ? (error.code as number) : 0)));
+    expect(exited).toBe(0);
+    expect(requests).toBe(1);
+  });
+
+  it('waits at least what Retry-After says before the next attempt, 503 or 429', async () => {
+    answers.push(503);
+    retryAfterSeconds = '1';
+    const times: number[] = [];
+    const paced = client({ endpoint: fakeUrl(), retryBaseMs: 10 });
+    const original = globalThis.fetch;
+    globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
+      times.push(Date.now());
+      return original(...args);
+    }) as typeof fetch;
+    try {
+      paced.info('after retry-after');
+      await paced.flush();
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(requests).toBe(2);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(995);
   });
 
   it('is disabled without an apiKey, and says so', async () => {
