@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
-import { CompressionTypes, type KafkaMessage } from 'kafkajs';
-import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, producerConfig, producerRecord, topicSpec } from './kafka';
+import { CompressionTypes, ConfigResourceTypes, ConfigSource, type KafkaMessage } from 'kafkajs';
+import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
 import type { MessagePosition } from './bus';
 import { Topics } from './topics';
 
@@ -128,6 +128,43 @@ describe('topicSpec', () => {
         ],
       });
     }
+  });
+});
+
+describe('raisedMessageLimits', () => {
+  const entry = (configName: string, configValue: string, configSource: ConfigSource) => ({
+    configName,
+    configValue,
+    configSource,
+    isDefault: configSource !== ConfigSource.TOPIC_CONFIG,
+    isSensitive: false,
+    readOnly: false,
+    configSynonyms: [],
+  });
+  const resource = (resourceName: string, configEntries: ReturnType<typeof entry>[]) => ({ resourceName, resourceType: ConfigResourceTypes.TOPIC, errorCode: 0, errorMessage: '', configEntries });
+
+  it("raises topics made with the broker's limit, keeping their own settings, and leaves raised ones alone", () => {
+    const described = {
+      throttleTime: 0,
+      resources: [
+        resource('tlm.key-changes.v1', [
+          entry('max.message.bytes', '1048588', ConfigSource.DEFAULT_CONFIG),
+          entry('retention.ms', '60000', ConfigSource.TOPIC_CONFIG),
+          entry('cleanup.policy', 'delete', ConfigSource.DEFAULT_CONFIG),
+        ]),
+        resource('tlm.logs.v1', [entry('max.message.bytes', String(MAX_MESSAGE_BYTES), ConfigSource.TOPIC_CONFIG)]),
+      ],
+    };
+    expect(raisedMessageLimits(described)).toEqual([
+      {
+        type: ConfigResourceTypes.TOPIC,
+        name: 'tlm.key-changes.v1',
+        configEntries: [
+          { name: 'retention.ms', value: '60000' },
+          { name: 'max.message.bytes', value: '67108864' },
+        ],
+      },
+    ]);
   });
 });
 

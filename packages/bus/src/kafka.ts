@@ -2,9 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { type Logger, metrics, splitList } from '@tlm/core';
 import {
   CompressionTypes,
+  ConfigResourceTypes,
+  ConfigSource,
   Kafka,
   logLevel,
   type Consumer,
+  type DescribeConfigResponse,
+  type IResourceConfig,
   type ITopicConfig,
   type KafkaMessage,
   type Producer,
@@ -104,6 +108,28 @@ export function topicSpec(topic: Topic, options: { partitions: number; replicati
 }
 
 /**
+ * The configuration changes that raise existing topics to MAX_MESSAGE_BYTES (topics created before it was set keep the
+ * broker's limit). Kafka's AlterConfigs replaces a topic's whole configuration, so each change carries the topic's
+ * other own settings too (the retention of short-lived topics); topics already there are left alone.
+ */
+export function raisedMessageLimits(described: DescribeConfigResponse): IResourceConfig[] {
+  return described.resources.flatMap((resource) => {
+    const limit = resource.configEntries.find((entry) => entry.configName === 'max.message.bytes');
+    if (resource.errorCode !== 0 || (limit && Number(limit.configValue) >= MAX_MESSAGE_BYTES)) return [];
+    const own = resource.configEntries
+      .filter((entry) => entry.configSource === ConfigSource.TOPIC_CONFIG && !entry.isSensitive && !entry.readOnly && entry.configName !== 'max.message.bytes')
+      .map((entry) => ({ name: entry.configName, value: entry.configValue }));
+    return [
+      {
+        type: ConfigResourceTypes.TOPIC,
+        name: resource.resourceName,
+        configEntries: [...own, { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) }],
+      },
+    ];
+  });
+}
+
+/**
  * Consumer group of a subscription: one per topic, shared by the group's processes, or one per process for broadcast.
  * kafkajs assigns a group's partitions only among the topics its leader subscribes to, so members of one group that
  * subscribe to different topics would leave most partitions unread; each topic gets a group of its own.
@@ -136,6 +162,15 @@ export class KafkaBus implements Bus {
       const missing = Object.values(Topics).filter((topic) => !existing.has(topic));
       if (missing.length > 0) {
         await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => topicSpec(topic, options)) });
+      }
+      const present = Object.values(Topics).filter((topic) => existing.has(topic));
+      if (present.length > 0) {
+        const described = await admin.describeConfigs({
+          includeSynonyms: false,
+          resources: present.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+        });
+        const raised = raisedMessageLimits(described);
+        if (raised.length > 0) await admin.alterConfigs({ validateOnly: false, resources: raised });
       }
     } finally {
       await admin.disconnect();

@@ -58,8 +58,11 @@ interface Translation {
   answer?: QueryAnswer;
 }
 
-/** The latest turns of a conversation given to the translator (ten questions and their answers). */
-const MAX_HISTORY_TURNS = 20;
+/**
+ * The latest turns of a conversation given to the translator: the built-in one folds every answered question of them
+ * into the current one, so a long run of follow-ups keeps its first question; a model is given the last 20.
+ */
+const MAX_HISTORY_TURNS = 400;
 
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
@@ -113,7 +116,7 @@ export function aiRoutes(deps: AiDeps): Router {
       throw notFound('no conversation with this session_id');
     }
     // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up.
-    const history = sessionId === undefined ? [] : (await listMessages(deps.metadata, sessionId)).slice(-MAX_HISTORY_TURNS);
+    const history = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
     const translation = await translateValidated(key.projectId, input.message, 'explorer', history);
     let reply: string;
     // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md

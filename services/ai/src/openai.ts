@@ -1,6 +1,9 @@
 import { SOURCES } from '@tlm/gql';
 import type { NlRequest, Translator } from './translator';
 
+/** The conversation's latest turns a model is given (ten questions and their answers). */
+const MAX_MODEL_TURNS = 20;
+
 /**
  * Any OpenAI-compatible chat completions endpoint (AI_BASE_URL, AI_API_KEY, AI_MODEL). The model only proposes
  * text; the caller parses and validates it as GQL before anything runs.
@@ -30,7 +33,7 @@ export class OpenAiTranslator implements Translator {
         messages: [
           { role: 'system', content: system },
           // Earlier turns, the answers as the queries they ran: a follow-up ("and last week?") refers to them.
-          ...history.map((turn) => ({ role: turn.role, content: turn.role === 'assistant' && turn.queries.length > 0 ? turn.queries.join('\n') : turn.content })),
+          ...history.slice(-MAX_MODEL_TURNS).map((turn) => ({ role: turn.role, content: turn.role === 'assistant' && turn.queries.length > 0 ? turn.queries.join('\n') : turn.content })),
           { role: 'user', content: prompt },
         ],
       }),

@@ -98,6 +98,12 @@ describe('POST /v1/ai/chat', () => {
     const followUp = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and over the last 7 days?', session_id: first.body.session_id } });
     expect(followUp.status).toBe(200);
     expect(followUp.body.queries).toEqual(['from:logs severity:error | count | last:7d']);
+    // A long run of follow-ups keeps the first question's filter and count.
+    let last = followUp;
+    for (const days of [2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14]) {
+      last = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: `and over the last ${days} days?`, session_id: first.body.session_id } });
+    }
+    expect(last.body.queries).toEqual(['from:logs severity:error | count | last:14d']);
     // Without the session the same words are a question of their own.
     const alone = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and over the last 7 days?' } });
     expect(alone.body.queries).toEqual(['from:logs | last:7d']);

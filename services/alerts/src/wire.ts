@@ -72,7 +72,8 @@ export const SloPatch = Type.Partial(Type.Object(sloFields), { additionalPropert
  * (a Slack or Teams hook's path), which a read-only key should not hand out; keys that may change rules see it whole.
  */
 export function redactedChannels(channels: AlertRuleRow['channels']): AlertRuleRow['channels'] {
-  return channels.map((channel) => ({ ...channel, url: `${new URL(channel.url).origin}/…` }));
+  // A URL stored before webhook URLs were checked may not parse; it shows as nothing at all.
+  return channels.map((channel) => ({ ...channel, url: URL.canParse(channel.url) ? `${new URL(channel.url).origin}/…` : '…' }));
 }
 
 export const ruleJson = (rule: AlertRuleRow, readOnly = false) => ({

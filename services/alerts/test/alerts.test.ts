@@ -115,6 +115,11 @@ describe('alert rules', () => {
     const listed = await server.api.get('/v1/alerts', { token: reader.key });
     expect(JSON.stringify(listed.body)).not.toContain('secret-token');
     expect((await server.api.get(`/v1/alerts/${created.body.id}`, { token: setup.secretKey })).body.channels).toEqual([{ type: 'webhook', url }]);
+    // A URL stored before URLs were checked ('http://') shows as nothing to a reader, not as a 500.
+    await server.standalone.metadata.query(`update alert_rules set channels = $2::jsonb where id = $1`, [created.body.id, JSON.stringify([{ type: 'webhook', url: 'http://' }])]);
+    const old = await server.api.get(`/v1/alerts/${created.body.id}`, { token: reader.key });
+    expect(old.status).toBe(200);
+    expect(old.body.channels).toEqual([{ type: 'webhook', url: '…' }]);
   });
 
   it('mutes for a number of minutes and unmutes with 0', async () => {

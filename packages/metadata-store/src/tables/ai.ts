@@ -32,8 +32,13 @@ export async function appendMessages(
   await sql.query('update ai_conversations set updated_at = now() where id = $1', [conversationId]);
 }
 
-export async function listMessages(sql: SqlClient, conversationId: string): Promise<AiMessageRow[]> {
-  return sql.query<AiMessageRow>('select * from ai_messages where conversation_id = $1 order by created_at, id', [conversationId]);
+/** The conversation's latest `limit` messages, oldest first. */
+export async function listMessages(sql: SqlClient, conversationId: string, limit = 1_000): Promise<AiMessageRow[]> {
+  return sql.query<AiMessageRow>(
+    `select * from (select * from ai_messages where conversation_id = $1 order by created_at desc, id desc limit $2) latest
+     order by created_at, id`,
+    [conversationId, limit],
+  );
 }
 
 /** AI queries an organization used in a month (signal 'ai_queries' of the usage counters of its projects). */
