@@ -25,9 +25,13 @@ export async function checkSourceMap(content: string | object): Promise<string> 
   if (problem) throw validationError(`content is not a source map: ${problem}`);
   try {
     const consumer = await new SourceMapConsumer(map as RawSourceMap | RawIndexMap);
-    // Mappings are decoded on first use; one lookup makes a broken `mappings` string fail here, not at ingest.
-    consumer.originalPositionFor({ line: 1, column: 0 });
-    consumer.destroy();
+    try {
+      // Mappings are decoded on first use: walking every one (every section of an index map) makes a broken
+      // `mappings` string, or a segment naming a source or a name the map does not list, fail here, not at ingest.
+      consumer.eachMapping(() => undefined);
+    } finally {
+      consumer.destroy();
+    }
   } catch (error) {
     throw validationError(`content is not a source map: ${(error as Error).message}`);
   }
@@ -38,10 +42,22 @@ function sourceMapProblem(map: unknown): string | undefined {
   if (typeof map !== 'object' || map === null || Array.isArray(map)) return 'it is not a JSON object';
   const fields = map as Record<string, unknown>;
   if (fields['version'] !== 3) return 'version must be 3';
-  if (Array.isArray(fields['sections'])) return undefined;
+  if (Array.isArray(fields['sections'])) {
+    const sections = fields['sections'] as unknown[];
+    for (const [index, section] of sections.entries()) {
+      const inner = (section as { map?: unknown } | null)?.map;
+      const problem = inner === undefined ? 'has no map' : sourceMapProblem(inner);
+      if (problem) return `section ${index} ${problem}`;
+    }
+    return undefined;
+  }
   if (typeof fields['mappings'] !== 'string') return 'mappings must be a string';
   if (!Array.isArray(fields['sources']) || !fields['sources'].every((source) => typeof source === 'string' || source === null)) {
     return 'sources must be an array of strings';
+  }
+  const contents = fields['sourcesContent'];
+  if (contents !== undefined && contents !== null && (!Array.isArray(contents) || !contents.every((content) => typeof content === 'string' || content === null))) {
+    return 'sourcesContent must be an array of strings';
   }
   return undefined;
 }

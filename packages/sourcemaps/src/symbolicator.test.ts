@@ -138,6 +138,13 @@ describe('Symbolicator.symbolicate', () => {
     expect(await symbolicator.symbolicate(projectId, 'shop@9.9.9', null, elsewhere)).toEqual(elsewhere);
   });
 
+  it('leaves a frame minified when its stored map fails on the lookup, instead of failing the errors', async () => {
+    // Stored directly: a map the upload check now refuses (its second segment names a source it does not list).
+    await upload('shop@broken', '~/static/b.js', JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: 'AAAA,KCAA' }));
+    const frames = [frame({ filename: 'https://shop.example.com/static/b.js', lineno: 1, colno: 6 })];
+    expect(await new Symbolicator(metadata).symbolicate(projectId, 'shop@broken', null, frames)).toEqual(frames);
+  });
+
   it('uses only the given dist, and without one prefers the map uploaded without a dist', async () => {
     const other = new SourceMapGenerator({ file: 'app.min.js' });
     other.addMapping({ generated: { line: 1, column: 10 }, original: { line: 99, column: 0 }, source: 'src/ios.js' });

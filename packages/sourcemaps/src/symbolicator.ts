@@ -217,12 +217,26 @@ export class Symbolicator {
   }
 }
 
+/**
+ * The original position of a minified one, or null. A map that fails on it (stored before uploads were checked this
+ * closely, or broken in a way no check foresaw) leaves the frame minified: it must not fail the error, nor the
+ * batch of other projects' errors it travels with.
+ */
 function originalPosition(map: ParsedMap, lineno: number, colno: number): MappedPosition | null {
+  try {
+    return lookUp(map, lineno, colno);
+  } catch {
+    return null;
+  }
+}
+
+function lookUp(map: ParsedMap, lineno: number, colno: number): MappedPosition | null {
   const found = map.consumer.originalPositionFor({ line: lineno, column: colno - 1 });
   if (found.source === null || found.line === null || found.column === null) return null;
   let lines = map.sourceLines.get(found.source);
   if (lines === undefined) {
-    lines = map.consumer.sourceContentFor(found.source, true)?.split(/\r?\n/) ?? null;
+    const content: unknown = map.consumer.sourceContentFor(found.source, true);
+    lines = typeof content === 'string' ? content.split(/\r?\n/) : null;
     map.sourceLines.set(found.source, lines);
   }
   const contextLine = lines?.[found.line - 1];

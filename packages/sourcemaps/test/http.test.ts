@@ -119,6 +119,21 @@ describe('PUT /v1/artifacts', () => {
     ['a version 2 map', JSON.stringify({ version: 2, sources: [], mappings: '' }), 'content is not a source map: version must be 3'],
     ['a map without mappings', JSON.stringify({ version: 3, sources: [] }), 'content is not a source map: mappings must be a string'],
     ['a map with broken mappings', JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: '!!!!' }), 'content is not a source map: Error parsing mappings (code 4): invalid base 64 character while parsing a VLQ'],
+    // Each of these passed a lookup of line 1, column 0 and failed symbolication later, for every error of the release.
+    ['a segment naming a source the map lacks', JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: 'AAAA,KCAA' }), 'content is not a source map: No element indexed by 1'],
+    ['a segment naming a name the map lacks', JSON.stringify({ version: 3, sources: ['a.js'], names: ['x'], mappings: 'AAAAA,KAAAQ' }), 'content is not a source map: No element indexed by 8'],
+    ['sourcesContent that is not text', JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: 'AAAA', sourcesContent: [5] }), 'content is not a source map: sourcesContent must be an array of strings'],
+    [
+      'an index map whose second section is broken',
+      JSON.stringify({
+        version: 3,
+        sections: [
+          { offset: { line: 0, column: 0 }, map: { version: 3, sources: ['a.js'], names: [], mappings: 'AAAA' } },
+          { offset: { line: 10, column: 0 }, map: { version: 3, sources: ['b.js'], names: [], mappings: '!!!!' } },
+        ],
+      }),
+      'content is not a source map: Error parsing mappings (code 4): invalid base 64 character while parsing a VLQ',
+    ],
   ])('rejects %s with 400 VALIDATION_ERROR', async (_label, content, message) => {
     const reply = await putJson({ release: 'shop@bad', name: '~/a.js.map', content });
     expect(reply.status).toBe(400);
