@@ -3,7 +3,7 @@ import { newId } from '@tlm/core';
 import type { IngestContext } from './context';
 import { PROPERTY_LIMITS, flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
-import { isoTime } from './time';
+import { isIsoTime, isoTime } from './time';
 import { itemValidator } from './validation';
 
 /**
@@ -495,6 +495,7 @@ function timeOf(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
   if (typeof value !== 'number' && typeof value !== 'string') return undefined;
   const numeric = typeof value === 'number' ? value : /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : undefined;
+  if (numeric === undefined && !isIsoTime(value as string)) return undefined;
   const ms = numeric !== undefined ? Math.round(numeric * 1000) : Date.parse(HAS_ZONE.test(value as string) ? (value as string) : `${value}Z`);
   return Number.isFinite(ms) ? ms : undefined;
 }

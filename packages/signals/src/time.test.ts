@@ -36,6 +36,18 @@ describe('itemTimestamp', () => {
     expect(itemTimestamp('2001-01-01T00:00:00Z', RECEIVED_AT)).toEqual({ ok: true, value: Date.parse('2001-01-01T00:00:00Z') });
   });
 
+  it.each(['May 5 2026', 'x 2026', '-5', '2026-02-30T00:00:00Z', '2026-13-01', '2026-05-01T25:00:00Z', '5'])(
+    'rejects %j, which Date.parse would read (or roll over) but is no ISO 8601 time',
+    (text) => {
+      expect(itemTimestamp(text, RECEIVED_AT)).toEqual({ ok: false, reason: 'timestamp must be an ISO 8601 date-time' });
+    },
+  );
+
+  it('reads an ISO 8601 date alone as its midnight UTC, and a space for the T', () => {
+    expect(itemTimestamp('2026-04-30', RECEIVED_AT)).toEqual({ ok: true, value: Date.parse('2026-04-30T00:00:00Z') });
+    expect(itemTimestamp('2026-04-30 08:15:30Z', RECEIVED_AT)).toEqual({ ok: true, value: Date.parse('2026-04-30T08:15:30Z') });
+  });
+
   it('rejects text that is not a date-time', () => {
     expect(itemTimestamp('not a time', RECEIVED_AT)).toEqual({ ok: false, reason: 'timestamp must be an ISO 8601 date-time' });
   });

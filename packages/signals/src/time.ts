@@ -1,4 +1,16 @@
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { accept, reject, type ItemResult } from './result';
+
+const dateTimeFormat = fullFormats['iso-date-time'] as { validate: (text: string) => boolean };
+const dateFormat = fullFormats.date as { validate: (text: string) => boolean };
+
+/**
+ * Whether a text is an ISO 8601 date-time (zone optional, `T` or a space between) or date, with real calendar values:
+ * what Date.parse reads beyond that (`May 5 2026`, `x 2026`, `2026-02-30`, which it rolls over) is no time of ours.
+ */
+export function isIsoTime(text: string): boolean {
+  return dateTimeFormat.validate(text) || dateFormat.validate(text);
+}
 
 /** Client clocks drift; beyond this a timestamp is a bug, and it would hide the row from every "last:" range. */
 const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
@@ -7,6 +19,7 @@ const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 /** The item's own time (ISO 8601; no zone means UTC) or the server's receive time, as epoch milliseconds. */
 export function itemTimestamp(value: string | undefined, receivedAt: number): ItemResult<number> {
   if (value === undefined) return accept(receivedAt);
+  if (!isIsoTime(value)) return reject('timestamp must be an ISO 8601 date-time');
   const parsed = Date.parse(HAS_ZONE.test(value) ? value : `${value}Z`);
   if (Number.isNaN(parsed)) return reject('timestamp must be an ISO 8601 date-time');
   // Before the epoch is a bug too (year 0000 once stopped the monthly usage counts: Postgres dates start at 4713 BC).
