@@ -48,11 +48,10 @@ export async function erasePerson(
   store: AnalyticsStore,
   projectId: string,
   distinctId: string,
-): Promise<{ removed: Record<string, number>; blobKeys: string[]; attachmentEvents: string[] }> {
+): Promise<{ removed: Record<string, number>; replaySessions: string[]; attachmentEvents: string[] }> {
   const clickhouse = store.dialect === 'clickhouse';
   const inProject = clickhouse ? 'project_id = {project_id:UUID}' : 'project_id = $project_id';
   const removed: Record<string, number> = {};
-  const blobKeys: string[] = [];
 
   // Chunk rows name their session, not the person: find the person's sessions first.
   const sessions = await store.query(
@@ -64,7 +63,6 @@ export async function erasePerson(
     const condition = `${inProject} AND session_id = ${clickhouse ? '{session:String}' : '$session'}`;
     const params = { project_id: projectId, session: String(session['id']) };
     const chunks = await store.query(`SELECT blob_key FROM replay_chunks${clickhouse ? ' FINAL' : ''} WHERE ${condition}`, params);
-    blobKeys.push(...chunks.map((chunk) => String(chunk['blob_key'])));
     removed['replay_chunks'] += chunks.length;
     if (chunks.length > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
   }
@@ -91,5 +89,7 @@ export async function erasePerson(
     removed[table.name] = Number(counted?.['n'] ?? 0);
     if (removed[table.name]! > 0) await store.execute(`DELETE FROM ${table.name} WHERE ${condition}`, params);
   }
-  return { removed, blobKeys, attachmentEvents };
+  // The sessions' bodies are found by session in the blob store, on every day (a chunk sent again on a later day left
+  // a copy under the earlier one that no row names any more).
+  return { removed, replaySessions: sessions.map((session) => String(session['id'])), attachmentEvents };
 }

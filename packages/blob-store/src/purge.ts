@@ -22,17 +22,23 @@ export async function deleteBlobsBefore(blobs: BlobStore, projectId: string, cut
 }
 
 /**
- * Removes the attachment bodies of some events of a project (GDPR erasure), on every day they were received: an
- * envelope sent again on a later day stores its attachment under that day, and the row names only the last.
+ * Removes the bodies of some owners of a project (GDPR erasure) on every day they were received: attachments of
+ * error events (`<project>/attachments/<day>/<event>/…`) or chunks of replay sessions (`<project>/replays/<day>/
+ * <session>/…`). A body sent again on a later day is stored under that day as well, and each copy goes.
  */
-export async function deleteAttachmentBlobs(blobs: BlobStore, projectId: string, eventIds: readonly string[]): Promise<number> {
-  if (eventIds.length === 0) return 0;
-  const events = new Set(eventIds);
-  const prefix = `${projectBlobPrefix(projectId)}attachments/`;
+export async function deleteOwnedBlobs(
+  blobs: BlobStore,
+  projectId: string,
+  signal: 'attachments' | 'replays',
+  owners: readonly string[],
+): Promise<number> {
+  if (owners.length === 0) return 0;
+  const wanted = new Set(owners);
+  const prefix = `${projectBlobPrefix(projectId)}${signal}/`;
   const folders = new Set<string>();
   for (const key of await blobs.list(prefix)) {
-    const [day, event] = key.slice(prefix.length).split('/', 2);
-    if (day && event && events.has(event)) folders.add(`${prefix}${day}/${event}/`);
+    const [day, owner] = key.slice(prefix.length).split('/', 2);
+    if (day && owner && wanted.has(owner)) folders.add(`${prefix}${day}/${owner}/`);
   }
   let removed = 0;
   for (const folder of folders) removed += await blobs.deletePrefix(folder);

@@ -82,6 +82,9 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     const bodiesOf = async (session: string) =>
       (await server.standalone.blobs.list(`${setup.project.id}/replays/`)).filter((key) => key.includes(`/${session}/`));
     expect(await bodiesOf('s-erased')).toHaveLength(1);
+    // The same chunk sent on an earlier day too: its copy there is named by no row any more.
+    await server.standalone.blobs.put(`${setup.project.id}/replays/2026-01-01/s-erased/0`, chunk);
+    expect(await bodiesOf('s-erased')).toHaveLength(2);
 
     const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
     const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-9' } });

@@ -262,6 +262,19 @@ describe('Sentry replay_event and replay_recording envelope items', () => {
     expect(readFileSync(blobFile(chunk!['blob_key'] as string)).equals(compressed)).toBe(true);
   });
 
+  it("takes the session's user agent from the request when the replay_event names none, as browser SDKs send it", async () => {
+    const id = replayId();
+    const { request: _request, ...withoutHeaders } = replayEvent(id, 0);
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.publicKey,
+      body: envelope({ event_id: id }, [[{ type: 'replay_event' }, JSON.stringify(withoutHeaders)]]),
+      headers: { 'content-type': 'application/x-sentry-envelope', 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Firefox/122.0' },
+    });
+    expect(reply.body).toMatchObject({ accepted: 1 });
+    const [session] = await storedSessions(id);
+    expect(session!['user_agent']).toBe('Mozilla/5.0 (Windows NT 10.0) Firefox/122.0');
+  });
+
   it('stores zlib-compressed and plain JSON recordings as gzip of the same events', async () => {
     const id = replayId();
     const events = JSON.stringify(rrwebEvents(4));

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { erasePerson } from '@tlm/analytics-store';
-import { deleteAttachmentBlobs } from '@tlm/blob-store';
+import { deleteOwnedBlobs } from '@tlm/blob-store';
 import { requestMembership, requestProject, requireMember, requireProject, requireUser, sessionUser } from '@tlm/auth';
 import { isoTime, jsonBody, parseBody } from '@tlm/core';
 import { forgetIssueUser } from '@tlm/issues';
@@ -72,14 +72,11 @@ export function gdprRoutes(deps: DashboardDeps): Router {
   router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(), async (req, res) => {
     const { distinct_id } = parseBody(EraseBody, req.body);
     const projectId = requestProject(res).id;
-    const { removed, blobKeys, attachmentEvents } = await erasePerson(deps.analytics, projectId, distinct_id);
+    const { removed, replaySessions, attachmentEvents } = await erasePerson(deps.analytics, projectId, distinct_id);
     // Error rows are gone; the issues also stop counting the person among their users.
     removed['issue_users'] = await forgetIssueUser(deps, projectId, distinct_id);
-    // Chunks of one session share a key prefix ending in '/': each session's is removed once, and only inside the
-    // project's replays, whatever a stored key says.
-    const sessions = new Set(blobKeys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
-    for (const prefix of sessions) if (prefix.startsWith(`${projectId}/replays/`)) await deps.blobs.deletePrefix(prefix);
-    await deleteAttachmentBlobs(deps.blobs, projectId, attachmentEvents);
+    await deleteOwnedBlobs(deps.blobs, projectId, 'replays', replaySessions);
+    await deleteOwnedBlobs(deps.blobs, projectId, 'attachments', attachmentEvents);
     res.json({ distinct_id, removed });
   });
 

@@ -16,6 +16,8 @@ export interface EnvelopeItemContext {
   envelope: Record<string, unknown>;
   /** How many `event` items the envelope holds: the header's event_id names the event only when there is one. */
   eventItems: number;
+  /** The request's User-Agent: a replay session's own when its event names none (browser SDKs send it as a header). */
+  userAgent: string | undefined;
   /** Where replay recordings, profile chunks and attachments are stored before their rows are routed. */
   blobs: BlobStore;
 }

@@ -42,7 +42,7 @@ export const replayEventItem: EnvelopeItemHandler = (item, context) => {
   if (!payload.ok) return { rejected: payload.reason };
   const segment = payload.value['segment_id'];
   if (typeof segment === 'number' && segment > 0) return { routed: [] };
-  const session = toReplaySessionRecord(asSessionUpsert(payload.value), context.ingest);
+  const session = toReplaySessionRecord(asSessionUpsert(payload.value), context.ingest, context.userAgent);
   if (!session.ok) return { rejected: `replay_event item: ${session.reason}` };
   return { routed: [{ topic: Topics.replays, record: session.value }] };
 };

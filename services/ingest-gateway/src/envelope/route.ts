@@ -90,7 +90,7 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
     const eventItems = envelope.items.reduce((count, item) => count + (item.header.type === 'event' ? 1 : 0), 0);
-    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, blobs };
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs };
     let accepted = 0;
     let rejected = 0;
     let skipped = 0;
