@@ -94,6 +94,10 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     'count by time(5h) | last 2d',
     'count by time(7m) | last 6h',
     'count by time(2w) | last 30d',
+    // Aggregates over no rows have no value in both (ClickHouse's own answer would be 0 or nan).
+    'from:events event_name:nothing-at-all | max(amount)',
+    'from:events event_name:nothing-at-all | avg(amount)',
+    'from:events event_name:nothing-at-all | p95(amount)',
     // Numbers sent as text compare and add up as numbers.
     'status >= 500 | fields message, status',
     'sum(status)',

@@ -106,7 +106,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: '/route', p2: 1, p3: '/duration_ms', limit: 10000 },
     },
     clickhouse: {
-      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, toStartOfInterval(timestamp, toIntervalHour({p2:UInt32})) AS g1, quantile(0.95)(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp < {until:DateTime64(3, 'UTC')} GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT {limit:UInt32}",
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, toStartOfInterval(timestamp, toIntervalHour({p2:UInt32})) AS g1, quantileExactInclusiveOrNull(0.95)(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp < {until:DateTime64(3, 'UTC')} GROUP BY g0, g1 ORDER BY g1 ASC, g0 ASC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 00:00:00.000', until: '2024-05-10 00:00:00.000', p1: 'route', p2: 1, p3: 'duration_ms', limit: 10000 },
     },
   },
@@ -216,7 +216,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 3, limit: 1000 },
     },
     clickhouse: {
-      sql: "SELECT rule_name AS g0, avg(value) AS agg, count() OVER () AS total_groups FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} AND rule_id = {p1:UUID} AND value > {p2:Float64} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+      sql: "SELECT rule_name AS g0, avgOrNull(value) AS agg, count() OVER () AS total_groups FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} AND rule_id = {p1:UUID} AND value > {p2:Float64} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 3, limit: 1000 },
     },
   },
@@ -249,7 +249,7 @@ const GOLDEN: Golden[] = [
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/plan', p2: '/country', p3: '/amount', p4: 'signup', limit: 1000 },
     },
     clickhouse: {
-      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) AS g1, sum(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND event_name = {p4:String} GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT {limit:UInt32}",
+      sql: "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) AS g1, sumOrNull(if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}]))) AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND event_name = {p4:String} GROUP BY g0, g1 ORDER BY agg DESC, g0 ASC, g1 ASC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'plan', p2: 'country', p3: 'amount', p4: 'signup', limit: 1000 },
     },
   },

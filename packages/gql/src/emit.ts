@@ -111,6 +111,8 @@ abstract class Emitter {
   abstract countAll(): string;
   abstract countDistinct(read: string): string;
   abstract quantile(read: string, level: string): string;
+  /** sum, avg, min, max over a read; over no rows they have no value (NULL), in both engines. */
+  abstract numericAggregate(func: 'sum' | 'avg' | 'min' | 'max', read: string): string;
   abstract bucket(timeColumn: string, interval: Duration): string;
   abstract projectParamType: string;
   abstract timeParamType: string;
@@ -211,7 +213,7 @@ abstract class Emitter {
     const read = this.read(field!, func === 'count_distinct' ? 'string' : 'number', 'output').sql;
     if (func === 'count_distinct') return this.countDistinct(read);
     const level = QUANTILES[func];
-    return level ? this.quantile(read, level) : `${func}(${read})`;
+    return level ? this.quantile(read, level) : this.numericAggregate(func as 'sum' | 'avg' | 'min' | 'max', read);
   }
 }
 
@@ -265,6 +267,9 @@ class DuckDBEmitter extends Emitter {
   }
   quantile(read: string, level: string): string {
     return `quantile_cont(${read}, ${level})`;
+  }
+  numericAggregate(func: 'sum' | 'avg' | 'min' | 'max', read: string): string {
+    return `${func}(${read})`;
   }
   bucket(timeColumn: string, interval: Duration): string {
     // DuckDB's default origin is 2000-01-03: its buckets of 7m, 5h, 2d or 2w would not start where ClickHouse's do.
@@ -350,7 +355,14 @@ class ClickHouseEmitter extends Emitter {
     return `uniqExact(${read})`;
   }
   quantile(read: string, level: string): string {
-    return `quantile(${level})(${read})`;
+    // Exact and interpolated as DuckDB's quantile_cont (ClickHouse's plain quantile samples 8,192 values); NULL over
+    // no rows as there (-OrNull).
+    return `quantileExactInclusiveOrNull(${level})(${read})`;
+  }
+  numericAggregate(func: 'sum' | 'avg' | 'min' | 'max', read: string): string {
+    // Over no rows ClickHouse answers 0 (sum, min, max of a non-null column) or nan (avg) where DuckDB answers NULL; an
+    // alert comparing "max below 10" must not fire on an idle service in one engine and not in the other.
+    return `${func}OrNull(${read})`;
   }
   bucket(timeColumn: string, interval: Duration): string {
     // toStartOfInterval counts hours from each midnight, minutes and the other units from the epoch (weeks from a
