@@ -27,6 +27,7 @@ import {
 } from '@tlm/metadata-store';
 import { Router, type Response } from 'express';
 import { composeReply } from './compose';
+import { MAX_MODEL_TURNS } from './openai';
 import type { NlMode, NlTurn, Translator } from './translator';
 
 export { OpenAiTranslator, queryText } from './openai';
@@ -141,8 +142,10 @@ export function aiRoutes(deps: AiDeps): Router {
       { id: newId(), role: 'user', content: input.message, queries: [] },
       { id: newId(), role: 'assistant', content: reply, queries },
     ]);
-    // SPEC.md: AI chat is billed separately by tokens; about four characters make a token.
-    const tokens = Math.ceil((input.message.length + reply.length) / 4);
+    // SPEC.md: AI chat is billed separately by tokens; about four characters make a token. A model also reads the
+    // conversation's latest turns (OpenAiTranslator sends the last MAX_MODEL_TURNS), which count too.
+    const modelReads = deps.translator.name === 'built-in' ? 0 : history.slice(-MAX_MODEL_TURNS).reduce((sum, turn) => sum + turn.content.length, 0);
+    const tokens = Math.ceil((input.message.length + reply.length + modelReads) / 4);
     await recordUsage(deps.metadata, [{ projectId: key.projectId, signal: 'ai_tokens', month: monthOf(Date.now()), items: tokens }]);
     return { reply, sessionId, queries, translation };
   }

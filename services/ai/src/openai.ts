@@ -2,7 +2,7 @@ import { SOURCES } from '@tlm/gql';
 import type { NlRequest, Translator } from './translator';
 
 /** The conversation's latest turns a model is given (ten questions and their answers). */
-const MAX_MODEL_TURNS = 20;
+export const MAX_MODEL_TURNS = 20;
 
 /**
  * Any OpenAI-compatible chat completions endpoint (AI_BASE_URL, AI_API_KEY, AI_MODEL). The model only proposes
