@@ -14,13 +14,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function finished(id: string) {
+async function finished(id: string, key = setup.secretKey, timeoutMs = 15_000) {
   return eventually(async () => {
-    const jobs = (await server.api.get('/v1/exports', { token: setup.secretKey })).body.exports as { id: string; status: string }[];
+    const jobs = (await server.api.get('/v1/exports', { token: key })).body.exports as { id: string; status: string }[];
     const job = jobs.find((candidate) => candidate.id === id)!;
     expect(job.status).toBe('done');
     return job as { id: string; status: string; rows: number; size: number; download_url: string; format: string };
-  }, 15_000);
+  }, timeoutMs);
 }
 
 async function download(url: string): Promise<{ status: number; type: string | null; body: Buffer }> {
@@ -87,12 +87,7 @@ describe('exports', () => {
       expect(reply.status).toBe(202);
     }
     const queued = await server.api.post('/v1/exports', { token: big.secretKey, body: { format: 'json', source: 'logs' } });
-    const job = await eventually(async () => {
-      const jobs = (await server.api.get('/v1/exports', { token: big.secretKey })).body.exports as { id: string; status: string }[];
-      const found = jobs.find((candidate) => candidate.id === queued.body.id)!;
-      expect(found.status).toBe('done');
-      return found as unknown as { rows: number; download_url: string };
-    }, 30_000);
+    const job = await finished(queued.body.id, big.secretKey, 30_000);
     expect(job.rows).toBe(10_500);
     const rows = JSON.parse((await download(job.download_url)).body.toString('utf8')) as { id: string }[];
     expect(new Set(rows.map((row) => row.id)).size).toBe(10_500);
@@ -102,12 +97,7 @@ describe('exports', () => {
     const other = await setupProject(server.api);
     await server.api.post('/v1/logs', { token: other.secretKey, body: { batch: [{ severity: 'info', message: 'private' }] } });
     const queued = await server.api.post('/v1/exports', { token: other.secretKey, body: { format: 'json', source: 'logs' } });
-    const job = await eventually(async () => {
-      const jobs = (await server.api.get('/v1/exports', { token: other.secretKey })).body.exports as { id: string; status: string; download_url: string }[];
-      const found = jobs.find((candidate) => candidate.id === queued.body.id)!;
-      expect(found.status).toBe('done');
-      return found;
-    }, 15_000);
+    const job = await finished(queued.body.id, other.secretKey);
     expect((await download(job.download_url)).status).toBe(200);
 
     const projectPath = `/api/orgs/${other.session.organization.id}/projects/${other.project.id}`;
@@ -124,12 +114,7 @@ describe('exports', () => {
   it("stops serving a download link once the organization's owner deletes their account", async () => {
     const other = await setupProject(server.api);
     const queued = await server.api.post('/v1/exports', { token: other.secretKey, body: { format: 'json', source: 'logs' } });
-    const job = await eventually(async () => {
-      const jobs = (await server.api.get('/v1/exports', { token: other.secretKey })).body.exports as { id: string; status: string; download_url: string }[];
-      const found = jobs.find((candidate) => candidate.id === queued.body.id)!;
-      expect(found.status).toBe('done');
-      return found;
-    }, 15_000);
+    const job = await finished(queued.body.id, other.secretKey);
     expect((await download(job.download_url)).status).toBe(200);
     expect((await server.api.delete('/api/auth/account', { token: other.session.token })).status).toBe(200);
     expect((await download(job.download_url)).status).toBe(404);
