@@ -3,7 +3,7 @@ import { newId } from '@tlm/core';
 import type { IngestContext } from './context';
 import { PROPERTY_LIMITS, flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
-import { isIsoTime, isoTime } from './time';
+import { isoTime, isoTimeMs } from './time';
 import { itemValidator } from './validation';
 
 /**
@@ -168,7 +168,6 @@ const validateSentryEvent = itemValidator(SentryEventSchema);
 const HEX_EVENT_ID = /^[0-9a-f]{32}$/i;
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 const SPAN_ID = /^[0-9a-f]{16}$/i;
-const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 /**
  * Client clocks are wrong, as Sentry's Relay knows: when the envelope's `sent_at` is this far from the receive time,
  * every event time of the envelope is shifted by the difference.
@@ -495,9 +494,8 @@ function timeOf(value: unknown): number | undefined {
   if (value === null || value === undefined || value === '') return undefined;
   if (typeof value !== 'number' && typeof value !== 'string') return undefined;
   const numeric = typeof value === 'number' ? value : /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : undefined;
-  if (numeric === undefined && !isIsoTime(value as string)) return undefined;
-  const ms = numeric !== undefined ? Math.round(numeric * 1000) : Date.parse(HAS_ZONE.test(value as string) ? (value as string) : `${value}Z`);
-  return Number.isFinite(ms) ? ms : undefined;
+  const ms = numeric !== undefined ? Math.round(numeric * 1000) : isoTimeMs(value as string);
+  return ms !== undefined && Number.isFinite(ms) ? ms : undefined;
 }
 
 /**

@@ -27,12 +27,18 @@ export function flattenValue(target: Properties, key: string, value: unknown, de
   if (value === null || value === undefined) return;
   if (typeof value === 'object' && !Array.isArray(value)) {
     if (depth < PROPERTY_LIMITS.maxDepth) flattenInto(target, value as Record<string, unknown>, `${key}.`, depth + 1);
-    else target[key] = JSON.stringify(value);
+    else setProperty(target, key, JSON.stringify(value));
   } else if (typeof value === 'string' || typeof value === 'boolean' || Array.isArray(value)) {
-    target[key] = value;
+    setProperty(target, key, value);
   } else if (typeof value === 'number' && Number.isFinite(value)) {
-    target[key] = value;
+    setProperty(target, key, value);
   }
+}
+
+/** `target[key] = value`, except that a key named `__proto__` is stored as a property, not taken as the prototype. */
+function setProperty(target: Properties, key: string, value: PropertyValue): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** Says why a flattened bag cannot be stored, or undefined when it can. */

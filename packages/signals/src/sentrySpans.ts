@@ -1,7 +1,7 @@
 import { SPAN_KINDS, type SpanKind } from './spans';
 import { accept, reject, type ItemResult } from './result';
 import { VITAL_NAMES } from './vitals';
-import { isIsoTime } from './time';
+import { isoTimeMs } from './time';
 
 /**
  * Sentry's two span formats as span items: `transaction` events (https://develop.sentry.dev/sdk/data-model/event-payloads/transaction/)
@@ -11,14 +11,11 @@ import { isIsoTime } from './time';
 
 type Json = Record<string, unknown>;
 
-const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
 /** Sentry times: float seconds since the epoch or RFC 3339 text; epoch milliseconds, or undefined. */
 export function sentryTime(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value * 1_000 : undefined;
-  if (typeof value !== 'string' || value === '' || !isIsoTime(value)) return undefined;
-  const parsed = Date.parse(HAS_ZONE.test(value) ? value : `${value}Z`);
-  return Number.isNaN(parsed) ? undefined : parsed;
+  return typeof value === 'string' ? isoTimeMs(value) : undefined;
 }
 
 /** Sentry's span statuses (ok, cancelled, internal_error, not_found…) reduced to ok or error, as Sentry itself does. */

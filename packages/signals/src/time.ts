@@ -12,6 +12,13 @@ export function isIsoTime(text: string): boolean {
   return dateTimeFormat.validate(text) || dateFormat.validate(text);
 }
 
+/** Epoch milliseconds of an ISO 8601 text (isIsoTime; no zone means UTC), or undefined for any other text. */
+export function isoTimeMs(text: string): number | undefined {
+  if (!isIsoTime(text)) return undefined;
+  const ms = Date.parse(HAS_ZONE.test(text) ? text : `${text}Z`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
 /** Client clocks drift; beyond this a timestamp is a bug, and it would hide the row from every "last:" range. */
 const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
@@ -19,9 +26,8 @@ const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 /** The item's own time (ISO 8601; no zone means UTC) or the server's receive time, as epoch milliseconds. */
 export function itemTimestamp(value: string | undefined, receivedAt: number): ItemResult<number> {
   if (value === undefined) return accept(receivedAt);
-  if (!isIsoTime(value)) return reject('timestamp must be an ISO 8601 date-time');
-  const parsed = Date.parse(HAS_ZONE.test(value) ? value : `${value}Z`);
-  if (Number.isNaN(parsed)) return reject('timestamp must be an ISO 8601 date-time');
+  const parsed = isoTimeMs(value);
+  if (parsed === undefined) return reject('timestamp must be an ISO 8601 date-time');
   // Before the epoch is a bug too (year 0000 once stopped the monthly usage counts: Postgres dates start at 4713 BC).
   if (parsed < 0) return reject('timestamp must be a time after 1970');
   if (parsed > receivedAt + MAX_FUTURE_MS) return reject('timestamp is more than 24 hours in the future');

@@ -15,9 +15,7 @@ import { bodyBytes, forbidden, jsonBody } from '@tlm/core';
 import type { SqlClient } from '@tlm/metadata-store';
 import {
   MAX_BODY_BYTES,
-  MAX_ITEM_BYTES,
   processBatch,
-  reject,
   toEventRecord,
   toLogRecord,
   type IngestContext,
@@ -31,7 +29,7 @@ import { exportLogs, exportTraces, otlpBody } from './otlp';
 import { posthogRoutes } from './posthog';
 import { profileRoutes } from './profiles';
 import { replayRoutes } from './replay';
-import { batchItems, ingestContext, publishOutcome } from './request';
+import { batchItems, ingestContext, publishOutcome, withinItemSize } from './request';
 
 export { ingestCors } from './cors';
 
@@ -72,13 +70,7 @@ function ingestBatch<R extends { projectId: string }>(
   return async (req, res) => {
     const items = batchItems(req.body);
     const context = ingestContext(req, requestKey(res));
-    // Only a body over 1 MiB can hold an item over 1 MiB, so smaller bodies skip the measuring.
-    const measure = bodyBytes(req) > MAX_ITEM_BYTES;
-    const outcome = processBatch(items, (item) =>
-      measure && Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES
-        ? reject(`item exceeds ${MAX_ITEM_BYTES} bytes`)
-        : toRecord(item, context),
-    );
+    const outcome = processBatch(items, withinItemSize(bodyBytes(req), (item) => toRecord(item, context)));
     await publishOutcome(bus, signal, topic, outcome);
     res.status(202).json({ accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });
   };

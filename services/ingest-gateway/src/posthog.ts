@@ -2,10 +2,10 @@ import { gunzipSync } from 'node:zlib';
 import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
 import { Topics, type Bus } from '@tlm/bus';
 import { parseRepairedJson, payloadTooLarge, regionUnreachable, unauthorized, validationError, wrongRegion } from '@tlm/core';
-import { MAX_BODY_BYTES, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
+import { MAX_BODY_BYTES, isoTime, isoTimeMs, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from './cors';
-import { ingestContext, publishOutcome, withinBatchLimit } from './request';
+import { ingestContext, publishOutcome, withinBatchLimit, withinItemSize } from './request';
 
 /**
  * PostHog-compatible capture (DECISIONS.md): `POST /batch/`, `/e/`, `/i/v0/e/` and `/capture/` with the project key
@@ -28,6 +28,8 @@ type Json = Record<string, unknown>;
 interface PosthogRequest {
   key: string | undefined;
   events: unknown[];
+  /** The body's `sent_at`: when the SDK sent the batch by its own clock. */
+  sentAt: string | undefined;
 }
 
 /** DECISIONS.md: ids are UUIDs v4 or v7; an SDK uuid of another kind leaves the row its own id. */
@@ -70,7 +72,7 @@ export function posthogRequest(payload: unknown): PosthogRequest {
     if (!isObject(event)) continue;
     key = text(event['api_key']) ?? text(event['token']) ?? (isObject(event['properties']) ? text(event['properties']['token']) : undefined);
   }
-  return { key, events: withinBatchLimit(events) };
+  return { key, events: withinBatchLimit(events), sentAt: isObject(payload) ? text(payload['sent_at']) : undefined };
 }
 
 /**
@@ -78,7 +80,7 @@ export function posthogRequest(payload: unknown): PosthogRequest {
  * `$set_once` kept as properties, the project token dropped, and the SDK's `uuid` kept as the row id, so a retried
  * batch lands on the same rows.
  */
-export function toPosthogEventRecord(input: unknown, context: IngestContext): ItemResult<EventRecord> {
+export function toPosthogEventRecord(input: unknown, context: IngestContext, sentAt?: string): ItemResult<EventRecord> {
   if (!isObject(input)) return toEventRecord(input, context);
   const { token: _token, ...properties } = isObject(input['properties']) ? input['properties'] : {};
   for (const field of ['$set', '$set_once'] as const) if (input[field] !== undefined) properties[field] = input[field];
@@ -86,7 +88,9 @@ export function toPosthogEventRecord(input: unknown, context: IngestContext): It
   // posthog-js batches send `offset` (milliseconds before the request) instead of a timestamp.
   const offset = input['offset'];
   const timestamp =
-    input['timestamp'] ?? (typeof offset === 'number' && offset >= 0 && offset <= context.receivedAt ? new Date(context.receivedAt - offset).toISOString() : undefined);
+    skewCorrected(input['timestamp'], sentAt, context.receivedAt) ??
+    input['timestamp'] ??
+    (typeof offset === 'number' && offset >= 0 && offset <= context.receivedAt ? new Date(context.receivedAt - offset).toISOString() : undefined);
   const result = toEventRecord(
     {
       event: input['event'],
@@ -101,6 +105,17 @@ export function toPosthogEventRecord(input: unknown, context: IngestContext): It
   return result;
 }
 
+/**
+ * An event's time moved by the SDK's clock skew, as PostHog does: with both `timestamp` and the batch's `sent_at`,
+ * the time is shifted by the difference between the receive time and `sent_at`. Undefined when either is missing or
+ * not an ISO 8601 time (the event's own time is then checked as usual).
+ */
+function skewCorrected(timestamp: unknown, sentAt: string | undefined, receivedAt: number): string | undefined {
+  const at = typeof timestamp === 'string' ? isoTimeMs(timestamp) : undefined;
+  const sent = sentAt === undefined ? undefined : isoTimeMs(sentAt);
+  return at === undefined || sent === undefined ? undefined : isoTime(at + (receivedAt - sent));
+}
+
 /** How long another region may take to answer a relayed capture. */
 const RELAY_TIMEOUT_MS = 30_000;
 
@@ -111,9 +126,10 @@ function posthogAuth(deps: PosthogDeps): RequestHandler {
   return async (req, res, next) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let payload: unknown;
+    const text = payloadText(req, body);
     try {
       // As jsonBody does for every other JSON door: lone surrogates and NUL become U+FFFD.
-      payload = parseRepairedJson(payloadText(req, body));
+      payload = parseRepairedJson(text);
     } catch (error) {
       if (error instanceof SyntaxError) throw validationError('request body is not valid JSON');
       throw error;
@@ -131,6 +147,8 @@ function posthogAuth(deps: PosthogDeps): RequestHandler {
     if (!key) throw unauthorized('invalid, revoked or deleted key');
     res.locals['apiKey'] = key;
     res.locals['posthogEvents'] = parsed.events;
+    res.locals['posthogSentAt'] = parsed.sentAt;
+    res.locals['posthogBytes'] = text.length;
     next();
   };
 }
@@ -157,7 +175,10 @@ function capture(bus: Bus): RequestHandler {
   return async (req, res) => {
     const events = res.locals['posthogEvents'] as unknown[];
     const context = ingestContext(req, requestKey(res));
-    const outcome = processBatch(events, (event) => toPosthogEventRecord(event, context));
+    const sentAt = res.locals['posthogSentAt'] as string | undefined;
+    // A UTF-16 length under 1 MiB is under 1 MiB of UTF-8 at most three times over; measured when it could be over.
+    const bytes = 3 * (res.locals['posthogBytes'] as number);
+    const outcome = processBatch(events, withinItemSize(bytes, (event) => toPosthogEventRecord(event, context, sentAt)));
     await publishOutcome(bus, 'events', Topics.events, outcome);
     // PostHog answers 200 {"status": 1}; its SDKs retry anything else. Our counts ride along.
     res.status(200).json({ status: 1, accepted: outcome.records.length, rejected: outcome.errors.length, errors: outcome.errors });

@@ -1,7 +1,7 @@
 import type { ResolvedKey } from '@tlm/auth';
 import type { Bus, Topic } from '@tlm/bus';
 import { metrics, validationError } from '@tlm/core';
-import { MAX_BATCH_ITEMS, clientProperties, type BatchOutcome, type IngestContext } from '@tlm/signals';
+import { MAX_BATCH_ITEMS, MAX_ITEM_BYTES, clientProperties, reject, type BatchOutcome, type IngestContext, type ItemResult } from '@tlm/signals';
 import type { Request } from 'express';
 
 /** W3C Trace Context: version, trace id, parent id, flags; versions after 00 may append fields. */
@@ -61,4 +61,13 @@ export async function publishOutcome<R extends { projectId: string }>(
   );
   metrics.ingestItems.inc({ signal, outcome: 'accepted' }, outcome.records.length);
   metrics.ingestItems.inc({ signal, outcome: 'rejected' }, outcome.errors.length);
+}
+
+/**
+ * `toRecord` behind the per-item size limit (DECISIONS.md: an item over 1 MiB serialized is rejected, its neighbours
+ * kept). Only a body over 1 MiB can hold such an item, so smaller bodies skip the measuring.
+ */
+export function withinItemSize<R>(bodyLength: number, toRecord: (item: unknown) => ItemResult<R>): (item: unknown) => ItemResult<R> {
+  if (bodyLength <= MAX_ITEM_BYTES) return toRecord;
+  return (item) => (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES ? reject(`item exceeds ${MAX_ITEM_BYTES} bytes`) : toRecord(item));
 }

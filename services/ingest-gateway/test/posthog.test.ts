@@ -70,6 +70,31 @@ describe('PostHog capture bodies', () => {
     expect(await gql("from:events event_name:'kept batch event' | count")).toEqual([{ value: 1 }]);
   });
 
+  it("moves event times by the SDK's clock skew that sent_at shows, as PostHog does", async () => {
+    const skew = 2 * 86_400_000;
+    const sent = Date.now() + skew;
+    const reply = await post('/batch/', JSON.stringify({ api_key: fixture.setup.publicKey, sent_at: new Date(sent).toISOString(), batch: [{ event: 'skewed clock', distinct_id: 'z', timestamp: new Date(sent - 600_000).toISOString() }] }));
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });
+    const [row] = await gql("from:events event_name:'skewed clock' | fields timestamp");
+    // Ten minutes before it was sent, by the server's clock; two days ahead it would have been refused.
+    expect(Math.abs(Date.parse(row!['timestamp'] as string) - (Date.now() - 600_000))).toBeLessThan(60_000);
+  });
+
+  it('rejects an event over 1 MiB and keeps its neighbours, as /v1/events does', async () => {
+    const reply = await post('/batch/', JSON.stringify({ api_key: fixture.setup.publicKey, batch: [{ event: 'huge ph', distinct_id: 'h', properties: { blob: 'x'.repeat(1_500_000) } }, { event: 'small ph', distinct_id: 'h' }] }));
+    expect(reply.body).toEqual({ status: 1, accepted: 1, rejected: 1, errors: [{ index: 0, message: 'item exceeds 1048576 bytes' }] });
+    expect(await gql("from:events event_name:'huge ph' | count")).toEqual([{ value: 0 }]);
+  });
+
+  it('stores a property named __proto__ as a property', async () => {
+    const reply = await post('/batch/', JSON.stringify({ api_key: fixture.setup.publicKey, batch: [{ event: 'proto ph', distinct_id: 'p', properties: { ['__proto__']: [7, 8], k: 1 } }] }));
+    expect(reply.body).toMatchObject({ accepted: 1 });
+    const [row] = await gql("from:events event_name:'proto ph' | fields properties");
+    expect(row!['properties']).toMatchObject({ ['__proto__']: [7, 8], k: 1 });
+    const schema = await fixture.server.api.get('/v1/schema', { token: fixture.setup.secretKey });
+    expect(schema.body.event_properties.map((property: { key: string }) => property.key)).not.toContain('0');
+  });
+
   it('answers a CORS preflight', async () => {
     const reply = await fetch(`${fixture.server.url}/e/`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
     expect(reply.status).toBe(204);

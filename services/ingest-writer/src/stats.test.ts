@@ -3,9 +3,9 @@ import { StatsTally } from './stats';
 const NOV = Date.UTC(2026, 10, 15);
 const DEC = Date.UTC(2026, 11, 1);
 
-const record = (projectId: string, timestamp: number, properties: Record<string, string | number | boolean | unknown[]>) => ({
+const record = (projectId: string, receivedAt: number, properties: Record<string, string | number | boolean | unknown[]>) => ({
   projectId,
-  timestamp,
+  receivedAt,
   properties,
 });
 
@@ -44,7 +44,7 @@ describe('StatsTally', () => {
     expect(byKey['long']!.examples).toEqual([`${'x'.repeat(100)}…`]);
   });
 
-  it('counts usage per project and calendar month of the item timestamp, across interleaved runs', () => {
+  it('counts usage per project and calendar month of receipt, across interleaved runs', () => {
     const tally = new StatsTally();
     tally.addRecords('logs', [
       record('p1', NOV, {}),

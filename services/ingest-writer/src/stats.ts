@@ -16,7 +16,8 @@ const MAX_EXAMPLE_LENGTH = 100;
 
 interface StatsRecord {
   projectId: string;
-  timestamp: number;
+  /** When the service received the item: usage counts what a month took in, whatever times the items carry. */
+  receivedAt: number;
   properties: Properties;
 }
 
@@ -61,16 +62,16 @@ export class StatsTally {
         if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, exampleOf(value));
       }
       // Rows of one batch mostly share a project and a month: count runs, not rows.
-      const inMonth = record.timestamp >= monthStart && record.timestamp < monthEnd;
+      const inMonth = record.receivedAt >= monthStart && record.receivedAt < monthEnd;
       if (!inMonth || record.projectId !== countedProject) {
         if (counted > 0) this.addUsage({ projectId: countedProject, signal, month, items: counted });
         counted = 0;
         countedProject = record.projectId;
         if (!inMonth) {
-          const start = new Date(record.timestamp);
+          const start = new Date(record.receivedAt);
           monthStart = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1);
           monthEnd = Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
-          month = monthOf(record.timestamp);
+          month = monthOf(record.receivedAt);
         }
       }
       counted += 1;
