@@ -62,6 +62,24 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     expect(again.body.removed).toMatchObject({ events: 0, logs: 0 });
   });
 
+  it("removes the person's distinct id from the schema's example values, keeping everyone else's", async () => {
+    const setup = await setupProject(server.api);
+    await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'x', properties: { distinct_id: 'u-erase' } }, { severity: 'info', message: 'y', properties: { distinct_id: 'u-stay' } }] },
+    });
+    const examples = async () => {
+      const schema = await server.api.get('/v1/schema', { token: setup.secretKey });
+      return (schema.body.log_properties as { key: string; examples: unknown[] }[]).find((property) => property.key === 'distinct_id')?.examples;
+    };
+    // The registry follows the rows within a flush interval.
+    await eventually(async () => expect(await examples()).toEqual(['u-erase', 'u-stay']));
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-erase' } });
+    expect(reply.body.removed).toMatchObject({ logs: 1, schema_examples: 1 });
+    expect(await examples()).toEqual(['u-stay']);
+  });
+
   it("removes the person's replay sessions, their chunks and the stored chunk bodies", async () => {
     const setup = await setupProject(server.api);
     const chunk = gzipSync(JSON.stringify([{ type: 2, timestamp: Date.now(), data: {} }]));

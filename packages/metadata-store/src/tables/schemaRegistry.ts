@@ -73,6 +73,19 @@ export interface PropertySchemaRow {
   volume: number;
 }
 
+/**
+ * GDPR erasure: a person's distinct id, kept as an example value of any property of the project's schema, is removed
+ * from the examples (a copy of their events as much as the rows are). Answers how many properties held it.
+ */
+export async function forgetSchemaExample(sql: SqlClient, projectId: string, value: string): Promise<number> {
+  const rows = await sql.query<{ key: string }>(
+    `update schema_properties set examples = examples - $2::text
+     where project_id = $1 and examples @> jsonb_build_array($2::text) returning key`,
+    [projectId, value],
+  );
+  return rows.length;
+}
+
 export async function readPropertySchema(sql: SqlClient, projectId: string): Promise<PropertySchemaRow[]> {
   return sql.query<PropertySchemaRow>(
     `select signal, key, type, examples, volume from schema_properties where project_id = $1 order by volume desc, key`,

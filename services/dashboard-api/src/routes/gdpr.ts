@@ -4,7 +4,7 @@ import { deleteOwnedBlobs } from '@tlm/blob-store';
 import { requestMembership, requestProject, requireMember, requireProject, requireUser, sessionUser } from '@tlm/auth';
 import { isoTime, jsonBody, parseBody } from '@tlm/core';
 import { forgetIssueUser } from '@tlm/issues';
-import { findUserById, type ApiKeyRow, type ProjectRow } from '@tlm/metadata-store';
+import { findUserById, forgetSchemaExample, type ApiKeyRow, type ProjectRow } from '@tlm/metadata-store';
 import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 
@@ -75,6 +75,7 @@ export function gdprRoutes(deps: DashboardDeps): Router {
     const { removed, replaySessions, attachmentEvents } = await erasePerson(deps.analytics, projectId, distinct_id);
     // Error rows are gone; the issues also stop counting the person among their users.
     removed['issue_users'] = await forgetIssueUser(deps, projectId, distinct_id);
+    removed['schema_examples'] = await forgetSchemaExample(deps.metadata, projectId, distinct_id);
     await deleteOwnedBlobs(deps.blobs, projectId, 'replays', replaySessions);
     await deleteOwnedBlobs(deps.blobs, projectId, 'attachments', attachmentEvents);
     res.json({ distinct_id, removed });
