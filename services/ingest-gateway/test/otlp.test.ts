@@ -345,7 +345,7 @@ describe('POST /v1/otlp/v1/logs', () => {
     resourceLogs: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: 'worker' } }, { key: 'host.name', value: { stringValue: 'web-1' } }] },
-        scopeLogs: [{ scope: { name: 'app-logger' }, logRecords }],
+        scopeLogs: [{ scope: { name: 'app-logger', attributes: [{ key: 'scope.team', value: { stringValue: 'payments' } }] }, logRecords }],
       },
     ],
   });
@@ -382,6 +382,7 @@ describe('POST /v1/otlp/v1/logs', () => {
         { severityNumber: 21, body: { stringValue: 'sev fatal' } },
         { severityText: 'Error', body: { stringValue: 'sev text error' } },
         { severityText: 'strange', body: { stringValue: 'sev unknown text' } },
+        { severityNumber: 'SEVERITY_NUMBER_UNSPECIFIED', severityText: 'ERROR', body: { stringValue: 'sev unspecified by name' } },
         {
           severityNumber: 17,
           body: { stringValue: 'sev traced' },
@@ -403,6 +404,7 @@ describe('POST /v1/otlp/v1/logs', () => {
       'sev fatal': 'fatal',
       'sev text error': 'error',
       'sev unknown text': 'info',
+      'sev unspecified by name': 'error',
       'sev traced': 'error',
     });
     expect(byMessage['sev info']!['timestamp']).toBe(new Date(millis).toISOString());
@@ -411,6 +413,7 @@ describe('POST /v1/otlp/v1/logs', () => {
       'service.name': 'worker',
       'host.name': 'overridden',
       'otel.scope.name': 'app-logger',
+      'scope.team': 'payments',
       'event.name': 'payment.failed',
     });
   });

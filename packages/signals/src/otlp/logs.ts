@@ -85,8 +85,9 @@ export function otlpSeverity(severityNumber: number | string | undefined, severi
   if (typeof severityNumber === 'number' && severityNumber > 0) {
     return SEVERITY_RANGES.find(([upTo]) => severityNumber <= upTo)?.[1] ?? 'fatal';
   }
+  // SEVERITY_NUMBER_UNSPECIFIED names no severity, as the number 0 does: the text decides then.
   const named = typeof severityNumber === 'string' ? SEVERITY_NAME.exec(severityNumber)?.[1]?.toLowerCase() : undefined;
-  const text = named ?? severityText?.trim().toLowerCase() ?? '';
+  const text = (named === 'unspecified' ? undefined : named) ?? severityText?.trim().toLowerCase() ?? '';
   return SEVERITY_TEXTS[text] ?? 'info';
 }
 

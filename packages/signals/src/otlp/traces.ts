@@ -73,7 +73,9 @@ export function otlpSpans(request: OtlpTraceRequest): { span: unknown; scope: Ot
 
 /** OpenTelemetry's convention for the instrumentation scope on non-OTLP backends: `otel.scope.name`, `.version`. */
 export function scopeAttributes(scope: Static<typeof OtlpScopeSchema> | undefined): Record<string, unknown> {
-  const attributes: Record<string, unknown> = {};
+  // The scope's own attributes (docs/decisions.md: "Resource and scope attributes are stored with the span's"), then
+  // its name and version.
+  const attributes: Record<string, unknown> = scope?.attributes ? attributesOf(scope.attributes) : {};
   if (scope?.name) attributes['otel.scope.name'] = scope.name;
   if (scope?.version) attributes['otel.scope.version'] = scope.version;
   return attributes;
