@@ -62,9 +62,10 @@ export async function erasePerson(
   for (const session of sessions) {
     const condition = `${inProject} AND session_id = ${clickhouse ? '{session:String}' : '$session'}`;
     const params = { project_id: projectId, session: String(session['id']) };
-    const chunks = await store.query(`SELECT blob_key FROM replay_chunks${clickhouse ? ' FINAL' : ''} WHERE ${condition}`, params);
-    removed['replay_chunks'] += chunks.length;
-    if (chunks.length > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
+    const [counted] = await store.query(`SELECT count(*) AS n FROM replay_chunks${clickhouse ? ' FINAL' : ''} WHERE ${condition}`, params);
+    const chunks = Number(counted?.['n'] ?? 0);
+    removed['replay_chunks'] += chunks;
+    if (chunks > 0) await store.execute(`DELETE FROM replay_chunks WHERE ${condition}`, params);
   }
 
   // Attachments name their error event, not the person: the person's errors pick them, before those rows go. Rows are

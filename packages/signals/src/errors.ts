@@ -210,7 +210,7 @@ export function toErrorRecord(input: unknown, context: IngestContext, envelope: 
   if (raised && message) extra['message'] = message;
   const chain = chainOf(exceptions);
   if (chain.length > 0) extra['chain'] = chain;
-  if (SCANNER_KEYS[0]! in extra || SCANNER_KEYS[1]! in extra) for (const key of SCANNER_KEYS) delete extra[key];
+  for (const key of SCANNER_KEYS) if (key in extra) delete extra[key];
   const allFrames = raised?.stacktrace?.frames ?? threadFrames(input) ?? [];
   if (allFrames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = allFrames.length - MAX_ERROR_FRAMES;
   const time = eventTime(event.timestamp, context, envelope.sentAt);
@@ -505,12 +505,12 @@ function timeOf(value: unknown): number | undefined {
  */
 function eventTime(value: unknown, context: IngestContext, sentAt: unknown): { ms: number; original?: string } {
   const { receivedAt } = context;
-  let ms = timeOf(value);
-  if (ms === undefined) return { ms: receivedAt };
+  const given = timeOf(value);
+  if (given === undefined) return { ms: receivedAt };
   const sent = timeOf(sentAt);
-  if (sent !== undefined && Math.abs(receivedAt - sent) >= CLOCK_DRIFT_MS) ms += receivedAt - sent;
+  const ms = sent !== undefined && Math.abs(receivedAt - sent) >= CLOCK_DRIFT_MS ? given + (receivedAt - sent) : given;
   const oldest = receivedAt - Math.min(MAX_PAST_DAYS, context.retentionDays) * 86_400_000;
-  if (ms > receivedAt + MAX_FUTURE_MS || ms < oldest) return { ms: receivedAt, original: isoTime(timeOf(value)!) ?? String(value) };
+  if (ms > receivedAt + MAX_FUTURE_MS || ms < oldest) return { ms: receivedAt, original: isoTime(given) ?? String(value) };
   return { ms };
 }
 

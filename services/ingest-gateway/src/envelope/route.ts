@@ -45,6 +45,9 @@ const parsedEnvelope: RequestHandler = (req, res, next) => {
 
 const envelopeOf = (res: Response): Envelope => res.locals['envelope'] as Envelope;
 
+/** Sentry's DSN grammar puts a number in `/api/:dsn/…`; other /api paths belong to the dashboard. */
+const numericDsn: RequestHandler = (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route');
+
 /**
  * The key of a Sentry-style request before its body is read: X-Sentry-Auth, an `Authorization: Sentry sentry_key=…`
  * header (Sentry accepts both), then `?sentry_key=`.
@@ -173,8 +176,7 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
   );
   router.post(
     '/api/:dsn/envelope',
-    // Sentry's DSN grammar puts a number here; other /api paths belong to the dashboard.
-    (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route'),
+    numericDsn,
     ingestCors,
     regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
     rawEnvelope,
@@ -185,7 +187,7 @@ export function envelopeRoutes(deps: EnvelopeDeps): Router {
   );
   router.post(
     '/api/:dsn/store',
-    (req, _res, next) => next(/^\d+$/.test(String(req.params['dsn'])) ? undefined : 'route'),
+    numericDsn,
     ingestCors,
     regionRouting(deps.region, deps.regionUrls, (req) => sentryCredential(req) ?? bearerCredential(req.headers.authorization)),
     noEnvelopeYet,
