@@ -52,6 +52,7 @@ export function logErrorRecord(log: ScannedLog, receivedAt: number): ErrorRecord
       type: chained.type,
       value: chained.value,
       relation: chained.relation,
+      ...(chained.exceptionId === undefined ? {} : { exception_id: chained.exceptionId, parent_id: chained.parentId }),
       frames: innermost(chained.frames),
     }));
   }

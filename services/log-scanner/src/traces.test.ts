@@ -45,6 +45,51 @@ Traceback (most recent call last):
     raise JSONDecodeError("Expecting value", s, err.value) from None
 json.decoder.JSONDecodeError: Expecting value: line 1 column 12 (char 11)`;
 
+// CPython 3.11: an asyncio.TaskGroup's ExceptionGroup, and a group nested in a group raised while handling a KeyError.
+const PYTHON_TASK_GROUP = `nightly sync failed
+  + Exception Group Traceback (most recent call last):
+  |   File "/srv/main.py", line 6, in <module>
+  |     asyncio.run(sync_all())
+  |   File "/usr/lib/python3.11/asyncio/runners.py", line 190, in run
+  |     return runner.run(main)
+  |            ^^^^^^^^^^^^^^^^
+  |   File "/srv/app/sync.py", line 9, in sync_all
+  |     async with asyncio.TaskGroup() as group:
+  |   File "/usr/lib/python3.11/asyncio/taskgroups.py", line 145, in __aexit__
+  |     raise me from None
+  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/srv/app/sync.py", line 5, in pull
+    |     raise ConnectionError(f"{source} unreachable")
+    | ConnectionError: billing unreachable
+    +---------------- 2 ----------------
+    | Traceback (most recent call last):
+    |   File "/srv/app/sync.py", line 6, in pull
+    |     raise TimeoutError(f"{source} timed out")
+    | TimeoutError: crm timed out
+    +------------------------------------`;
+
+const PYTHON_NESTED_GROUP = `Traceback (most recent call last):
+  File "/srv/main.py", line 11, in <module>
+    {}["plan"]
+    ~~^^^^^^^^
+KeyError: 'plan'
+
+During handling of the above exception, another exception occurred:
+
+  + Exception Group Traceback (most recent call last):
+  |   File "/srv/main.py", line 13, in <module>
+  |     raise ExceptionGroup("checks failed", [ValueError("quota"), ExceptionGroup("nested", [TypeError("t")])])
+  | ExceptionGroup: checks failed (2 sub-exceptions)
+  +-+---------------- 1 ----------------
+    | ValueError: quota
+    +---------------- 2 ----------------
+    | ExceptionGroup: nested (1 sub-exception)
+    +-+---------------- 1 ----------------
+      | TypeError: t
+      +------------------------------------`;
+
 const NODE_STACK = `TypeError: Cannot read properties of undefined (reading 'rows')
     at Object.query (/srv/node_modules/fake-db/index.js:1:45)
     at getUser (/srv/src/users.js:2:34)
@@ -162,6 +207,35 @@ expected 3, got 4`)!;
 RecursionError: maximum recursion depth exceeded`)!;
     expect(trace.exception.type).toBe('RecursionError');
     expect(trace.exception.frames).toHaveLength(2);
+  });
+
+  it('reads an exception group (Python 3.11+): the group is the error, its members the chain with their ids', () => {
+    const trace = parseTrace(PYTHON_TASK_GROUP)!;
+    expect(trace.prefix).toBe('nightly sync failed');
+    expect(trace.exception).toMatchObject({ type: 'ExceptionGroup', value: 'unhandled errors in a TaskGroup (2 sub-exceptions)' });
+    expect(trace.exception.frames.map((frame) => [frame.function, frame.lineno, frame.in_app])).toEqual([
+      ['<module>', 6, true],
+      ['run', 190, false],
+      ['sync_all', 9, true],
+      ['__aexit__', 145, false],
+    ]);
+    expect(trace.chain.map(({ type, value, relation, exceptionId, parentId }) => ({ type, value, relation, exceptionId, parentId }))).toEqual([
+      { type: 'ConnectionError', value: 'billing unreachable', relation: 'cause', exceptionId: 1, parentId: 0 },
+      { type: 'TimeoutError', value: 'crm timed out', relation: 'cause', exceptionId: 2, parentId: 0 },
+    ]);
+    expect(trace.chain[1]!.frames).toMatchObject([{ function: 'pull', lineno: 6, context_line: 'raise TimeoutError(f"{source} timed out")' }]);
+  });
+
+  it('numbers nested groups depth first and keeps what the group was raised while handling after its members', () => {
+    const trace = parseTrace(PYTHON_NESTED_GROUP)!;
+    expect(trace.exception).toMatchObject({ type: 'ExceptionGroup', value: 'checks failed (2 sub-exceptions)' });
+    expect(trace.exception.frames.map((frame) => frame.lineno)).toEqual([13]);
+    expect(trace.chain.map(({ type, value, relation, exceptionId, parentId }) => ({ type, value, relation, exceptionId, parentId }))).toEqual([
+      { type: 'ValueError', value: 'quota', relation: 'cause', exceptionId: 1, parentId: 0 },
+      { type: 'ExceptionGroup', value: 'nested (1 sub-exception)', relation: 'cause', exceptionId: 2, parentId: 0 },
+      { type: 'TypeError', value: 't', relation: 'cause', exceptionId: 3, parentId: 2 },
+      { type: 'KeyError', value: "'plan'", relation: 'context', exceptionId: undefined, parentId: undefined },
+    ]);
   });
 
   it('parses a chained exception that has no traceback of its own', () => {

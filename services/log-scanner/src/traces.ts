@@ -20,6 +20,9 @@ export type ChainRelation = 'cause' | 'context';
 
 export interface ChainedException extends ParsedException {
   relation: ChainRelation;
+  /** A Python exception group's member: its number (the raised group is 0) and its group's, as Sentry numbers them. */
+  exceptionId?: number;
+  parentId?: number;
 }
 
 export interface ParsedTrace {
@@ -52,7 +55,14 @@ function prefixOf(lines: string[], end: number): string | null {
 // ---------------------------------------------------------------------------------------------------------------
 // Python
 
-const PY_HEADER = /^\s*Traceback \(most recent call last\):\s*$/;
+/** `Traceback …`, and `Exception Group Traceback …` as a group nested in another one prints it. */
+const PY_HEADER = /^\s*(?:Exception Group )?Traceback \(most recent call last\):\s*$/;
+/** A group at the top (Python 3.11+): every line of it, its members' included, framed by `  + ` / `  | `. */
+const PY_FRAMED_GROUP = /^(\s*)\+ Exception Group Traceback \(most recent call last\):\s*$/;
+/** After a group's exception line, once unframed: `+-+---- 1 ----` opens its members. */
+const PY_MEMBERS = /^\+-\+-/;
+/** Between members (`  +---- 2 ----`, `  +---- ... ----` before "and N more exceptions") and after the last one. */
+const PY_MEMBER_SEPARATOR = /^ {2}\+-+(?: (?:\d+|\.\.\.) -+)?$/;
 const PY_FRAME = /^\s+File "(.+)", line (\d+)(?:, in (.+?))?\s*$/;
 const PY_REPEATED = /^\s+\[Previous line repeated \d+ more times?\]\s*$/;
 /** `ValueError: bad`, `requests.exceptions.ConnectionError: …`, or a bare `StopIteration`. */
@@ -65,37 +75,91 @@ const PY_CHAIN_MARKERS: Record<string, ChainRelation> = {
 /** Library and interpreter code, which Sentry's Python SDK also marks as not in-app. */
 const PY_NOT_IN_APP = /[\\/](?:site-packages|dist-packages)[\\/]|[\\/]lib[\\/]python\d(?:\.\d+)?[\\/]|^<frozen /;
 
+/** One exception of a traceback; an exception group's members are exceptions of their own. */
+interface PythonException {
+  exception: ParsedException;
+  members: PythonException[];
+}
+
 function parsePython(lines: string[]): ParsedTrace | null {
-  const start = lines.findIndex((line) => PY_HEADER.test(line));
+  const start = lines.findIndex((line) => PY_HEADER.test(line) || PY_FRAMED_GROUP.test(line));
   if (start < 0) return null;
-  const blocks: ParsedException[] = [];
+  const { blocks, relations } = pythonChain(lines, start);
+  const raised = blocks.pop();
+  if (!raised) return null;
+  const chain: ChainedException[] = [];
+  groupMembers(raised, 0, { next: 1 }, chain);
+  // Then what it was raised from or while handling, nearest first.
+  for (let position = blocks.length - 1; position >= 0; position -= 1) {
+    chain.push({ ...blocks[position]!.exception, relation: relations[position]! });
+  }
+  return { platform: 'python', exception: raised.exception, chain: chain.slice(0, MAX_CHAIN), prefix: prefixOf(lines, start) };
+}
+
+/** Exceptions joined by chain markers from `index` on, in the order printed (the raised one last). */
+function pythonChain(lines: string[], index: number): { blocks: PythonException[]; relations: ChainRelation[] } {
+  const blocks: PythonException[] = [];
   const relations: ChainRelation[] = [];
-  let index = start;
+  let at = index;
   for (;;) {
-    const block = pythonBlock(lines, index);
+    const block = pythonLink(lines, at);
     if (!block) break;
-    blocks.push(block.exception);
-    index = block.next;
-    while (index < lines.length && lines[index]!.trim() === '') index += 1;
-    const relation = PY_CHAIN_MARKERS[lines[index]?.trim() ?? ''];
+    blocks.push(block);
+    at = block.next;
+    while (at < lines.length && lines[at]!.trim() === '') at += 1;
+    const relation = PY_CHAIN_MARKERS[lines[at]?.trim() ?? ''];
     if (!relation) break;
-    index += 1;
-    while (index < lines.length && lines[index]!.trim() === '') index += 1;
+    at += 1;
+    while (at < lines.length && lines[at]!.trim() === '') at += 1;
     relations.push(relation);
   }
   // A marker with nothing parsable after it leaves a relation without a following exception.
   relations.length = Math.max(0, blocks.length - 1);
-  const exception = blocks.pop();
-  if (!exception) return null;
-  const chain = blocks.map((block, position) => ({ ...block, relation: relations[position]! })).reverse();
-  return { platform: 'python', exception, chain: chain.slice(0, MAX_CHAIN), prefix: prefixOf(lines, start) };
+  return { blocks, relations };
+}
+
+/**
+ * Sentry's layout of a group's members (its Python SDK sends them so): each gets an `exceptionId`, depth first from 1
+ * (the raised group is 0), and the `parentId` of its group.
+ */
+function groupMembers(group: PythonException, parentId: number, ids: { next: number }, into: ChainedException[]): void {
+  for (const member of group.members) {
+    const exceptionId = ids.next++;
+    into.push({ ...member.exception, relation: 'cause', exceptionId, parentId });
+    groupMembers(member, exceptionId, ids, into);
+  }
+}
+
+/** One exception at `index`, a framed group read as its unframed text. */
+function pythonLink(lines: string[], index: number): (PythonException & { next: number }) | null {
+  const framed = PY_FRAMED_GROUP.exec(lines[index] ?? '');
+  if (!framed) return pythonBlock(lines, index);
+  const group = unframed(lines, index, framed[1]!);
+  const block = pythonBlock(group.lines, 0);
+  return block && { ...block, next: group.next };
+}
+
+/** A top-level group's lines without the frame of `indent` + `+ ` / `| ` that CPython draws around it. */
+function unframed(lines: string[], index: number, indent: string): { lines: string[]; next: number } {
+  const text = ['Exception Group Traceback (most recent call last):'];
+  let at = index + 1;
+  for (; at < lines.length; at += 1) {
+    const line = lines[at]!;
+    if (!line.startsWith(indent)) break;
+    const rest = line.slice(indent.length);
+    if (rest.startsWith('| ') || rest === '|') text.push(rest.slice(2));
+    else if (rest.startsWith('+') || rest.startsWith('  ')) text.push(rest);
+    else break;
+  }
+  return { lines: text, next: at };
 }
 
 /**
  * One exception starting at `index`: a `Traceback` header with `File` lines and the exception line, or (after a
- * chain marker) an exception line alone, for an exception raised without a traceback.
+ * chain marker, or as a member of a group) an exception line alone, for an exception raised without a traceback. A
+ * group's members follow its exception line.
  */
-function pythonBlock(lines: string[], index: number): { exception: ParsedException; next: number } | null {
+function pythonBlock(lines: string[], index: number): (PythonException & { next: number }) | null {
   const frames: StackFrame[] = [];
   let at = index;
   if (PY_HEADER.test(lines[at] ?? '')) {
@@ -133,11 +197,35 @@ function pythonBlock(lines: string[], index: number): { exception: ParsedExcepti
   if (!headline) return null;
   const [, modulePath, type, first] = headline as unknown as [string, string, string, string | undefined];
   at += 1;
-  // Multi-line messages continue until a blank line, a chain marker or the next traceback.
+  // Multi-line messages continue until a blank line, a chain marker, the next traceback or a group's members.
   const valueLines = first === undefined ? [] : [first];
-  while (at < lines.length && lines[at]!.trim() !== '' && !PY_HEADER.test(lines[at]!) && !PY_CHAIN_MARKERS[lines[at]!.trim()]) {
+  while (
+    at < lines.length &&
+    lines[at]!.trim() !== '' &&
+    !PY_HEADER.test(lines[at]!) &&
+    !PY_CHAIN_MARKERS[lines[at]!.trim()] &&
+    !PY_MEMBERS.test(lines[at]!)
+  ) {
     valueLines.push(lines[at]!);
     at += 1;
+  }
+  const members: PythonException[] = [];
+  if (PY_MEMBERS.test(lines[at] ?? '')) {
+    // Each member is drawn two columns in, behind `| `; a separator ends it.
+    let member: string[] = [];
+    const close = () => {
+      const { blocks } = pythonChain(member, 0);
+      const raised = blocks[blocks.length - 1];
+      if (raised) members.push(raised);
+      member = [];
+    };
+    for (at += 1; at < lines.length; at += 1) {
+      const line = lines[at]!;
+      if (PY_MEMBER_SEPARATOR.test(line)) close();
+      else if (line.startsWith('  ')) member.push(line.startsWith('  | ') || line === '  |' ? line.slice(4) : line.slice(2));
+      else break;
+    }
+    close();
   }
   return {
     exception: {
@@ -146,6 +234,7 @@ function pythonBlock(lines: string[], index: number): { exception: ParsedExcepti
       module: modulePath ? modulePath.slice(0, -1) : null,
       frames,
     },
+    members,
     next: at,
   };
 }

@@ -134,6 +134,35 @@ describe('the log scanner', () => {
     expect(await server.standalone.logScanner.runPass()).toEqual({ ran: true, published: 0 });
     expect((await scannerErrors()).map((error) => error.id).sort()).toEqual(before);
   });
+
+  it('stores a Python exception group with its members in extra.chain, numbered as Sentry numbers them', async () => {
+    const group = `sync failed
+  + Exception Group Traceback (most recent call last):
+  |   File "/srv/app/sync.py", line 9, in sync_all
+  |     async with asyncio.TaskGroup() as group:
+  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    |   File "/srv/app/sync.py", line 5, in pull
+    |     raise ConnectionError("billing unreachable")
+    | ConnectionError: billing unreachable
+    +------------------------------------`;
+    await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'error', message: group }] } });
+    expect(await server.standalone.logScanner.runPass()).toEqual({ ran: true, published: 1 });
+    const stored = (await scannerErrors()).at(-1)!;
+    expect(stored).toMatchObject({ type: 'ExceptionGroup', value: 'unhandled errors in a TaskGroup (1 sub-exception)' });
+    expect(stored.frames.map((frame) => [frame.function, frame.lineno])).toEqual([['sync_all', 9]]);
+    expect(stored.extra['chain']).toEqual([
+      {
+        type: 'ConnectionError',
+        value: 'billing unreachable',
+        relation: 'cause',
+        exception_id: 1,
+        parent_id: 0,
+        frames: [expect.objectContaining({ function: 'pull', lineno: 5 })],
+      },
+    ]);
+  });
 });
 
 describe('the log scanner schedule', () => {
