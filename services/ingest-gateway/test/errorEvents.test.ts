@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { serverWithProject, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /** Envelope `event` items (Sentry error and message events) through both envelope routes, and their bad inputs. */
@@ -240,6 +240,41 @@ describe('envelope rate limits', () => {
     const tooLarge = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, { body: JSON.stringify(huge), headers: sentryAuth(fixture.setup.publicKey) });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('takes a store body of base64 text, zlib-deflated or not, as raven-node, raven-ruby and raven-php send it', async () => {
+    // What raven-node 2.6.4 sent: base64 of zlib-deflated JSON, Content-Type application/octet-stream, no Content-Encoding.
+    const ravenEvent = {
+      event_id: 'd'.repeat(32),
+      message: 'TypeError: raven boom',
+      exception: [{ type: 'TypeError', value: 'raven boom', stacktrace: { frames: [{ filename: '/srv/app.js', lineno: 3, colno: 25, function: 'boom', in_app: true, module: 'app' }] } }],
+      timestamp: '2026-11-25T19:39:43',
+      platform: 'node',
+      release: 'raven@1',
+    };
+    const store = (body: string) =>
+      fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, {
+        body,
+        headers: {
+          'content-type': 'application/octet-stream',
+          'x-sentry-auth': `Sentry sentry_version=5, sentry_timestamp=1795635583689, sentry_client=raven-node/2.6.4, sentry_key=${fixture.setup.publicKey}`,
+        },
+      });
+    const deflated = await store(deflateSync(JSON.stringify(ravenEvent)).toString('base64'));
+    expect(deflated.status).toBe(200);
+    expect(deflated.body).toMatchObject({ id: 'd'.repeat(32), accepted: 1, rejected: 0 });
+    expect(await storedErrors('raven boom')).toEqual([expect.objectContaining({ id: 'dddddddd-dddd-dddd-dddd-dddddddddddd', type: 'TypeError' })]);
+
+    const plain = await store(Buffer.from(JSON.stringify({ ...ravenEvent, event_id: 'e'.repeat(32), exception: undefined, message: 'base64 json' })).toString('base64'));
+    expect(plain.body).toMatchObject({ id: 'e'.repeat(32), accepted: 1 });
+    expect(await storedErrors('base64 json')).toHaveLength(1);
+
+    const notEvent = await store(Buffer.from('not an event at all').toString('base64'));
+    expect(notEvent.status).toBe(400);
+    expect(notEvent.body.error.code).toBe('VALIDATION_ERROR');
+    const bomb = await store(deflateSync(JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) })).toString('base64'));
+    expect(bomb.status).toBe(413);
+    expect(bomb.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('answers 429 RATE_LIMITED with Retry-After and X-Sentry-Rate-Limits over the free plan rate', async () => {

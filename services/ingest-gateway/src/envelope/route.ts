@@ -12,9 +12,10 @@ import {
 } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
-import { metrics, newId, unauthorized, validationError } from '@tlm/core';
+import { byteLimitText, metrics, newId, payloadTooLarge, unauthorized, validationError } from '@tlm/core';
 import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { inflateSync } from 'node:zlib';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
 import { envelopeBody } from './body';
@@ -72,9 +73,35 @@ const noEnvelopeYet: RequestHandler = (_req, res, next) => {
   res.locals['envelope'] = { header: {}, items: [] } satisfies Envelope;
   next();
 };
+/** A store body in base64 text: nothing but base64 characters, with padding and a trailing newline at most. */
+const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}\s*$/;
+
+/**
+ * The JSON bytes of a store body, decoded as Relay's store endpoint decodes it: legacy clients (raven-node,
+ * raven-ruby, raven-php) send base64 text of zlib-deflated JSON, or of JSON, with no Content-Encoding. Bodies that
+ * are not base64 (JSON, or what express inflated from a Content-Encoding) are taken as they are.
+ */
+function storeJson(body: Buffer): Buffer {
+  // JSON opens with `{` (or whitespace), which base64 never does: such bodies are not copied into text.
+  if (!/[A-Za-z0-9+/]/.test(String.fromCharCode(body[0]!))) return body;
+  const text = body.toString('latin1');
+  if (!BASE64_BODY.test(text)) return body;
+  const decoded = Buffer.from(text, 'base64');
+  if (decoded[0] === 0x7b) return decoded;
+  try {
+    return inflateSync(decoded, { maxOutputLength: DEFAULT_ITEM_LIMIT_BYTES });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw payloadTooLarge(`request body exceeds the ${byteLimitText(DEFAULT_ITEM_LIMIT_BYTES)} limit`);
+    }
+    throw validationError('malformed event: the body is base64 but neither JSON nor zlib-deflated JSON');
+  }
+}
+
 const storeBody: RequestHandler = (req, res, next) => {
-  const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  if (payload.length === 0) throw validationError('malformed event: the body is empty');
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (body.length === 0) throw validationError('malformed event: the body is empty');
+  const payload = storeJson(body);
   const eventId = jsonPayload({ header: { type: 'event' }, payload });
   if (!eventId.ok) throw validationError('malformed event: the body is not a JSON object');
   const id = eventId.value['event_id'];
