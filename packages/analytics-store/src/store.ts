@@ -35,7 +35,7 @@ export interface TableDefinition<Row> {
    * ClickHouse ReplacingMergeTree(updated_at)).
    */
   mode: 'append' | 'replace';
-  /** Column the retention purge cuts on; replace tables (state, not telemetry) have none. */
+  /** Column the retention purge cuts on; tables of settings (alert rules) have none. */
   timeColumn?: keyof Row & string;
   /** Where a row names the person it is about (GDPR erasure by distinct id): a column, or a key of a bag column. */
   person?: { column: keyof Row & string; key?: string };

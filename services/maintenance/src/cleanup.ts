@@ -3,7 +3,7 @@ import { deleteBlobsBefore, type BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import { PLANS, RESTORE_WINDOW_DAYS, type PlanName } from '@tlm/core';
 import { purgeAccount, purgeProjectData } from '@tlm/dashboard-api';
-import { purgeProjectKeyedRows, type MetadataStore } from '@tlm/metadata-store';
+import { purgeExpiredIssues, purgeProjectKeyedRows, type MetadataStore } from '@tlm/metadata-store';
 
 export interface CleanupDeps {
   metadata: MetadataStore;
@@ -47,6 +47,8 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
   const live = await deps.metadata.query<{ id: string; plan: PlanName }>(`select p.id, o.plan from projects p join organizations o on o.id = p.org_id`);
   for (const project of live) {
     const cutoff = new Date(now.getTime() - PLANS[project.plan].retentionDays * DAY_MS);
+    // Issue state first: a snapshot written behind it is then cut by the analytics purge, now or at the next run.
+    await deps.metadata.transaction((tx) => purgeExpiredIssues(tx, project.id, cutoff));
     await deleteExpiredRows(deps.analytics, project.id, cutoff);
     await deleteBlobsBefore(deps.blobs, project.id, cutoff);
   }

@@ -1,4 +1,4 @@
-import { createKey, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, eventually, setPlan, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -78,6 +78,51 @@ describe('POST /admin/cleanup', () => {
     expect(await blobs.get(oldAttachment)).toBeUndefined();
     expect((await blobs.get(recent))?.toString()).toBe('body');
     expect((await blobs.get(recentAttachment))?.toString()).toBe('body');
+  });
+
+  it("removes issues last seen before the plan's retention, with their users and snapshots, and keeps the recent ones", async () => {
+    const setup = await setupProject(server.api);
+    // Pro keeps 90 days, so an error of five days ago keeps its own time; the downgrade then puts it past retention.
+    await setPlan(server.api, setup.session, 'pro');
+    const envelope = (type: string, timestamp: string, user: string) =>
+      `{}\n{"type":"event"}\n${JSON.stringify({ timestamp, exception: { values: [{ type, value: 'boom' }] }, user: { id: user } })}\n`;
+    for (const [type, timestamp, user] of [
+      ['StaleError', daysAgo(5).toISOString(), 'stale-user'],
+      ['FreshError', new Date().toISOString(), 'fresh-user'],
+    ] as const) {
+      const sent = await server.api.post('/v1/envelope', {
+        token: setup.secretKey,
+        body: envelope(type, timestamp, user),
+        headers: { 'content-type': 'application/x-sentry-envelope' },
+      });
+      expect(sent.body).toMatchObject({ accepted: 1, rejected: 0 });
+    }
+    const snapshots = () =>
+      server.standalone.analytics.query('SELECT title FROM issues WHERE project_id = $p ORDER BY title', { p: setup.project.id });
+    await eventually(async () => expect(await snapshots()).toHaveLength(2));
+    await setPlan(server.api, setup.session, 'free');
+
+    expect((await runCleanup()).status).toBe(200);
+    const titles = (rows: Record<string, unknown>[]) => rows.map((row) => String(row['title']).split(':')[0]);
+    expect(titles(await snapshots())).toEqual(['FreshError']);
+    expect(titles(await server.standalone.metadata.query('select title from issues where project_id = $1', [setup.project.id]))).toEqual(['FreshError']);
+    const users = await server.standalone.metadata.query<{ user_key: string }>('select user_key from issue_users where project_id = $1', [setup.project.id]);
+    expect(users.map((user) => user.user_key)).toEqual(['id:fresh-user']);
+
+    // The fingerprint seen again opens the issue afresh, counting only what is inside retention.
+    const again = await server.api.post('/v1/envelope', {
+      token: setup.secretKey,
+      body: envelope('StaleError', new Date().toISOString(), 'stale-user'),
+      headers: { 'content-type': 'application/x-sentry-envelope' },
+    });
+    expect(again.body).toMatchObject({ accepted: 1 });
+    await eventually(async () => {
+      const reply = await server.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: 'from:issues | fields title, event_count, user_count' } });
+      expect(reply.body.data.results.map((row: { title: string; event_count: number; user_count: number }) => [row.title.split(':')[0], row.event_count, row.user_count]).sort()).toEqual([
+        ['FreshError', 1, 1],
+        ['StaleError', 1, 1],
+      ]);
+    });
   });
 
   it('removes projects, keys and accounts whose 30-day restore window has passed, and nothing younger', async () => {

@@ -27,6 +27,8 @@ export interface IssueRow {
 export const issuesTable: TableDefinition<IssueRow> = {
   name: 'issues',
   mode: 'replace',
+  // An issue last seen before the plan's retention goes with its errors (the daily cleanup; its state too).
+  timeColumn: 'last_seen',
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'id', type: 'string' },

@@ -288,6 +288,23 @@ export async function removeIssueUser(sql: SqlClient, projectId: string, userKey
   return issues;
 }
 
+/**
+ * Removes a project's issues last seen before `cutoff` (its plan's retention: every error of theirs is past it too),
+ * with their users, as Sentry's cleanup drops groups by `last_seen`; returns their ids. A count holding an issue's lock
+ * makes the delete wait and read its new `last_seen`. The short-id counter stays, so no number shown before is reused.
+ */
+export async function purgeExpiredIssues(sql: SqlClient, projectId: string, cutoff: Date): Promise<string[]> {
+  const expired = await sql.query<{ id: string }>('delete from issues where project_id = $1 and last_seen < $2 returning id', [
+    projectId,
+    cutoff.toISOString(),
+  ]);
+  if (expired.length === 0) return [];
+  const ids = expired.map((row) => row.id);
+  const users = await sql.query('delete from issue_users where issue_id = any($1::uuid[]) returning issue_id', [ids]);
+  if (users.length > 0) await countIssueUserErasures(sql, [projectId]);
+  return ids;
+}
+
 /** Raises the projects' erasure counts (issueUserErasures): call it wherever rows leave issue_users. */
 export async function countIssueUserErasures(sql: SqlClient, projectIds: readonly string[]): Promise<void> {
   await sql.query(
