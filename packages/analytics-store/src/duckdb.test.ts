@@ -323,6 +323,27 @@ describe('insert and query', () => {
     expect((await read()).map((row) => row['id'])).toEqual(['a']);
   });
 
+  it('keeps an expired stack while an error inside retention still names it (a later error of the day it was written)', async () => {
+    const projectId = randomUUID();
+    // Written once a UTC day, at its first error; the day's later errors name it without writing it again.
+    const stack = (id: string) => ({ project_id: projectId, id, frames: [{ function: id }], updated_at: T0, retention_days: 3 });
+    await store.insert(stacksTable, [stack('named'), stack('unnamed')]);
+    await store.insert(errorsTable, [
+      { ...errorRow(projectId), timestamp: T0, frames: null, stack_id: 'named' },
+      { ...errorRow(projectId), timestamp: T0 + 6 * 3_600_000, frames: null, stack_id: 'named' },
+    ]);
+    await deleteExpiredRows(store, projectId, new Date(T0 + 3_600_000));
+    const left = await store.query(
+      'SELECT e.stack_id, s.frames FROM errors e LEFT JOIN stacks s ON s.project_id = e.project_id AND s.id = e.stack_id WHERE e.project_id = $project',
+      { project: projectId },
+    );
+    expect(left).toEqual([{ stack_id: 'named', frames: '[{"function":"named"}]' }]);
+    const stacks = await store.query('SELECT id FROM stacks WHERE project_id = $project', { project: projectId });
+    expect(stacks.map((row) => row['id'])).toEqual(['named']);
+    await deleteExpiredRows(store, projectId, new Date(T0 + 7 * 3_600_000));
+    expect(await store.query('SELECT id FROM stacks WHERE project_id = $project', { project: projectId })).toEqual([]);
+  });
+
   it('stores the rows of a large batch exactly like those of a small one (read_json reads the whole file alike)', async () => {
     const small = randomUUID();
     const large = randomUUID();

@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from './store';
-import { ANALYTICS_TABLES, errorsTable } from './tables';
+import { ANALYTICS_TABLES, errorsTable, stacksTable } from './tables';
 
 /** Removes every row of a project from every table (permanent project or account removal). */
 export async function deleteProjectRows(store: AnalyticsStore, projectId: string): Promise<void> {
@@ -19,13 +19,22 @@ export async function deleteProjectRows(store: AnalyticsStore, projectId: string
  * TTL on retention_days; this catches rows written under a longer plan than the current one.
  */
 export async function deleteExpiredRows(store: AnalyticsStore, projectId: string, cutoff: Date): Promise<void> {
+  const clickhouse = store.dialect === 'clickhouse';
   for (const table of ANALYTICS_TABLES) {
     if (!table.timeColumn) continue;
+    // A stack is written once a UTC day, at its first error: the day's later errors (and those dated ahead of their
+    // receipt) are inside retention after it, so it stays while an error row still names it. Errors go first.
+    const stillNamed =
+      table === stacksTable
+        ? clickhouse
+          ? " AND id NOT IN (SELECT stack_id FROM errors WHERE project_id = {project_id:UUID} AND stack_id != '')"
+          : ' AND id NOT IN (SELECT stack_id FROM errors WHERE project_id = $project_id AND stack_id IS NOT NULL)'
+        : '';
     await store.execute(
-      store.dialect === 'clickhouse'
-        ? `DELETE FROM ${table.name} WHERE project_id = {project_id:UUID} AND ${table.timeColumn} < {cutoff:DateTime64(3, 'UTC')}`
-        : `DELETE FROM ${table.name} WHERE project_id = $project_id AND ${table.timeColumn} < CAST($cutoff AS TIMESTAMP)`,
-      { project_id: projectId, cutoff: store.dialect === 'clickhouse' ? cutoff.toISOString().replace('T', ' ').replace('Z', '') : cutoff.toISOString() },
+      clickhouse
+        ? `DELETE FROM ${table.name} WHERE project_id = {project_id:UUID} AND ${table.timeColumn} < {cutoff:DateTime64(3, 'UTC')}${stillNamed}`
+        : `DELETE FROM ${table.name} WHERE project_id = $project_id AND ${table.timeColumn} < CAST($cutoff AS TIMESTAMP)${stillNamed}`,
+      { project_id: projectId, cutoff: clickhouse ? cutoff.toISOString().replace('T', ' ').replace('Z', '') : cutoff.toISOString() },
     );
   }
 }

@@ -203,7 +203,7 @@ export class ErrorRecorder {
 
   /**
    * The batch's stacks this recorder has not written today, once each. Writing a stack again once a day keeps its
-   * `updated_at`, on which retention cuts, at least as late as the errors that name it.
+   * `updated_at`, on which retention cuts, within a day of the errors that name it; the purge keeps it while they do.
    */
   private unwrittenStacks(kept: readonly { error: GroupedError }[], stacks: readonly (Stack | null)[]): StackRow[] {
     const now = Date.now();
