@@ -3,7 +3,7 @@ import { deleteBlobsBefore, type BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import { PLANS, RESTORE_WINDOW_DAYS, type PlanName } from '@tlm/core';
 import { purgeAccount, purgeProjectData } from '@tlm/dashboard-api';
-import { purgeExpiredIssues, purgeProjectKeyedRows, type MetadataStore } from '@tlm/metadata-store';
+import { deleteExportJobsBefore, purgeExpiredIssues, purgeProjectKeyedRows, type MetadataStore } from '@tlm/metadata-store';
 
 export interface CleanupDeps {
   metadata: MetadataStore;
@@ -51,6 +51,7 @@ export async function runCleanup(deps: CleanupDeps, now = new Date()): Promise<C
     await deps.metadata.transaction((tx) => purgeExpiredIssues(tx, project.id, cutoff));
     await deleteExpiredRows(deps.analytics, project.id, cutoff);
     await deleteBlobsBefore(deps.blobs, project.id, cutoff);
+    await deleteExportJobsBefore(deps.metadata, project.id, cutoff);
   }
 
   return {

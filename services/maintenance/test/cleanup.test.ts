@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { exportFileKey } from '@tlm/blob-store';
+import { finishExportJob, insertExportJob } from '@tlm/metadata-store';
 import { createKey, eventually, setPlan, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -78,6 +81,28 @@ describe('POST /admin/cleanup', () => {
     expect(await blobs.get(oldAttachment)).toBeUndefined();
     expect((await blobs.get(recent))?.toString()).toBe('body');
     expect((await blobs.get(recentAttachment))?.toString()).toBe('body');
+  });
+
+  it("forgets export jobs whose files retention removed, so no listed download link leads to a 404", async () => {
+    const setup = await setupProject(server.api);
+    const { metadata, blobs } = server.standalone;
+    const exportJob = async (createdAt: Date) => {
+      const job = await insertExportJob(metadata, { id: randomUUID(), projectId: setup.project.id, format: 'csv', query: null, source: 'logs' });
+      const blobKey = exportFileKey(setup.project.id, createdAt.getTime(), job.id, 'csv');
+      await blobs.put(blobKey, Buffer.from('timestamp,message\n'));
+      await metadata.query('update export_jobs set created_at = $2 where id = $1', [job.id, createdAt]);
+      await finishExportJob(metadata, job.id, { status: 'done', rows: 0, size: 18, blobKey });
+      return job.id;
+    };
+    await exportJob(daysAgo(5));
+    const recent = await exportJob(daysAgo(1));
+
+    expect((await runCleanup()).status).toBe(200);
+    const listed = await server.api.get('/v1/exports', { token: setup.secretKey });
+    expect(listed.status).toBe(200);
+    expect(listed.body.exports.map((job: { id: string }) => job.id)).toEqual([recent]);
+    const file = await fetch(listed.body.exports[0].download_url);
+    expect(file.status).toBe(200);
   });
 
   it("removes issues last seen before the plan's retention, with their users and snapshots, and keeps the recent ones", async () => {

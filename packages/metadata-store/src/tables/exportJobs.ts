@@ -76,3 +76,12 @@ export async function requeueStaleExportJobs(sql: SqlClient, olderThan: Date): P
     await sql.query(`update export_jobs set status = 'queued', started_at = null where status = 'running' and started_at < $1 returning id`, [olderThan])
   ).length;
 }
+
+/**
+ * Forgets a project's export jobs created before `cutoff`'s UTC day: their files are kept under the day of creation
+ * and go with that day when retention passes it (deleteBlobsBefore), so the job would list a link to nothing.
+ */
+export async function deleteExportJobsBefore(sql: SqlClient, projectId: string, cutoff: Date): Promise<number> {
+  const firstKeptDay = new Date(Math.floor(cutoff.getTime() / 86_400_000) * 86_400_000);
+  return (await sql.query('delete from export_jobs where project_id = $1 and created_at < $2 returning id', [projectId, firstKeptDay])).length;
+}
