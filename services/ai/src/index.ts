@@ -95,17 +95,21 @@ export function aiRoutes(deps: AiDeps): Router {
     const { organization } = requestMembership(res);
     const project = requestProject(res);
     const month = monthOf(Date.now());
-    const used = await countOrganizationUsage(deps.metadata, organization.id, 'ai_queries', month);
-    const limit = PLANS[organization.plan].aiQueriesPerMonth;
-    if (used >= limit) {
-      throw quotaExceeded(`the ${organization.plan} plan includes ${limit} AI queries a month`, {
-        limit,
-        used,
-        plan: organization.plan,
-        upgrade: upgradesAllowing(organization.plan, used + 1, (limits) => limits.aiQueriesPerMonth),
-      });
-    }
-    await recordUsage(deps.metadata, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
+    await deps.metadata.transaction(async (tx) => {
+      // Serialises the count and the use per account, so simultaneous conversions cannot both take the last query.
+      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      const used = await countOrganizationUsage(tx, organization.id, 'ai_queries', month);
+      const limit = PLANS[organization.plan].aiQueriesPerMonth;
+      if (used >= limit) {
+        throw quotaExceeded(`the ${organization.plan} plan includes ${limit} AI queries a month`, {
+          limit,
+          used,
+          plan: organization.plan,
+          upgrade: upgradesAllowing(organization.plan, used + 1, (limits) => limits.aiQueriesPerMonth),
+        });
+      }
+      await recordUsage(tx, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
+    });
     res.json(await translateValidated(project.id, input.prompt, input.mode ?? 'explorer'));
   });
 

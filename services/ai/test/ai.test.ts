@@ -1,6 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKey, eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import {
+  TEST_POSTGRES_URL,
+  createKey,
+  eventually,
+  openIsolatedPostgres,
+  postgresUnavailableReason,
+  setupProject,
+  startTestServer,
+  type TestServer,
+} from '@tlm/testkit';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -173,5 +182,38 @@ describe('an OpenAI-compatible provider', () => {
       await withModel.close();
       await new Promise((resolve) => provider.close(resolve));
     }
+  });
+});
+
+const postgresUnavailable = postgresUnavailableReason();
+if (postgresUnavailable) console.log(`skipping the AI quota race on Postgres: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
+(postgresUnavailable ? describe.skip : describe)('the dashboard AI quota on the Postgres server', () => {
+  let database: Awaited<ReturnType<typeof openIsolatedPostgres>>;
+  let onPostgres: TestServer;
+
+  beforeAll(async () => {
+    database = await openIsolatedPostgres(1);
+    onPostgres = await startTestServer({ DATABASE_URL: database.url });
+  });
+  afterAll(async () => {
+    await onPostgres?.close();
+    await database?.dispose();
+  });
+
+  it('lets simultaneous conversions use no more than the plan\'s 50 AI queries: the rest answer 402 QUOTA_EXCEEDED', async () => {
+    const fresh = await setupProject(onPostgres.api);
+    const path = `/api/orgs/${fresh.session.organization.id}/projects/${fresh.project.id}/gql/nl`;
+    const replies = await Promise.all(
+      Array.from({ length: 70 }, () => onPostgres.api.post(path, { token: fresh.session.token, body: { prompt: 'error logs' } })),
+    );
+    const statuses: Record<number, number> = {};
+    for (const reply of replies) statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
+    expect(statuses).toEqual({ 200: 50, 402: 20 });
+    expect(replies.find((reply) => reply.status === 402)!.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: 50, plan: 'free' } });
+    const [used] = await onPostgres.standalone.metadata.query<{ items: number }>(
+      `select items::int as items from usage_counters where project_id = $1 and signal = 'ai_queries'`,
+      [fresh.project.id],
+    );
+    expect(used!.items).toBe(50);
   });
 });
