@@ -1,4 +1,14 @@
-import { createProject, signup, startTestServer, uniqueEmail, type Session, type TestServer } from '@tlm/testkit';
+import {
+  TEST_POSTGRES_URL,
+  createProject,
+  openIsolatedPostgres,
+  postgresUnavailableReason,
+  signup,
+  startTestServer,
+  uniqueEmail,
+  type Session,
+  type TestServer,
+} from '@tlm/testkit';
 
 let server: TestServer;
 
@@ -188,5 +198,42 @@ describe('organization members', () => {
     const reply = await server.api.delete(`/api/orgs/${owner.organization.id}/members/${owner.user.id}`, { token: owner.token });
     expect(reply.status).toBe(204);
     expect(await storedMembers(owner.organization.id)).toEqual({ [coOwner.user.id]: 'owner' });
+  });
+});
+
+const postgresUnavailable = postgresUnavailableReason();
+if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
+(postgresUnavailable ? describe.skip : describe)('organization owners on the Postgres server', () => {
+  let database: Awaited<ReturnType<typeof openIsolatedPostgres>>;
+  let onPostgres: TestServer;
+
+  beforeAll(async () => {
+    database = await openIsolatedPostgres(1);
+    onPostgres = await startTestServer({ DATABASE_URL: database.url });
+  });
+  afterAll(async () => {
+    await onPostgres?.close();
+    await database?.dispose();
+  });
+
+  it('lets only one of two owners leaving at the same moment go: the other gets 409 CONFLICT and stays owner', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const alice = await signup(onPostgres.api);
+      const bob = await signup(onPostgres.api);
+      const orgId = alice.organization.id;
+      const added = await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      expect(added.status).toBe(201);
+      const replies = await Promise.all([
+        onPostgres.api.delete(`/api/orgs/${orgId}/members/${alice.user.id}`, { token: alice.token }),
+        onPostgres.api.delete(`/api/orgs/${orgId}/members/${bob.user.id}`, { token: bob.token }),
+      ]);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([204, 409]);
+      expect(replies.find((reply) => reply.status === 409)!.body.error.code).toBe('CONFLICT');
+      const owners = await onPostgres.standalone.metadata.query<{ n: number }>(
+        `select count(*)::int as n from memberships where org_id = $1 and role = 'owner'`,
+        [orgId],
+      );
+      expect(owners[0]!.n).toBe(1);
+    }
   });
 });

@@ -81,6 +81,8 @@ export function organizationRoutes(deps: DashboardDeps): Router {
     if (role !== 'owner' && userId !== sessionUser(res).id) throw forbidden('only an owner of this organization may remove members');
     const removed = await deps.metadata.transaction(async (tx) => {
       if (!isUuid(userId)) return false;
+      // Serialises removals per organization: two owners leaving at once must not each count the other as staying.
+      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
       const gone = await deleteMembership(tx, organization.id, userId);
       if (gone && (await countOwners(tx, organization.id)) === 0) throw conflict('an organization needs at least one owner');
       return gone;
