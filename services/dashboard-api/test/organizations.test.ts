@@ -1,5 +1,6 @@
 import {
   TEST_POSTGRES_URL,
+  createKey,
   createProject,
   openIsolatedPostgres,
   postgresUnavailableReason,
@@ -234,6 +235,31 @@ if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TE
         [orgId],
       );
       expect(owners[0]!.n).toBe(1);
+    }
+  });
+
+  it('deactivates the organization when its two owners delete their accounts at the same moment: its keys answer 401', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const alice = await signup(onPostgres.api);
+      const bob = await signup(onPostgres.api);
+      const orgId = alice.organization.id;
+      await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      const project = await createProject(onPostgres.api, alice);
+      const { key } = await createKey(onPostgres.api, alice, project.id, { type: 'secret' });
+      expect((await onPostgres.api.get('/v1/info', { token: key })).status).toBe(200);
+      const deleted = await Promise.all([
+        onPostgres.api.delete('/api/auth/account', { token: alice.token }),
+        onPostgres.api.delete('/api/auth/account', { token: bob.token }),
+      ]);
+      expect(deleted.map((reply) => reply.status)).toEqual([200, 200]);
+      const [organization] = await onPostgres.standalone.metadata.query<{ deleted_at: Date | null }>(
+        'select deleted_at from organizations where id = $1',
+        [orgId],
+      );
+      expect(organization!.deleted_at).not.toBeNull();
+      const refused = await onPostgres.api.get('/v1/info', { token: key });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
     }
   });
 });
