@@ -20,6 +20,7 @@ import {
   findConversation,
   listMessages,
   insertConversation,
+  lockOrganization,
   monthOf,
   readSchemaDocument,
   recordUsage,
@@ -97,7 +98,7 @@ export function aiRoutes(deps: AiDeps): Router {
     const month = monthOf(Date.now());
     await deps.metadata.transaction(async (tx) => {
       // Serialises the count and the use per account, so simultaneous conversions cannot both take the last query.
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       const used = await countOrganizationUsage(tx, organization.id, 'ai_queries', month);
       const limit = PLANS[organization.plan].aiQueriesPerMonth;
       if (used >= limit) {

@@ -3,6 +3,7 @@ import { deleteProjectBlobs, type BlobStore } from '@tlm/blob-store';
 import { announceKeyChange } from '@tlm/auth';
 import type { Bus } from '@tlm/bus';
 import {
+  lockOrganizationsOwnedBy,
   purgeOrganizations,
   purgeProjectKeyedRows,
   purgeUser,
@@ -56,18 +57,6 @@ async function soleOwnedOrganizations(sql: SqlClient, userId: string): Promise<s
   return rows.map((row) => row.id);
 }
 
-/**
- * Locks the organizations the user owns, in id order: co-owners deleting their accounts at once then take turns, and
- * the second sees the first gone, so an organization whose owners all leave together is deactivated.
- */
-async function lockOwnedOrganizations(sql: SqlClient, userId: string): Promise<void> {
-  await sql.query(
-    `select o.id from organizations o join memberships m on m.org_id = o.id
-     where m.user_id = $1 and m.role = 'owner' order by o.id for update of o`,
-    [userId],
-  );
-}
-
 /** Of these organizations, the active ones stamped deleted at `deletedAt`; returns their ids. */
 async function deactivateOrganizations(sql: SqlClient, ids: string[], deletedAt: Date): Promise<string[]> {
   const live = await sql.query<{ id: string }>('select id from organizations where id = any($1::uuid[]) and deleted_at is null', [ids]);
@@ -81,7 +70,8 @@ async function deactivateOrganizations(sql: SqlClient, ids: string[], deletedAt:
  */
 export async function softDeleteAccount(stores: AccountStores, userId: string, deletedAt: Date): Promise<void> {
   const orgIds = await stores.metadata.transaction(async (tx) => {
-    await lockOwnedOrganizations(tx, userId);
+    // Co-owners deleting their accounts at once take turns: the second sees the first gone.
+    await lockOrganizationsOwnedBy(tx, userId);
     await setUserDeletedAt(tx, userId, deletedAt);
     return deactivateOrganizations(tx, await organizationsLeftWithoutOwner(tx, userId), deletedAt);
   });

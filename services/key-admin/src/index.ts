@@ -35,6 +35,7 @@ import {
   findApiKey,
   insertApiKey,
   listApiKeys,
+  lockOrganization,
   restoreApiKey,
   setApiKeyRevoked,
   softDeleteApiKey,
@@ -94,7 +95,7 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
     const value = generateApiKey(input.type, region);
     const key = await deps.metadata.transaction(async (tx) => {
       // Serialises key creation per account, so two concurrent requests cannot both take the last slot.
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       await ensureKeyRoom(tx, organization.id, organization.plan);
       return insertApiKey(tx, {
         id: newId(),
@@ -153,7 +154,7 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
     if (!withinRestoreWindow(key.deleted_at!)) throw notFound('the restore window of this key has passed');
     const { organization } = requestMembership(res);
     const restored = await deps.metadata.transaction(async (tx) => {
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       if (req.query['force'] !== 'true') await ensureKeyRoom(tx, organization.id, organization.plan);
       return restoreApiKey(tx, key.id);
     });

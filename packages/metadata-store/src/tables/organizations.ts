@@ -35,6 +35,23 @@ export async function findOrganization(sql: SqlClient, id: string): Promise<Orga
   return (await sql.query<OrganizationRow>('select * from organizations where id = $1', [id]))[0];
 }
 
+/**
+ * Takes the organization's row lock for the rest of the transaction: checks of its limits (keys, projects, AI
+ * queries) and of its owners then take turns with the writes they guard, so simultaneous requests cannot both pass.
+ */
+export async function lockOrganization(sql: SqlClient, id: string): Promise<void> {
+  await sql.query('select id from organizations where id = $1 for update', [id]);
+}
+
+/** The row locks of the organizations the user owns, taken in id order (so two such transactions cannot deadlock). */
+export async function lockOrganizationsOwnedBy(sql: SqlClient, userId: string): Promise<void> {
+  await sql.query(
+    `select o.id from organizations o join memberships m on m.org_id = o.id
+     where m.user_id = $1 and m.role = 'owner' order by o.id for update of o`,
+    [userId],
+  );
+}
+
 export async function updateOrganization(
   sql: SqlClient,
   id: string,

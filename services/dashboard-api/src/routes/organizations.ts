@@ -8,6 +8,7 @@ import {
   insertMembership,
   listMembers,
   listOrganizationsOfUser,
+  lockOrganization,
   updateOrganization,
 } from '@tlm/metadata-store';
 import { Router } from 'express';
@@ -82,7 +83,7 @@ export function organizationRoutes(deps: DashboardDeps): Router {
     const removed = await deps.metadata.transaction(async (tx) => {
       if (!isUuid(userId)) return false;
       // Serialises removals per organization: two owners leaving at once must not each count the other as staying.
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       const gone = await deleteMembership(tx, organization.id, userId);
       if (gone && (await countOwners(tx, organization.id)) === 0) throw conflict('an organization needs at least one owner');
       return gone;

@@ -5,6 +5,7 @@ import {
   countLiveProjects,
   insertProject,
   listProjects,
+  lockOrganization,
   reactivateKeysOfRestoredProject,
   revokeKeysOfDeletedProject,
   setProjectDeletedAt,
@@ -52,7 +53,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
     const input = parseBody(NewProject, req.body);
     const { organization } = requestMembership(res);
     const project = await deps.metadata.transaction(async (tx) => {
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       await ensureProjectRoom(tx, organization.id, organization.plan);
       return insertProject(tx, {
         id: newId(),
@@ -102,7 +103,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
     }
     if (!withinRestoreWindow(current.deleted_at)) throw notFound('the restore window of this project has passed');
     const project = await deps.metadata.transaction(async (tx) => {
-      await tx.query('select id from organizations where id = $1 for update', [organization.id]);
+      await lockOrganization(tx, organization.id);
       if (req.query['force'] !== 'true') await ensureProjectRoom(tx, organization.id, organization.plan);
       await reactivateKeysOfRestoredProject(tx, current.id);
       return setProjectDeletedAt(tx, current.id, null);
