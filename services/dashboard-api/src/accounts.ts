@@ -107,6 +107,8 @@ export async function purgeAccount(stores: AccountStores, userId: string): Promi
   const projectIds = projects.map((row) => row.id);
   for (const projectId of projectIds) await purgeProjectData(stores, projectId);
   const deactivated = await stores.metadata.transaction(async (tx) => {
+    // Co-owners removed at once take turns: the second sees the first gone, and stops what they owned together.
+    await lockOrganizationsOwnedBy(tx, userId);
     // Organizations whose other owners are all soft-deleted stay, deactivated, for those owners to restore.
     const orphaned = (await organizationsLeftWithoutOwner(tx, userId)).filter((id) => !orgIds.includes(id));
     const stopped = await deactivateOrganizations(tx, orphaned, new Date());

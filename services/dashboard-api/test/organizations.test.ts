@@ -262,4 +262,27 @@ if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TE
       expect(refused.body.error.code).toBe('UNAUTHORIZED');
     }
   });
+  it('stops the organization when its two owners delete their accounts for good at the same moment: its keys answer 401', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const alice = await signup(onPostgres.api);
+      const bob = await signup(onPostgres.api);
+      const orgId = alice.organization.id;
+      await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      const project = await createProject(onPostgres.api, alice);
+      const { key } = await createKey(onPostgres.api, alice, project.id, { type: 'secret' });
+      const deleted = await Promise.all([
+        onPostgres.api.delete('/api/auth/account?immediate=true', { token: alice.token }),
+        onPostgres.api.delete('/api/auth/account?immediate=true', { token: bob.token }),
+      ]);
+      expect(deleted.map((reply) => reply.status)).toEqual([200, 200]);
+      const [organization] = await onPostgres.standalone.metadata.query<{ deleted_at: Date | null }>(
+        'select deleted_at from organizations where id = $1',
+        [orgId],
+      );
+      expect(organization?.deleted_at ?? 'purged').not.toBeNull();
+      const refused = await onPostgres.api.get('/v1/info', { token: key });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
+    }
+  });
 });
