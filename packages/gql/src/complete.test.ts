@@ -62,6 +62,14 @@ describe('complete', () => {
     expect(texts('from:alerts enabled:')).toEqual(['true', 'false']);
   });
 
+  it('suggests the examples of a property named with its bag: properties.route: as route:', () => {
+    expect(texts('properties.route:')).toEqual(['/checkout', '/login']);
+    expect(texts('properties.user.plan = ')).toEqual(['pro', '"free plan"']);
+    expect(texts('from:events properties.plan:')).toEqual(['pro']);
+    // properties.severity is a property, not the column: the column's severities are no examples of it.
+    expect(texts('properties.severity:')).toEqual([]);
+  });
+
   it('suggests functions and stages after |', () => {
     const { suggestions } = complete('from:logs | ', 12, schema);
     expect(suggestions.slice(0, 5).map((suggestion) => suggestion.text)).toEqual(['count', 'count_distinct(', 'sum(', 'avg(', 'min(']);

@@ -104,6 +104,8 @@ function fieldBeforeValue(tokens: Token[]): string | undefined {
 interface FieldSuggestion extends Suggestion {
   /** A column, or a property key of the schema document. */
   values: string[];
+  /** The key in the source's default bag, for a property of the schema document. */
+  property?: string;
 }
 
 function fieldsOf(source: SourceDefinition, schema: SchemaDocument | undefined): FieldSuggestion[] {
@@ -131,6 +133,7 @@ function fieldsOf(source: SourceDefinition, schema: SchemaDocument | undefined):
       description: `property (${property.type}), seen ${property.volume} times`,
       kind: 'field',
       values: property.examples.filter((example) => example !== null && typeof example !== 'object').map(String),
+      property: property.key,
     });
   }
   for (const bag of source.bags.keys()) {
@@ -170,7 +173,10 @@ export function complete(text: string, cursor: number | undefined, schema?: Sche
     }
     if (wanted.has('a value')) {
       const name = fieldBeforeValue(before);
-      const field = fields.find((candidate) => candidate.text === name || candidate.text === `${source.defaultBag}.${name}`);
+      // `properties.route` names the property `route` as the bare name does (docs/gql.md "Field names").
+      const bagPrefix = `${source.defaultBag}.`;
+      const key = source.defaultBag && name?.startsWith(bagPrefix) ? name.slice(bagPrefix.length) : undefined;
+      const field = fields.find((candidate) => candidate.text === name || (key !== undefined && candidate.property === key));
       offer((field?.values ?? []).map((value) => ({ text: valueText(value), description: `${name} value`, kind: 'value' as const })));
     }
     if (wanted.has('a duration such as 24h')) offer(DURATIONS);
