@@ -62,8 +62,9 @@ function queryText(req: Request): string {
 
 /** The autocomplete cursor: a character offset; absent or malformed means the end of the query. */
 function cursorOf(req: Request): number | undefined {
-  const cursor = Number(req.query['cursor']);
-  return typeof req.query['cursor'] === 'string' && Number.isInteger(cursor) ? cursor : undefined;
+  const cursor = req.query['cursor'];
+  // Number('') and Number(' ') are 0: only digits are a position.
+  return typeof cursor === 'string' && /^-?\d+$/.test(cursor) ? Number(cursor) : undefined;
 }
 
 export function queryRoutes(deps: QueryDeps): Router {

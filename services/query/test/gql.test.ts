@@ -230,6 +230,18 @@ describe('GQL autocomplete', () => {
     expect(valid.body).toMatchObject({ valid: true, parsed: { source: 'logs', filters: [{ field: 'severity', op: '=', value: 'error' }] } });
   });
 
+  it('reads an empty or malformed cursor as the end of the query, as an absent one', async () => {
+    for (const cursor of ['', '%20', 'abc', '1e1']) {
+      const reply = await server.api.get(`/v1/gql/autocomplete?q=from:&cursor=${cursor}`, { token: projectA.secretKey });
+      expect(reply.status).toBe(200);
+      expect(reply.body.suggestions.map((suggestion: { text: string }) => suggestion.text)).toEqual(
+        ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'],
+      );
+    }
+    const start = await server.api.get('/v1/gql/autocomplete?q=from:&cursor=0', { token: projectA.secretKey });
+    expect(start.body.suggestions[0]).toEqual({ text: 'from:logs', description: 'log entries', kind: 'source' });
+  });
+
   it('GET /api/orgs/:org/projects/:project/gql/autocomplete answers members the same way', async () => {
     const reply = await dashboard(`/gql/autocomplete?q=${encodeURIComponent('from:logs | ')}&cursor=12`);
     expect(reply.status).toBe(200);
