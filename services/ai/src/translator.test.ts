@@ -44,6 +44,18 @@ describe('the built-in translator', () => {
     expect(alert('more than 10 error logs in 5 minutes')).toBe('from:logs severity:error | count');
     expect(alert('too many fatal crashes')).toBe('from:errors level:fatal | count');
   });
+
+  it.each([
+    ['fatal crashes per release', 'from:errors level:fatal | count'],
+    ['top 5 routes by error logs', 'from:logs severity:error | count'],
+    ['average duration_ms of logs by route', 'from:logs | avg(duration_ms)'],
+    ['p95 latency of spans over time', 'from:spans | p95(duration_ms)'],
+  ])('makes a metric of one value in alert mode, without by or top: %s → %s', (prompt, gql) => {
+    expect(alert(prompt)).toBe(gql);
+    const { plan } = compileQuery(gql);
+    expect(plan.aggregate?.groups).toEqual([]);
+    expect(plan.since).toBeNull();
+  });
 });
 
 describe('follow-ups in a conversation', () => {

@@ -244,11 +244,12 @@ function render(parts: Parts, mode: NlMode): string {
 
   const stages: string[] = [];
   if (func) {
+    // An alert metric yields one value (docs/decisions.md "Alerts and SLOs"): no groups, so no top either.
     const groups: string[] = [];
-    if (parts.groupField) groups.push(parts.groupField);
+    if (parts.groupField && mode === 'explorer') groups.push(parts.groupField);
     if (parts.overTime && mode === 'explorer') groups.push(`time(${parts.overTime})`);
     stages.push(groups.length > 0 ? `${func} by ${groups.join(', ')}` : func);
-    if (parts.top !== undefined) stages.push(`top ${parts.top}`);
+    if (parts.top !== undefined && mode === 'explorer') stages.push(`top ${parts.top}`);
   }
   if (mode === 'explorer') stages.push(parts.range);
   const head = [`from:${source}`, ...parts.filters.map((filter) => filter.text)].join(' ');
