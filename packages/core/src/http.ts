@@ -226,8 +226,15 @@ export interface RunningServer {
 /** While a server drains, how often connections whose last answer is out are closed. */
 const DRAIN_SWEEP_MS = 50;
 
+/**
+ * Request line and headers, in bytes: a GQL query of 16,384 characters (docs/gql.md Limits) sent in a URL, as the
+ * dashboard's GET routes take it, is up to 9 bytes a character once percent-encoded. Node's default of 16 KiB
+ * refused such queries with a bare 431 before any route could answer.
+ */
+export const MAX_HEADER_BYTES = 160 * 1024;
+
 export async function listen(app: Express, port: number, host: string, shutdownTimeoutMs: number): Promise<RunningServer> {
-  const server = http.createServer(app);
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

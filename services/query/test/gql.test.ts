@@ -263,6 +263,18 @@ describe('GET /api/orgs/:org/projects/:project/gql', () => {
     expect((await dashboard('/gql')).status).toBe(400);
   });
 
+  it('takes a query of the longest length in the URL, however it is percent-encoded, and answers 422 past it', async () => {
+    // docs/gql.md Limits: 16384 characters; a CJK character is 9 bytes percent-encoded.
+    const longest = await dashboard(`/gql?q=${encodeURIComponent('漢'.repeat(16_384))}`);
+    expect(longest.status).toBe(200);
+    expect(longest.body.data).toEqual({ mode: 'search', table: 'logs', results: [], total_groups: 0 });
+    const tooLong = await dashboard(`/gql?q=${encodeURIComponent('漢'.repeat(16_385))}`);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'the query is 16385 characters long; at most 16384 are allowed' });
+    const completion = await dashboard(`/gql/autocomplete?q=${encodeURIComponent(`${'"漢 '.repeat(5_000)}`)}`);
+    expect(completion.status).toBe(200);
+  });
+
   it('hides projects of other organizations (404) and needs a token (401)', async () => {
     const outsider = await signup(server.api);
     expect((await dashboard('/gql?q=count', outsider.token)).status).toBe(404);
