@@ -345,6 +345,19 @@ describe('GQL on DuckDB: answers on real rows', () => {
     expect((await run('from:errors type:StackError | fields value, frames', PROJECT_B)).results).toEqual([{ value: 'b', frames: [{ function: 'PROJECT-B secret' }] }]);
   });
 
+  it('matches UUIDs written in upper case, as ClickHouse does (RFC 4122: UUIDs are case-insensitive on input)', async () => {
+    const [newest] = (await run('fields id | limit 1')).results;
+    const id = String(newest!['id']);
+    const upper = id.toUpperCase();
+    expect(upper).not.toBe(id);
+    expect((await run(`id:${upper} | count`)).results).toEqual([{ value: 1 }]);
+    expect((await run(`id:[${upper}, ${id}] | count`)).results).toEqual([{ value: 1 }]);
+    expect((await run(`-id:${upper} | count`)).results).toEqual([{ value: 6 }]);
+    expect((await run(`id:${upper.slice(0, 20)}* | count`)).results).toEqual((await run(`id:${id.slice(0, 20)}* | count`)).results);
+    const [firing] = (await run('from:alert_events | fields rule_id | limit 1')).results;
+    expect((await run(`from:alert_events rule_id:${String(firing!['rule_id']).toUpperCase()} | count`)).results).toEqual([{ value: 2 }]);
+  });
+
   it("never answers with another project's rows", async () => {
     const queries = [
       'count',

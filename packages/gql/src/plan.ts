@@ -78,6 +78,8 @@ const NUMERIC_FUNCTIONS = new Set<AggregateFunction>(['sum', 'avg', 'min', 'max'
 const DURATION_MS: Record<Duration['unit'], number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const isUuidColumn = (field: FieldRef): boolean => field.type === 'column' && field.column.clickhouseType === 'UUID';
+
 export const durationMs = (duration: Duration): number => duration.amount * DURATION_MS[duration.unit];
 
 /** The output key a group named `value` gets, so it cannot collide with the aggregate. */
@@ -125,8 +127,10 @@ class Planner {
     const shown = `'${literal.text.slice(0, 60)}'`;
     switch (kind) {
       case 'string': {
-        if (field.type === 'column' && field.column.clickhouseType === 'UUID' && !UUID.test(literal.text)) {
-          this.fail(`${fieldName.name} holds UUIDs; ${shown} is not one`, literal.pos);
+        if (isUuidColumn(field)) {
+          if (!UUID.test(literal.text)) this.fail(`${fieldName.name} holds UUIDs; ${shown} is not one`, literal.pos);
+          // Stored in lower case; RFC 4122 reads either case, as ClickHouse's UUID type does.
+          return { type: 'string', value: literal.text.toLowerCase() };
         }
         return { type: 'string', value: literal.text };
       }
@@ -185,7 +189,7 @@ class Planner {
     }
     if (!Array.isArray(node.value) && node.op === 'colon' && isPrefix(node.value)) {
       if (kind !== 'string' && kind !== 'bag') this.fail(`a prefix match (val*) needs a text field; ${node.field.name} is not one`, node.pos);
-      const text = node.value.text.slice(0, -1);
+      const text = isUuidColumn(field) ? node.value.text.slice(0, -1).toLowerCase() : node.value.text.slice(0, -1);
       if (text === '' && field.type === 'column' && !field.column.nullable) return { kind: 'const', value: !negated };
       return { kind: 'prefix', field, text, negated };
     }
