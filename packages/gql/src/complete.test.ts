@@ -44,6 +44,23 @@ describe('complete', () => {
     expect(texts('from:logs | count by us')).toEqual(['user.plan']);
   });
 
+  it('quotes property names that would not read back as the property: spaces, operators, keywords', () => {
+    const odd: SchemaDocument = {
+      log_properties: ['order id', 'limit', 'Limit', 'http:status', '-x', '$browser'].map((key) => ({ key, type: 'string', examples: ['v'], volume: 1 })),
+      event_properties: [],
+      event_names: [],
+    };
+    const fields = complete('from:logs ', undefined, odd).suggestions.filter((suggestion) => suggestion.kind === 'field').map((suggestion) => suggestion.text);
+    expect(fields.slice(8, -1)).toEqual(['"order id"', '"limit"', '"Limit"', '"http:status"', '"-x"', '$browser']);
+    expect(complete('from:logs ord', undefined, odd).suggestions.map((suggestion) => suggestion.text)).toEqual(['"order id"']);
+    expect(complete('from:logs "ord', undefined, odd).suggestions.map((suggestion) => suggestion.text)).toEqual(['"order id"']);
+    expect(complete('"order id":', undefined, odd).suggestions.map((suggestion) => suggestion.text)).toEqual(['v']);
+    // Each suggestion, written as the condition's field, names that property.
+    for (const text of fields.slice(8, -1)) {
+      expect(complete(`${text}:v`, undefined, odd).parsed.filters).toEqual([{ field: JSON.parse(text.startsWith('"') ? text : `"${text}"`), op: '=', value: 'v' }]);
+    }
+  });
+
   it('suggests operators after a field', () => {
     const { suggestions } = complete('severity ', 9, schema);
     expect(suggestions.slice(0, 8).map((suggestion) => suggestion.text)).toEqual([':', '=', '!=', '>', '>=', '<', '<=', 'in']);

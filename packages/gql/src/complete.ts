@@ -102,6 +102,8 @@ function fieldBeforeValue(tokens: Token[]): string | undefined {
 }
 
 interface FieldSuggestion extends Suggestion {
+  /** The field's name as a condition names it (`text` may quote it). */
+  name: string;
   /** A column, or a property key of the schema document. */
   values: string[];
   /** The key in the source's default bag, for a property of the schema document. */
@@ -113,13 +115,14 @@ function fieldsOf(source: SourceDefinition, schema: SchemaDocument | undefined):
   for (const column of source.columns.values()) {
     fields.push({
       text: column.name,
+      name: column.name,
       description: `${column.kind} column of ${source.name}`,
       kind: 'field',
       values: column.kind === 'bool' ? ['true', 'false'] : (source.knownValues[column.name] ?? []),
     });
   }
   for (const [alias, target] of Object.entries(source.aliases)) {
-    fields.push({ text: alias, description: `same as ${target}`, kind: 'field', values: source.knownValues[target] ?? [] });
+    fields.push({ text: alias, name: alias, description: `same as ${target}`, kind: 'field', values: source.knownValues[target] ?? [] });
   }
   if (source.name === 'events' && schema) {
     const names = [...schema.event_names].sort((a, b) => b.volume - a.volume).map((event) => event.name);
@@ -128,8 +131,10 @@ function fieldsOf(source: SourceDefinition, schema: SchemaDocument | undefined):
   const properties = source.name === 'logs' ? schema?.log_properties : source.name === 'events' ? schema?.event_properties : undefined;
   for (const property of [...(properties ?? [])].sort((a, b) => b.volume - a.volume)) {
     const bare = !source.columns.has(property.key) && !source.aliases[property.key] && !source.bags.has(property.key);
+    const name = bare ? property.key : `${source.defaultBag}.${property.key}`;
     fields.push({
-      text: bare ? property.key : `${source.defaultBag}.${property.key}`,
+      text: fieldText(name),
+      name,
       description: `property (${property.type}), seen ${property.volume} times`,
       kind: 'field',
       values: property.examples.filter((example) => example !== null && typeof example !== 'object').map(String),
@@ -137,9 +142,15 @@ function fieldsOf(source: SourceDefinition, schema: SchemaDocument | undefined):
     });
   }
   for (const bag of source.bags.keys()) {
-    fields.push({ text: `${bag}.`, description: `a key of the ${bag} property bag`, kind: 'field', values: [] });
+    fields.push({ text: `${bag}.`, name: `${bag}.`, description: `a key of the ${bag} property bag`, kind: 'field', values: [] });
   }
   return fields;
+}
+
+/** A field name as written in a query: quoted unless it reads as one plain word (`"order id"`, `"limit"`). */
+function fieldText(name: string): string {
+  const tokens = tokenize(name);
+  return tokens.length === 1 && tokens[0]!.type === 'word' && tokens[0]!.text === name ? name : JSON.stringify(name);
 }
 
 /** Values are quoted when they would not lex as one word. */
@@ -147,7 +158,8 @@ function valueText(value: string): string {
   return /^[^\s"'()[\],|:=!<>-][^\s"'()[\],|:=!<>]*$/.test(value) && !value.includes('*') ? value : JSON.stringify(value);
 }
 
-const startsWithFolded = (text: string, partial: string) => text.toLowerCase().startsWith(partial.toLowerCase());
+/** A quoted suggestion matches what is typed inside its quotes too (`ord` and `"ord` both find `"order id"`). */
+const startsWithFolded = (text: string, partial: string) => text.replace(/^"/, '').toLowerCase().startsWith(partial.toLowerCase());
 
 /** Suggestions for the cursor position of a partial query (SPEC.md Dashboard API autocomplete). */
 export function complete(text: string, cursor: number | undefined, schema?: SchemaDocument): Completion {
@@ -176,7 +188,7 @@ export function complete(text: string, cursor: number | undefined, schema?: Sche
       // `properties.route` names the property `route` as the bare name does (docs/gql.md "Field names").
       const bagPrefix = `${source.defaultBag}.`;
       const key = source.defaultBag && name?.startsWith(bagPrefix) ? name.slice(bagPrefix.length) : undefined;
-      const field = fields.find((candidate) => candidate.text === name || (key !== undefined && candidate.property === key));
+      const field = fields.find((candidate) => candidate.name === name || (key !== undefined && candidate.property === key));
       offer((field?.values ?? []).map((value) => ({ text: valueText(value), description: `${name} value`, kind: 'value' as const })));
     }
     if (wanted.has('a duration such as 24h')) offer(DURATIONS);
