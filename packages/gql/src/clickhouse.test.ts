@@ -82,6 +82,7 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     'count by route',
     'count by time(1h) | last 3h',
     'p50(amount) by route | sort route asc',
+    'count by route | top 2 | sort route desc',
     'sum(amount)',
     'level:[error, fatal] -route:/checkout',
     'user.plan:* OR amount >= 40 | fields message',

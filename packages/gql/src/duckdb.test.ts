@@ -189,6 +189,15 @@ describe('GQL on DuckDB: answers on real rows', () => {
     });
   });
 
+  it('keeps the n largest groups for top n, whatever order a sort then puts them in', async () => {
+    const largest = { results: [{ severity: 'error', value: 3 }, { severity: 'info', value: 2 }], total_groups: 4 };
+    expect(await run('count by severity | top 2 | sort severity asc')).toEqual(largest);
+    expect(await run('count by severity | top 2 | sort severity desc')).toEqual({ ...largest, results: [...largest.results].reverse() });
+    expect(await run('count by severity | sort value asc | top 2')).toEqual({ ...largest, results: [...largest.results].reverse() });
+    // limit cuts in the order asked for.
+    expect((await run('count by severity | sort value asc | limit 1')).results[0]!['value']).toBe(1);
+  });
+
   it('counts by a property, with logs missing it as a null group', async () => {
     expect((await run('count by route | last 4h')).results).toEqual([
       { route: '/checkout', value: 2 },

@@ -45,6 +45,18 @@ const GOLDEN: Golden[] = [
     },
   },
   {
+    // `top n` keeps the n largest groups; a sort of its own then orders those.
+    query: 'from:events | count by event_name | top 3 | sort event_name asc | last:30d',
+    duckdb: {
+      sql: 'SELECT * FROM (SELECT event_name AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM events WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit) ORDER BY g0 ASC',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 3 },
+    },
+    clickhouse: {
+      sql: "SELECT * FROM (SELECT event_name AS g0, count() AS agg, count() OVER () AS total_groups FROM events FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}) ORDER BY g0 ASC",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 3 },
+    },
+  },
+  {
     query: 'from:events | count_distinct(distinct_id) | last:1d',
     duckdb: {
       sql: 'SELECT count(DISTINCT distinct_id) AS agg FROM events WHERE project_id = $project_id AND timestamp >= $since',

@@ -1,7 +1,7 @@
 import type { Dialect, QueryParams, ResultRow } from '@tlm/analytics-store';
 import type { AggregateFunction, Duration } from './ast';
 import { GqlQueryError } from './errors';
-import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type TimeBound } from './plan';
+import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type SortPlan, type TimeBound } from './plan';
 import type { ColumnInfo, SourceDefinition } from './sources';
 
 /** Tenancy and retention, injected into every table access by the compiler (STYLE.md "Tenancy"). */
@@ -468,9 +468,10 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
   if (plan.where) conditions.push(plan.where.kind === 'or' ? `(${emitter.predicate(plan.where)})` : emitter.predicate(plan.where));
 
   let tail = groupBy;
+  let outerOrder = '';
   const grouped = plan.mode === 'aggregate' && plan.aggregate!.groups.length > 0;
   if (plan.mode === 'search' || grouped) {
-    const order = plan.sort.flatMap((sort) => {
+    const orderOf = (sorts: SortPlan[]) => sorts.flatMap((sort) => {
       const direction = sort.direction.toUpperCase();
       if ('value' in sort.target) return [`agg ${direction}`];
       if ('group' in sort.target) return [`g${sort.target.group} ${direction}`];
@@ -482,9 +483,13 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
       // As results show it: ClickHouse's '' for a missing text sorts last, as DuckDB's NULL does.
       return [`${emitter.read(field, 'string', 'output').sql} ${direction}`];
     });
-    tail += ` ORDER BY ${order.join(', ')} LIMIT ${emitter.bindNamed('limit', plan.limit, emitter.limitParamType)}`;
+    const limit = ` LIMIT ${emitter.bindNamed('limit', plan.limit, emitter.limitParamType)}`;
+    // `top n` with a sort of its own: the n largest groups, then in the order asked for.
+    tail += ` ORDER BY ${orderOf(plan.keep ?? plan.sort).join(', ')}${limit}`;
+    if (plan.keep) outerOrder = ` ORDER BY ${orderOf(plan.sort).join(', ')}`;
   }
-  const sql = `SELECT ${select.join(', ')} FROM ${emitter.from()} WHERE ${conditions.join(' AND ')}${tail}`;
+  const inner = `SELECT ${select.join(', ')} FROM ${emitter.from()} WHERE ${conditions.join(' AND ')}${tail}`;
+  const sql = outerOrder ? `SELECT * FROM (${inner})${outerOrder}` : inner;
   return { sql, params: emitter.params, mode: plan.mode, table: source.table, columns, countsGroups };
 }
 

@@ -72,6 +72,11 @@ export interface Plan {
   aggregate: { func: AggregateFunction; field: FieldRef | null; groups: GroupPlan[] } | null;
   sort: SortPlan[];
   limit: number;
+  /**
+   * aggregate with `top n` and a `sort` of its own: the n groups kept, largest value first, before `sort` orders them
+   * (docs/gql.md: `top n` keeps the n largest values).
+   */
+  keep?: SortPlan[];
 }
 
 const NUMERIC_FUNCTIONS = new Set<AggregateFunction>(['sum', 'avg', 'min', 'max', 'p50', 'p75', 'p90', 'p95', 'p99']);
@@ -81,6 +86,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isUuidColumn = (field: FieldRef): boolean => field.type === 'column' && field.column.clickhouseType === 'UUID';
 
 export const durationMs = (duration: Duration): number => duration.amount * DURATION_MS[duration.unit];
+
+/** Groups by their value, largest first, ties in the order of their group values. */
+const largestFirst = (groups: GroupPlan[]): SortPlan[] => [
+  { target: { value: true }, direction: 'desc' },
+  ...groups.map((_, group) => ({ target: { group }, direction: 'asc' as const })),
+];
 
 /** The output key a group named `value` gets, so it cannot collide with the aggregate. */
 export const VALUE_GROUP_KEY = 'group_value';
@@ -266,6 +277,7 @@ class Planner {
       aggregate,
       sort: this.aggregateSort(aggregate.groups, series),
       limit: explicitLimit ?? (series ? LIMITS.defaultSeriesRows : LIMITS.defaultGroups),
+      ...(ast.top && ast.sort ? { keep: largestFirst(aggregate.groups) } : {}),
     };
   }
 
@@ -340,7 +352,7 @@ class Planner {
   private aggregateSort(groups: GroupPlan[], series: boolean): SortPlan[] {
     const keys = this.ast.sort?.keys ?? [];
     if (keys.length === 0) {
-      if (this.ast.top || !series) return [{ target: { value: true }, direction: 'desc' }, ...groups.map((_, group) => ({ target: { group }, direction: 'asc' as const }))];
+      if (this.ast.top || !series) return largestFirst(groups);
       const time = groups.findIndex((group) => group.interval);
       return [time, ...groups.keys()].filter((group, index, all) => all.indexOf(group) === index).map((group) => ({ target: { group }, direction: 'asc' }));
     }
