@@ -60,6 +60,15 @@ describe('envelope event items', () => {
     expect(row!['id']).toBe('aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa');
   });
 
+  it("answers with a fresh id, not the header's, when the header's event_id is not an event id", async () => {
+    const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('bad header id', { event_id: '9'.repeat(32) }) }], { event_id: 'zz' }));
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1 });
+    expect(reply.body.id).toMatch(/^[0-9a-f]{32}$/);
+    const [row] = await storedErrors('bad header id');
+    expect(row!['id']).toBe('99999999-9999-9999-9999-999999999999');
+  });
+
   it("keeps each event's own id in an envelope of several, whatever the header's event_id", async () => {
     const reply = await postSentry(
       envelope(

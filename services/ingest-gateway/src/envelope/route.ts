@@ -163,7 +163,8 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     await Promise.all(
       [...byTopic].map(([topic, records]) => bus.publish(topic, records.map((record) => ({ key: record.projectId, value: record })))),
     );
-    const id = typeof envelope.header['event_id'] === 'string' ? envelope.header['event_id'] : newId().replace(/-/g, '');
+    // The header's event_id when it is one (32 hex digits or a UUID), as the events of the envelope are stored under it.
+    const id = isEventId(envelope.header['event_id']) ? envelope.header['event_id'] : newId().replace(/-/g, '');
     res.json({ id, accepted, rejected: rejected + skipped, skipped, errors });
   };
 }
