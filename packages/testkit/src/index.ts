@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import { loadConfig } from '@tlm/core';
 import { StandaloneConfig, startStandalone, type Standalone } from '@tlm/standalone';
 import pino from 'pino';
+import { openIsolatedPostgres } from './postgres';
 
 export * from './live';
 
@@ -153,6 +154,11 @@ export async function setupProject(api: Api, options: { allow_browser_logs?: boo
 
 export type ProjectSetup = Awaited<ReturnType<typeof setupProject>>;
 
+const started = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('the test server starts in beforeAll; read it inside tests and hooks');
+  return value;
+};
+
 /**
  * A test file's server with one project: started before the file's tests (jest's beforeAll), closed after them.
  * Read `server` and `setup` inside tests and hooks; they do not exist while the file is being loaded.
@@ -165,16 +171,35 @@ export function serverWithProject(): { readonly server: TestServer; readonly set
     setup = await setupProject(server.api);
   });
   afterAll(() => server?.close());
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the test server starts in beforeAll; read it inside tests and hooks');
-    return value;
-  };
   return {
     get server() {
       return started(server);
     },
     get setup() {
       return started(setup);
+    },
+  };
+}
+
+/**
+ * A test file's server whose metadata store is a schema of its own on the Postgres server, where concurrent requests
+ * really overlap (PGlite runs one query at a time): started before the file's tests, closed and its schema dropped
+ * after them. Read `server` inside tests and hooks.
+ */
+export function serverOnPostgres(): { readonly server: TestServer } {
+  let database: Awaited<ReturnType<typeof openIsolatedPostgres>> | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    database = await openIsolatedPostgres(1);
+    server = await startTestServer({ DATABASE_URL: database.url });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.dispose();
+  });
+  return {
+    get server() {
+      return started(server);
     },
   };
 }

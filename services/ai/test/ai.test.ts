@@ -4,8 +4,8 @@ import {
   TEST_POSTGRES_URL,
   createKey,
   eventually,
-  openIsolatedPostgres,
   postgresUnavailableReason,
+  serverOnPostgres,
   setupProject,
   startTestServer,
   type TestServer,
@@ -188,29 +188,19 @@ describe('an OpenAI-compatible provider', () => {
 const postgresUnavailable = postgresUnavailableReason();
 if (postgresUnavailable) console.log(`skipping the AI quota race on Postgres: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
 (postgresUnavailable ? describe.skip : describe)('the dashboard AI quota on the Postgres server', () => {
-  let database: Awaited<ReturnType<typeof openIsolatedPostgres>>;
-  let onPostgres: TestServer;
-
-  beforeAll(async () => {
-    database = await openIsolatedPostgres(1);
-    onPostgres = await startTestServer({ DATABASE_URL: database.url });
-  });
-  afterAll(async () => {
-    await onPostgres?.close();
-    await database?.dispose();
-  });
+  const postgres = serverOnPostgres();
 
   it('lets simultaneous conversions use no more than the plan\'s 50 AI queries: the rest answer 402 QUOTA_EXCEEDED', async () => {
-    const fresh = await setupProject(onPostgres.api);
+    const fresh = await setupProject(postgres.server.api);
     const path = `/api/orgs/${fresh.session.organization.id}/projects/${fresh.project.id}/gql/nl`;
     const replies = await Promise.all(
-      Array.from({ length: 70 }, () => onPostgres.api.post(path, { token: fresh.session.token, body: { prompt: 'error logs' } })),
+      Array.from({ length: 70 }, () => postgres.server.api.post(path, { token: fresh.session.token, body: { prompt: 'error logs' } })),
     );
     const statuses: Record<number, number> = {};
     for (const reply of replies) statuses[reply.status] = (statuses[reply.status] ?? 0) + 1;
     expect(statuses).toEqual({ 200: 50, 402: 20 });
     expect(replies.find((reply) => reply.status === 402)!.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: 50, plan: 'free' } });
-    const [used] = await onPostgres.standalone.metadata.query<{ items: number }>(
+    const [used] = await postgres.server.standalone.metadata.query<{ items: number }>(
       `select items::int as items from usage_counters where project_id = $1 and signal = 'ai_queries'`,
       [fresh.project.id],
     );

@@ -2,8 +2,8 @@ import {
   TEST_POSTGRES_URL,
   createKey,
   createProject,
-  openIsolatedPostgres,
   postgresUnavailableReason,
+  serverOnPostgres,
   signup,
   startTestServer,
   uniqueEmail,
@@ -205,32 +205,22 @@ describe('organization members', () => {
 const postgresUnavailable = postgresUnavailableReason();
 if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
 (postgresUnavailable ? describe.skip : describe)('organization owners on the Postgres server', () => {
-  let database: Awaited<ReturnType<typeof openIsolatedPostgres>>;
-  let onPostgres: TestServer;
-
-  beforeAll(async () => {
-    database = await openIsolatedPostgres(1);
-    onPostgres = await startTestServer({ DATABASE_URL: database.url });
-  });
-  afterAll(async () => {
-    await onPostgres?.close();
-    await database?.dispose();
-  });
+  const postgres = serverOnPostgres();
 
   it('lets only one of two owners leaving at the same moment go: the other gets 409 CONFLICT and stays owner', async () => {
     for (let round = 0; round < 5; round += 1) {
-      const alice = await signup(onPostgres.api);
-      const bob = await signup(onPostgres.api);
+      const alice = await signup(postgres.server.api);
+      const bob = await signup(postgres.server.api);
       const orgId = alice.organization.id;
-      const added = await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      const added = await postgres.server.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
       expect(added.status).toBe(201);
       const replies = await Promise.all([
-        onPostgres.api.delete(`/api/orgs/${orgId}/members/${alice.user.id}`, { token: alice.token }),
-        onPostgres.api.delete(`/api/orgs/${orgId}/members/${bob.user.id}`, { token: bob.token }),
+        postgres.server.api.delete(`/api/orgs/${orgId}/members/${alice.user.id}`, { token: alice.token }),
+        postgres.server.api.delete(`/api/orgs/${orgId}/members/${bob.user.id}`, { token: bob.token }),
       ]);
       expect(replies.map((reply) => reply.status).sort()).toEqual([204, 409]);
       expect(replies.find((reply) => reply.status === 409)!.body.error.code).toBe('CONFLICT');
-      const owners = await onPostgres.standalone.metadata.query<{ n: number }>(
+      const owners = await postgres.server.standalone.metadata.query<{ n: number }>(
         `select count(*)::int as n from memberships where org_id = $1 and role = 'owner'`,
         [orgId],
       );
@@ -240,47 +230,47 @@ if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TE
 
   it('deactivates the organization when its two owners delete their accounts at the same moment: its keys answer 401', async () => {
     for (let round = 0; round < 3; round += 1) {
-      const alice = await signup(onPostgres.api);
-      const bob = await signup(onPostgres.api);
+      const alice = await signup(postgres.server.api);
+      const bob = await signup(postgres.server.api);
       const orgId = alice.organization.id;
-      await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
-      const project = await createProject(onPostgres.api, alice);
-      const { key } = await createKey(onPostgres.api, alice, project.id, { type: 'secret' });
-      expect((await onPostgres.api.get('/v1/info', { token: key })).status).toBe(200);
+      await postgres.server.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      const project = await createProject(postgres.server.api, alice);
+      const { key } = await createKey(postgres.server.api, alice, project.id, { type: 'secret' });
+      expect((await postgres.server.api.get('/v1/info', { token: key })).status).toBe(200);
       const deleted = await Promise.all([
-        onPostgres.api.delete('/api/auth/account', { token: alice.token }),
-        onPostgres.api.delete('/api/auth/account', { token: bob.token }),
+        postgres.server.api.delete('/api/auth/account', { token: alice.token }),
+        postgres.server.api.delete('/api/auth/account', { token: bob.token }),
       ]);
       expect(deleted.map((reply) => reply.status)).toEqual([200, 200]);
-      const [organization] = await onPostgres.standalone.metadata.query<{ deleted_at: Date | null }>(
+      const [organization] = await postgres.server.standalone.metadata.query<{ deleted_at: Date | null }>(
         'select deleted_at from organizations where id = $1',
         [orgId],
       );
       expect(organization!.deleted_at).not.toBeNull();
-      const refused = await onPostgres.api.get('/v1/info', { token: key });
+      const refused = await postgres.server.api.get('/v1/info', { token: key });
       expect(refused.status).toBe(401);
       expect(refused.body.error.code).toBe('UNAUTHORIZED');
     }
   });
   it('stops the organization when its two owners delete their accounts for good at the same moment: its keys answer 401', async () => {
     for (let round = 0; round < 3; round += 1) {
-      const alice = await signup(onPostgres.api);
-      const bob = await signup(onPostgres.api);
+      const alice = await signup(postgres.server.api);
+      const bob = await signup(postgres.server.api);
       const orgId = alice.organization.id;
-      await onPostgres.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
-      const project = await createProject(onPostgres.api, alice);
-      const { key } = await createKey(onPostgres.api, alice, project.id, { type: 'secret' });
+      await postgres.server.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } });
+      const project = await createProject(postgres.server.api, alice);
+      const { key } = await createKey(postgres.server.api, alice, project.id, { type: 'secret' });
       const deleted = await Promise.all([
-        onPostgres.api.delete('/api/auth/account?immediate=true', { token: alice.token }),
-        onPostgres.api.delete('/api/auth/account?immediate=true', { token: bob.token }),
+        postgres.server.api.delete('/api/auth/account?immediate=true', { token: alice.token }),
+        postgres.server.api.delete('/api/auth/account?immediate=true', { token: bob.token }),
       ]);
       expect(deleted.map((reply) => reply.status)).toEqual([200, 200]);
-      const [organization] = await onPostgres.standalone.metadata.query<{ deleted_at: Date | null }>(
+      const [organization] = await postgres.server.standalone.metadata.query<{ deleted_at: Date | null }>(
         'select deleted_at from organizations where id = $1',
         [orgId],
       );
       expect(organization?.deleted_at ?? 'purged').not.toBeNull();
-      const refused = await onPostgres.api.get('/v1/info', { token: key });
+      const refused = await postgres.server.api.get('/v1/info', { token: key });
       expect(refused.status).toBe(401);
       expect(refused.body.error.code).toBe('UNAUTHORIZED');
     }
