@@ -102,20 +102,26 @@ export async function restoreAccount(stores: AccountStores, userId: string): Pro
  * organizations they alone own with their projects, keys and memberships, and every stored row of those projects.
  */
 export async function purgeAccount(stores: AccountStores, userId: string): Promise<void> {
-  const orgIds = await soleOwnedOrganizations(stores.metadata, userId);
-  const projects = await stores.metadata.query<{ id: string }>('select id from projects where org_id = any($1::uuid[])', [orgIds]);
-  const projectIds = projects.map((row) => row.id);
-  for (const projectId of projectIds) await purgeProjectData(stores, projectId);
-  const deactivated = await stores.metadata.transaction(async (tx) => {
-    // Co-owners removed at once take turns: the second sees the first gone, and stops what they owned together.
-    await lockOrganizationsOwnedBy(tx, userId);
-    // Organizations whose other owners are all soft-deleted stay, deactivated, for those owners to restore.
-    const orphaned = (await organizationsLeftWithoutOwner(tx, userId)).filter((id) => !orgIds.includes(id));
-    const stopped = await deactivateOrganizations(tx, orphaned, new Date());
-    await purgeProjectKeyedRows(tx, projectIds);
-    await purgeOrganizations(tx, orgIds);
-    await purgeUser(tx, userId);
-    return stopped;
-  });
-  await announceKeyChange(stores.bus, { orgIds: [...orgIds, ...deactivated] });
+  for (;;) {
+    const orgIds = await soleOwnedOrganizations(stores.metadata, userId);
+    const projects = await stores.metadata.query<{ id: string }>('select id from projects where org_id = any($1::uuid[])', [orgIds]);
+    const projectIds = projects.map((row) => row.id);
+    for (const projectId of projectIds) await purgeProjectData(stores, projectId);
+    const deactivated = await stores.metadata.transaction(async (tx) => {
+      // Co-owners removed at once take turns: the second sees the first gone, and stops what they owned together.
+      await lockOrganizationsOwnedBy(tx, userId);
+      // A co-owner removed for good since the look above left this user sole owner of more: purge its data first.
+      if ((await soleOwnedOrganizations(tx, userId)).some((id) => !orgIds.includes(id))) return undefined;
+      // Organizations whose other owners are all soft-deleted stay, deactivated, for those owners to restore.
+      const orphaned = (await organizationsLeftWithoutOwner(tx, userId)).filter((id) => !orgIds.includes(id));
+      const stopped = await deactivateOrganizations(tx, orphaned, new Date());
+      await purgeProjectKeyedRows(tx, projectIds);
+      await purgeOrganizations(tx, orgIds);
+      await purgeUser(tx, userId);
+      return stopped;
+    });
+    if (deactivated === undefined) continue;
+    await announceKeyChange(stores.bus, { orgIds: [...orgIds, ...deactivated] });
+    return;
+  }
 }
