@@ -442,3 +442,14 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Why a plan cannot be an alert metric or an SLO count, or undefined when it can: one aggregate value, no grouping and
+ * no time range (the rule's window or the SLO's days supply it). Alert rules and the NL alert mode both ask this.
+ */
+export function metricProblem(plan: Plan): string | undefined {
+  if (plan.mode !== 'aggregate' || !plan.aggregate) return 'must be an aggregate query such as "from:logs severity:error | count"';
+  if (plan.since || plan.until) return 'must not name a time range; the window supplies it';
+  if (plan.aggregate.groups.length > 0) return 'must yield one value: remove "by ..."';
+  return undefined;
+}

@@ -13,7 +13,7 @@ import {
   type TokenIssuer,
 } from '@tlm/auth';
 import { PLANS, StringEnum, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
-import { compileQuery, gqlApiError, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
+import { compileQuery, gqlApiError, metricProblem, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
 import {
   appendMessages,
   countOrganizationUsage,
@@ -77,7 +77,9 @@ export function aiRoutes(deps: AiDeps): Router {
     let gql = '';
     try {
       gql = await deps.translator.translate({ prompt, mode, schema, history });
-      const { query } = compileQuery(gql);
+      const { query, plan } = compileQuery(gql);
+      // An alert mode answer is valid only as an alert rule would take it (a model may still group or name a range).
+      if (mode === 'alert' && metricProblem(plan)) return { gql, valid: false, parsed: null };
       return { gql, valid: true, parsed: query };
     } catch (error) {
       if (!gqlApiError(error)) deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');

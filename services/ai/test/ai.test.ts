@@ -183,6 +183,34 @@ describe('an OpenAI-compatible provider', () => {
       await new Promise((resolve) => provider.close(resolve));
     }
   });
+  it("marks a model's answer in alert mode invalid when an alert rule would refuse it: by, a time range, no aggregate", async () => {
+    const answers = ['from:errors | count by release', 'from:errors | count | last:1h', 'from:errors level:fatal', 'from:errors level:fatal | count'];
+    const provider = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ message: { content: answers.shift() } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const withModel = await startTestServer({ AI_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model' });
+    try {
+      const project = await setupProject(withModel.api);
+      const translate = async () => (await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'fatal crashes', mode: 'alert' } })).body;
+      expect(await translate()).toEqual({ gql: 'from:errors | count by release', valid: false, parsed: null });
+      expect(await translate()).toEqual({ gql: 'from:errors | count | last:1h', valid: false, parsed: null });
+      expect(await translate()).toEqual({ gql: 'from:errors level:fatal', valid: false, parsed: null });
+      expect(await translate()).toMatchObject({ gql: 'from:errors level:fatal | count', valid: true });
+      const rule = await withModel.api.post('/v1/alerts', {
+        token: project.secretKey,
+        body: { name: 'fatal', metric: 'from:errors level:fatal | count', threshold: 1, window_minutes: 5, severity: 'critical' },
+      });
+      expect(rule.status).toBe(201);
+    } finally {
+      await withModel.close();
+      await new Promise((resolve) => provider.close(resolve));
+    }
+  });
 });
 
 const postgresUnavailable = postgresUnavailableReason();

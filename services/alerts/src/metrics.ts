@@ -1,5 +1,5 @@
 import { unprocessable } from '@tlm/core';
-import { compileQuery, gqlApiError, type GqlQuery, type Plan } from '@tlm/gql';
+import { compileQuery, gqlApiError, metricProblem, type GqlQuery, type Plan } from '@tlm/gql';
 
 export interface Metric {
   query: GqlQuery;
@@ -17,12 +17,8 @@ export function compileMetric(text: string, field: string): Metric {
   } catch (error) {
     throw gqlApiError(error) ?? error;
   }
-  const { plan } = compiled;
-  if (plan.mode !== 'aggregate' || !plan.aggregate) {
-    throw unprocessable(`${field} must be an aggregate query such as "from:logs severity:error | count"`);
-  }
-  if (plan.since || plan.until) throw unprocessable(`${field} must not name a time range; the window supplies it`);
-  if (plan.aggregate.groups.length > 0) throw unprocessable(`${field} must yield one value: remove "by ..."`);
+  const problem = metricProblem(compiled.plan);
+  if (problem) throw unprocessable(`${field} ${problem}`);
   return compiled;
 }
 
