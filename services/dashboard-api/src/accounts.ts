@@ -84,6 +84,8 @@ export async function softDeleteAccount(stores: AccountStores, userId: string, d
  */
 export async function restoreAccount(stores: AccountStores, userId: string): Promise<void> {
   const orgIds = await stores.metadata.transaction(async (tx) => {
+    // Takes turns with a co-owner's deletion, which could otherwise deactivate an organization this restore just missed.
+    await lockOrganizationsOwnedBy(tx, userId);
     await setUserDeletedAt(tx, userId, null);
     const rows = await tx.query<{ id: string }>(
       `update organizations set deleted_at = null
