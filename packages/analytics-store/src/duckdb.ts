@@ -121,18 +121,24 @@ export class DuckDBStore implements AnalyticsStore {
 
   /** `file` is a database file, or ':memory:' for a throwaway store. */
   static async open(file: string, options: DuckDBStoreOptions = {}): Promise<DuckDBStore> {
-    const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
-    await rm(stagingDir, { recursive: true, force: true });
-    await mkdir(stagingDir, { recursive: true });
     const settings = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD };
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(file, settings);
     } catch (error) {
-      await rm(stagingDir, { recursive: true, force: true });
       throw new Error(`DuckDB refused to open ${file} with ${JSON.stringify(settings)}: ${(error as Error).message}`, { cause: error });
     }
-    return new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir);
+    // Cleared only once the file's lock is ours: a process refused by the lock must not empty the staging directory
+    // of the one holding it (its next insert would find no directory to stage in).
+    try {
+      const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
+      await rm(stagingDir, { recursive: true, force: true });
+      await mkdir(stagingDir, { recursive: true });
+      return new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir);
+    } catch (error) {
+      instance.closeSync();
+      throw error;
+    }
   }
 
   async migrate(tables: readonly TableDefinition<object>[]): Promise<void> {

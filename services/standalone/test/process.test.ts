@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,16 @@ interface Running {
   api: Api;
   output: () => string;
   exited: Promise<number | null>;
+}
+
+/** Runs the entry point expecting it to refuse to start; answers its exit code and what it wrote to stderr. */
+function refusedStart(env: Record<string, string>): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, [MAIN], {
+    env: { PATH: process.env['PATH'], PORT: String(nextPort++), HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stderr: result.stderr };
 }
 
 async function startProcess(): Promise<Running> {
@@ -86,6 +96,19 @@ describe('the standalone process', () => {
     expect(await second.exited).toBe(0);
     expect(await storedMessages('crash ')).toBe(20 * 50);
     expect(await storedMessages('after ')).toBe(50);
+  });
+
+  it('keeps ingesting while a second process on the same DATA_DIR is refused', async () => {
+    const running = await startProcess();
+    const setup = await setupProject(running.api);
+    expect((await running.api.post('/v1/logs', { token: setup.secretKey, body: batch('first', 0) })).status).toBe(202);
+
+    expect(refusedStart({}).status).toBe(1);
+
+    expect((await running.api.post('/v1/logs', { token: setup.secretKey, body: batch('first', 1) })).status).toBe(202);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    expect(await storedMessages('first ')).toBe(2 * 50);
   });
 
   it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
