@@ -49,17 +49,28 @@ function jwtSecret(dataDir: string, configured: string | undefined): string {
   return secret;
 }
 
+/** The analytics store under DATA_DIR; another process holding it is reported as DATA_DIR being in use. */
+async function openAnalytics(dataDir: string, checkpointThreshold: string): Promise<DuckDBStore> {
+  try {
+    return await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'), { checkpointThreshold });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!/Could not set lock/.test(message)) throw error;
+    throw new Error(`DATA_DIR ${dataDir} is in use by another process; stop it or choose another DATA_DIR (${message})`, { cause: error });
+  }
+}
+
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
 export async function startStandalone(config: Static<typeof StandaloneConfig>, logger: Logger): Promise<Standalone> {
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
+  // DuckDB's file lock is the DATA_DIR lock, so it is taken first: PGlite has none, and a second process opening it
+  // would recover and checkpoint the running one's metadata files.
+  const analytics = await openAnalytics(dataDir, config.DUCKDB_CHECKPOINT_THRESHOLD);
   const metadata = config.DATABASE_URL
     ? await PostgresStore.connect(config.DATABASE_URL)
     : await PGliteStore.open(path.join(dataDir, 'metadata'));
   await migrate(metadata);
-  const analytics = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'), {
-    checkpointThreshold: config.DUCKDB_CHECKPOINT_THRESHOLD,
-  });
   await analytics.migrate(ANALYTICS_TABLES);
   const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
   const bus = new EmbeddedBus();

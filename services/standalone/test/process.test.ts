@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
@@ -109,6 +109,21 @@ describe('the standalone process', () => {
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(await storedMessages('first ')).toBe(2 * 50);
+  });
+
+  it('refuses a second process on the same DATA_DIR, naming it, before touching the metadata store', async () => {
+    const running = await startProcess();
+    const controlFile = path.join(dataDir, 'metadata', 'global', 'pg_control');
+    const before = { bytes: readFileSync(controlFile), modified: statSync(controlFile).mtimeMs };
+
+    const second = refusedStart({});
+
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`^DATA_DIR ${dataDir} is in use by another process`, 'm'));
+    expect(readFileSync(controlFile)).toEqual(before.bytes);
+    expect(statSync(controlFile).mtimeMs).toBe(before.modified);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
   });
 
   it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
