@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
-import { createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
+import { ConfigError, createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
 import { alertRoutes, startAlertEvaluator, webhookOptions } from '@tlm/alerts';
 import { dashboardRoutes } from '@tlm/dashboard-api';
@@ -49,6 +49,20 @@ function jwtSecret(dataDir: string, configured: string | undefined): string {
   return secret;
 }
 
+/** DATA_DIR made if missing and proven writable, so a bad one fails startup by name rather than deep inside a store. */
+function writableDataDir(configured: string): string {
+  const dataDir = path.resolve(configured);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const probe = path.join(dataDir, `.write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    throw new ConfigError(`DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`);
+  }
+  return dataDir;
+}
+
 /** The analytics store under DATA_DIR; another process holding it is reported as DATA_DIR being in use. */
 async function openAnalytics(dataDir: string, checkpointThreshold: string): Promise<DuckDBStore> {
   try {
@@ -62,8 +76,7 @@ async function openAnalytics(dataDir: string, checkpointThreshold: string): Prom
 
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
 export async function startStandalone(config: Static<typeof StandaloneConfig>, logger: Logger): Promise<Standalone> {
-  const dataDir = path.resolve(config.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  const dataDir = writableDataDir(config.DATA_DIR);
   // DuckDB's file lock is the DATA_DIR lock, so it is taken first: PGlite has none, and a second process opening it
   // would recover and checkpoint the running one's metadata files.
   const analytics = await openAnalytics(dataDir, config.DUCKDB_CHECKPOINT_THRESHOLD);

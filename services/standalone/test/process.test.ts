@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
@@ -124,6 +124,17 @@ describe('the standalone process', () => {
     expect(statSync(controlFile).mtimeMs).toBe(before.modified);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
+  });
+
+  it('refuses a DATA_DIR it cannot write, naming it', () => {
+    const notADirectory = path.join(dataDir, 'a-file');
+    writeFileSync(notADirectory, '');
+
+    for (const unwritable of [notADirectory, path.join(notADirectory, 'data')]) {
+      const refused = refusedStart({ DATA_DIR: unwritable });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(new RegExp(`^DATA_DIR ${unwritable} is not a writable directory: E(EXIST|NOTDIR)`));
+    }
   });
 
   it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
