@@ -1,10 +1,18 @@
+import { ConfigError } from '@tlm/core';
 import { OpenAiTranslator } from './openai';
 import { RuleTranslator, type Translator } from './translator';
 
-/** DECISIONS.md "AI": the built-in translator by default; an OpenAI-compatible endpoint when all three are set. */
+const PROVIDER_VARIABLES = ['AI_BASE_URL', 'AI_API_KEY', 'AI_MODEL'] as const;
+
+/**
+ * DECISIONS.md "AI": the built-in translator by default; an OpenAI-compatible endpoint when all three are set. Some
+ * but not all of them set is a mistake, refused at startup rather than quietly answered by the built-in translator.
+ */
 export function translatorFromConfig(config: { AI_BASE_URL?: string; AI_API_KEY?: string; AI_MODEL?: string; AI_TIMEOUT_MS: number }): Translator {
-  if (config.AI_BASE_URL && config.AI_API_KEY && config.AI_MODEL) {
-    return new OpenAiTranslator({ baseUrl: config.AI_BASE_URL, apiKey: config.AI_API_KEY, model: config.AI_MODEL, timeoutMs: config.AI_TIMEOUT_MS });
+  const missing = PROVIDER_VARIABLES.filter((name) => !config[name]);
+  if (missing.length === PROVIDER_VARIABLES.length) return new RuleTranslator();
+  if (missing.length > 0) {
+    throw new ConfigError(`invalid configuration: ${missing.map((name) => `${name} is required`).join('; ')} when any of ${PROVIDER_VARIABLES.join(', ')} is set`);
   }
-  return new RuleTranslator();
+  return new OpenAiTranslator({ baseUrl: config.AI_BASE_URL!, apiKey: config.AI_API_KEY!, model: config.AI_MODEL!, timeoutMs: config.AI_TIMEOUT_MS });
 }
