@@ -4,7 +4,7 @@ import type { Properties } from '@tlm/signals';
 import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
 
 export const clickhouseConfig = {
-  CLICKHOUSE_URL: Type.String({ description: 'ClickHouse HTTP endpoint, e.g. http://clickhouse:8123; selects the ClickHouse store.' }),
+  CLICKHOUSE_URL: Type.String({ format: 'uri', pattern: '^https?://', description: 'ClickHouse HTTP endpoint, e.g. http://clickhouse:8123; selects the ClickHouse store.' }),
   CLICKHOUSE_DATABASE: Type.String({ default: 'tlm', description: 'Database holding the analytics tables (created if missing).' }),
   CLICKHOUSE_USER: Type.String({ default: 'default', description: 'ClickHouse user.' }),
   CLICKHOUSE_PASSWORD: Type.String({ default: '', description: 'ClickHouse password.' }),

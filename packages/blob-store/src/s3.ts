@@ -14,7 +14,7 @@ import { assertBlobKey, assertBlobPrefix, type BlobStore } from './store';
 export const s3Config = {
   S3_BUCKET: Type.String({ minLength: 3, description: 'Bucket holding replay and profile chunk bodies; created at start when missing.' }),
   S3_ENDPOINT: Type.Optional(
-    Type.String({ description: 'Endpoint of an S3-compatible server, e.g. http://minio:9000; unset means AWS S3 in S3_REGION.' }),
+    Type.String({ format: 'uri', pattern: '^https?://', description: 'Endpoint of an S3-compatible server, e.g. http://minio:9000; unset means AWS S3 in S3_REGION.' }),
   ),
   S3_REGION: Type.String({ default: 'us-east-1', description: 'Region of the bucket (any value for most S3-compatible servers).' }),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ description: "Access key; unset means the AWS SDK's default credential chain." })),

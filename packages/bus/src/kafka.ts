@@ -19,7 +19,10 @@ import type { BatchHandler, Bus, BusMessage, MessagePosition, SubscribeOptions, 
 import { SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
 
 export const kafkaConfig = {
-  KAFKA_BROKERS: Type.String({ description: 'Comma-separated Kafka bootstrap brokers (host:port); selects the Kafka bus.' }),
+  KAFKA_BROKERS: Type.String({
+    pattern: '^\\s*(\\[[0-9A-Fa-f:.]+\\]|[^\\s,:\\[\\]]+):[0-9]+\\s*(,\\s*(\\[[0-9A-Fa-f:.]+\\]|[^\\s,:\\[\\]]+):[0-9]+\\s*)*$',
+    description: 'Comma-separated Kafka bootstrap brokers (host:port); selects the Kafka bus.',
+  }),
   KAFKA_CLIENT_ID: Type.String({ default: 'tlm', description: 'Client id reported to the brokers.' }),
   KAFKA_TOPIC_PARTITIONS: Type.Integer({ minimum: 1, default: 6, description: 'Partitions for topics this service creates.' }),
   KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, default: 1, description: 'Replication factor for topics this service creates.' }),

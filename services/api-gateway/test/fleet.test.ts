@@ -54,6 +54,34 @@ describe('fleet entry points', () => {
   });
 });
 
+describe('fleet configuration', () => {
+  const valid = {
+    DATABASE_URL: 'postgres://tlm:tlm@postgres:5432/tlm',
+    CLICKHOUSE_URL: 'http://clickhouse:8123',
+    KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092,[::1]:9092',
+    S3_BUCKET: 'tlm-blobs',
+    S3_ENDPOINT: 'http://minio:9000',
+    JWT_SECRET: 'y'.repeat(40),
+  };
+
+  it('takes connection strings, endpoints and host:port brokers in their documented forms', () => {
+    expect(() => loadConfig(configSchemaOf('query'), valid)).not.toThrow();
+  });
+
+  it.each([
+    ['DATABASE_URL', 'not-a-url'],
+    ['DATABASE_URL', 'mysql://tlm@db/tlm'],
+    ['CLICKHOUSE_URL', 'clickhouse:8123'],
+    ['KAFKA_BROKERS', 'kafka'],
+    ['KAFKA_BROKERS', 'kafka:9092,'],
+    ['S3_ENDPOINT', 'minio'],
+  ])('refuses %s=%s at startup, naming the variable and the value', (name, value) => {
+    expect(() => loadConfig(configSchemaOf('query'), { ...valid, [name]: value })).toThrow(
+      new RegExp(`^invalid configuration: ${name} must .* \\(got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}\\)$`),
+    );
+  });
+});
+
 describe('docs/configuration.md', () => {
   it('lists every variable of every service, as generated from the config schemas', () => {
     const { reference } = require(path.join(ROOT, 'scripts', 'config-reference.js')) as { reference: (load: (file: string) => unknown) => string };

@@ -7,6 +7,7 @@ import { exportsConfig } from '@tlm/exports';
 import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
 import { logScannerConfig } from '@tlm/log-scanner';
+import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
 import { maintenanceConfig } from '@tlm/maintenance';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
@@ -20,7 +21,7 @@ export const StandaloneConfig = Type.Object({
       'WAL size at which the analytics store (DuckDB) checkpoints into its file. Larger is faster ingest and a longer replay after a crash (about 1.5 s for 256MB).',
   }),
   DATABASE_URL: Type.Optional(
-    Type.String({ description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
+    Type.String({ pattern: POSTGRES_URL_PATTERN, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
   ),
   JWT_SECRET: Type.Optional(
     Type.String({ minLength: 32, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
