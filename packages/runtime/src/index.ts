@@ -17,20 +17,45 @@ import { PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store'
 import type { Static, TObject } from '@sinclair/typebox';
 import type { Router } from 'express';
 
-export async function connectMetadata(config: { DATABASE_URL: string; DATABASE_POOL_SIZE: number }): Promise<MetadataStore> {
-  const store = await PostgresStore.connect(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  await migrate(store);
-  return store;
+/** Where a connection string points, without its credentials, for startup errors. */
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return 'the configured address';
+  }
 }
 
-export async function connectAnalytics(config: Parameters<typeof ClickHouseStore.fromConfig>[0]): Promise<AnalyticsStore> {
-  const store = await ClickHouseStore.fromConfig(config);
-  await store.migrate(ANALYTICS_TABLES);
-  return store;
+/** A dependency that fails at startup is named with the variable that points at it. */
+async function naming<T>(variable: string, what: string, connect: () => Promise<T>): Promise<T> {
+  try {
+    return await connect();
+  } catch (error) {
+    throw new Error(`${variable}: cannot use ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+export function connectMetadata(config: { DATABASE_URL: string; DATABASE_POOL_SIZE: number }): Promise<MetadataStore> {
+  return naming('DATABASE_URL', `Postgres at ${hostOf(config.DATABASE_URL)}`, async () => {
+    const store = await PostgresStore.connect(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+    await migrate(store);
+    return store;
+  });
+}
+
+export function connectAnalytics(config: Parameters<typeof ClickHouseStore.fromConfig>[0]): Promise<AnalyticsStore> {
+  return naming('CLICKHOUSE_URL', `ClickHouse at ${hostOf(config.CLICKHOUSE_URL)}`, async () => {
+    const store = await ClickHouseStore.fromConfig(config);
+    await store.migrate(ANALYTICS_TABLES);
+    return store;
+  });
 }
 
 export function connectBus(config: Parameters<typeof KafkaBus.fromConfig>[0], service: string, logger: Logger): Promise<Bus> {
-  return KafkaBus.fromConfig(config, `${service}-${hostname()}-${process.pid}`, logger);
+  return naming('KAFKA_BROKERS', `Kafka at ${config.KAFKA_BROKERS}`, () =>
+    KafkaBus.fromConfig(config, `${service}-${hostname()}-${process.pid}`, logger),
+  );
 }
 
 /** What a fleet service is made of once its adapters are connected. */

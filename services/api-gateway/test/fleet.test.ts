@@ -42,6 +42,18 @@ describe('fleet entry points', () => {
     expect(result.stderr).toMatch(/^invalid configuration: .*[A-Z_]+ is required/m);
   });
 
+  it('names the variable of a dependency it cannot reach, without its credentials', () => {
+    const main = path.join(ROOT, 'services', 'status-pages', 'dist', 'main.js');
+    const result = spawnSync(process.execPath, [main], {
+      env: { PATH: process.env['PATH'], PORT: '0', DATABASE_URL: 'postgres://tlm:hunter2@127.0.0.1:1/tlm', JWT_SECRET: 'y'.repeat(40) },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^DATABASE_URL: cannot use Postgres at 127\.0\.0\.1:1\/tlm: .*ECONNREFUSED/m);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
   it('names a malformed variable and the value it got', () => {
     const main = path.join(ROOT, 'services', 'query', 'dist', 'main.js');
     const result = spawnSync(process.execPath, [main], {
