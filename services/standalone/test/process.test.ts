@@ -30,12 +30,20 @@ interface Running {
   exited: Promise<number | null>;
 }
 
+/**
+ * How long a process may take to start or refuse to: on a loaded machine (CI beside other work, two cores) PGlite's
+ * start alone has taken over 30 s. A bound on a hang, not a speed.
+ */
+const START_MS = 90_000;
+/** A test starts up to two processes. */
+const PROCESS_TEST_MS = 3 * START_MS;
+
 /** Runs the entry point expecting it to refuse to start; answers its exit code and what it wrote to stderr. */
 function refusedStart(env: Record<string, string>): { status: number | null; stderr: string } {
   const result = spawnSync(process.execPath, [MAIN], {
     env: { PATH: process.env['PATH'], PORT: String(nextPort++), HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: START_MS,
   });
   return { status: result.status, stderr: result.stderr };
 }
@@ -52,7 +60,7 @@ async function startProcess(): Promise<Running> {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const api = new Api(`http://127.0.0.1:${port}`);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_MS;
   for (;;) {
     try {
       if ((await api.get('/readyz')).status === 200) break;
@@ -96,7 +104,7 @@ describe('the standalone process', () => {
     expect(await second.exited).toBe(0);
     expect(await storedMessages('crash ')).toBe(20 * 50);
     expect(await storedMessages('after ')).toBe(50);
-  });
+  }, PROCESS_TEST_MS);
 
   it('keeps ingesting while a second process on the same DATA_DIR is refused', async () => {
     const running = await startProcess();
@@ -109,7 +117,7 @@ describe('the standalone process', () => {
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     expect(await storedMessages('first ')).toBe(2 * 50);
-  });
+  }, PROCESS_TEST_MS);
 
   it('refuses a second process on the same DATA_DIR, naming it, before touching the metadata store', async () => {
     const running = await startProcess();
@@ -124,7 +132,7 @@ describe('the standalone process', () => {
     expect(statSync(controlFile).mtimeMs).toBe(before.modified);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
-  });
+  }, PROCESS_TEST_MS);
 
   it('refuses a DATA_DIR it cannot write, naming it', () => {
     const notADirectory = path.join(dataDir, 'a-file');
@@ -151,5 +159,5 @@ describe('the standalone process', () => {
     const accepted = replies.filter((reply) => reply?.status === 202).length;
     expect(accepted).toBeGreaterThan(0);
     expect(await storedMessages('drain ')).toBe(accepted * 50);
-  });
+  }, PROCESS_TEST_MS);
 });
