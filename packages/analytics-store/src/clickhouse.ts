@@ -7,7 +7,7 @@ export const clickhouseConfig = {
   CLICKHOUSE_URL: Type.String({ format: 'uri', pattern: '^https?://', description: 'ClickHouse HTTP endpoint, e.g. http://clickhouse:8123; selects the ClickHouse store.' }),
   CLICKHOUSE_DATABASE: Type.String({ default: 'tlm', description: 'Database holding the analytics tables (created if missing).' }),
   CLICKHOUSE_USER: Type.String({ default: 'default', description: 'ClickHouse user.' }),
-  CLICKHOUSE_PASSWORD: Type.String({ default: '', description: 'ClickHouse password.' }),
+  CLICKHOUSE_PASSWORD: Type.String({ default: '', secret: true, description: 'ClickHouse password.' }),
 };
 
 /** Settings on every request: ISO times in and out, 64-bit integers as JSON numbers. */

@@ -11,5 +11,5 @@ export const regionConfig = {
 };
 
 export const jwtConfig = {
-  JWT_SECRET: Type.String({ minLength: 32, description: 'HS256 secret for dashboard tokens (at least 32 characters); the same on every service.' }),
+  JWT_SECRET: Type.String({ minLength: 32, secret: true, description: 'HS256 secret for dashboard tokens (at least 32 characters); the same on every service.' }),
 };

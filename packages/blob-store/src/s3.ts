@@ -18,7 +18,7 @@ export const s3Config = {
   ),
   S3_REGION: Type.String({ default: 'us-east-1', description: 'Region of the bucket (any value for most S3-compatible servers).' }),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ description: "Access key; unset means the AWS SDK's default credential chain." })),
-  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ description: 'Secret of S3_ACCESS_KEY_ID.' })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ secret: true, description: 'Secret of S3_ACCESS_KEY_ID.' })),
   S3_FORCE_PATH_STYLE: Type.Boolean({
     default: false,
     description: 'Name the bucket in the URL path (MinIO and most S3-compatible servers) instead of the host name.',

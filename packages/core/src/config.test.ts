@@ -42,6 +42,17 @@ describe('loadConfig', () => {
     expect(load).toThrow('invalid configuration: PORT must be integer (got "eighty")');
   });
 
+  it('names a bad secret without echoing its value', () => {
+    const schema = Type.Object({ JWT_SECRET: Type.String({ minLength: 32, secret: true }), PORT: httpConfig.PORT });
+    let message = '';
+    try {
+      loadConfig(schema, { JWT_SECRET: 'hunter2-hunter2', PORT: 'eighty' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe('invalid configuration: JWT_SECRET must NOT have fewer than 32 characters; PORT must be integer (got "eighty")');
+  });
+
   it('names a value outside the allowed levels once, with the allowed values', () => {
     expect(() => loadConfig(HttpConfig, { LOG_LEVEL: 'loud' })).toThrow(
       'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',

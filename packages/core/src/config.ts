@@ -12,7 +12,8 @@ const ajv = addFormats(new Ajv({ coerceTypes: true, useDefaults: true, allErrors
 
 /**
  * Reads the variables a schema declares from the environment, applies defaults and coerces types.
- * Empty strings count as unset so `FOO=` in a compose file falls back to the default.
+ * Empty strings count as unset so `FOO=` in a compose file falls back to the default. A bad value is quoted in the
+ * error, except for variables whose schema says `secret: true` (keys, passwords, connection strings with them).
  */
 export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
   const raw: Record<string, unknown> = {};
@@ -25,7 +26,9 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     const problems = (validate.errors ?? []).map((error) => {
       const name = error.instancePath.replace(/^\//, '') || String(error.params['missingProperty'] ?? '');
       if (error.keyword === 'required') return `${name} is required`;
-      const got = name in raw ? ` (got ${JSON.stringify(env[name])})` : '';
+      // Secrets (marked `secret: true` in the schema) are named, never echoed into logs.
+      const secret = (schema.properties[name] as { secret?: boolean } | undefined)?.secret === true;
+      const got = name in raw && !secret ? ` (got ${JSON.stringify(env[name])})` : '';
       const problem =
         error.keyword === 'enum' ? `must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}` : error.message;
       return `${name} ${problem ?? 'is invalid'}${got}`;

@@ -87,10 +87,13 @@ describe('fleet configuration', () => {
     ['KAFKA_BROKERS', 'kafka'],
     ['KAFKA_BROKERS', 'kafka:9092,'],
     ['S3_ENDPOINT', 'minio'],
-  ])('refuses %s=%s at startup, naming the variable and the value', (name, value) => {
-    expect(() => loadConfig(configSchemaOf('query'), { ...valid, [name]: value })).toThrow(
-      new RegExp(`^invalid configuration: ${name} must .* \\(got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}\\)$`),
-    );
+  ])('refuses %s=%s at startup, naming the variable and the value (not a secret\'s)', (name, value) => {
+    // A connection string may hold a password: DATABASE_URL is named but never echoed.
+    const secret = name === 'DATABASE_URL';
+    const shown = secret ? '' : ` \\(got ${JSON.stringify(JSON.stringify(value)).slice(1, -1)}\\)`;
+    const load = () => loadConfig(configSchemaOf('query'), { ...valid, [name]: value });
+    expect(load).toThrow(new RegExp(`^invalid configuration: ${name} must .*${shown}$`));
+    if (secret) expect(load).not.toThrow(value);
   });
 });
 

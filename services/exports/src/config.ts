@@ -16,5 +16,5 @@ export const ExportsConfig = Type.Object({
   ...keyAccessConfig,
   ...s3Config,
   ...exportsConfig,
-  EXPORT_SIGNING_SECRET: Type.String({ minLength: 32, description: 'Signs export download links; the same on every exports instance.' }),
+  EXPORT_SIGNING_SECRET: Type.String({ minLength: 32, secret: true, description: 'Signs export download links; the same on every exports instance.' }),
 });

@@ -13,7 +13,7 @@ export const maintenanceConfig = {
     description: 'When the daily cleanup runs (cron syntax, server time zone): restore windows and retention.',
   }),
   ADMIN_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, description: 'Bearer token of POST /admin/cleanup; the endpoint is disabled when unset.' }),
+    Type.String({ minLength: 16, secret: true, description: 'Bearer token of POST /admin/cleanup; the endpoint is disabled when unset.' }),
   ),
 };
 

@@ -21,10 +21,10 @@ export const StandaloneConfig = Type.Object({
       'WAL size at which the analytics store (DuckDB) checkpoints into its file. Larger is faster ingest and a longer replay after a crash (about 1.5 s for 256MB).',
   }),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: POSTGRES_URL_PATTERN, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
+    Type.String({ pattern: POSTGRES_URL_PATTERN, secret: true, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
   ),
   JWT_SECRET: Type.Optional(
-    Type.String({ minLength: 32, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
+    Type.String({ minLength: 32, secret: true, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
   ),
   ...ingestWriterConfig,
   ...maintenanceConfig,
