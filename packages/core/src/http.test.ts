@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
 import pino from 'pino';
+import { ConfigError } from './config';
 import { conflict, rateLimited } from './errors';
 import { bodyBytes, byteLimitText, createServiceApp, finishServiceApp, jsonBody, listen, MAX_BODY_BYTES, type ReadinessCheck, type RunningServer } from './http';
 import { metricsRegistry } from './metrics';
@@ -95,6 +96,19 @@ describe('listen', () => {
   it('serves on an ephemeral port and reports the URL it can be reached at', () => {
     expect(server.port).toBeGreaterThan(0);
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+  });
+
+  it('names HOST and PORT when it cannot listen there', async () => {
+    const app = createServiceApp({ service: SERVICE, logger, readiness: [], trustedProxies: [] });
+    await expect(listen(app, server.port, '127.0.0.1', 1_000)).rejects.toThrow(
+      `cannot listen on HOST 127.0.0.1, PORT ${server.port}: listen EADDRINUSE: address already in use 127.0.0.1:${server.port}`,
+    );
+  });
+
+  it('names TRUSTED_PROXIES when an entry is not an address, a CIDR or a known name', () => {
+    expect(() => createServiceApp({ service: SERVICE, logger, readiness: [], trustedProxies: ['loopback', 'garbage'] })).toThrow(
+      new ConfigError('invalid configuration: TRUSTED_PROXIES invalid IP address: garbage'),
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { ConfigError } from './config';
 import { ApiError, internalError, notFound, payloadTooLarge, validationError } from './errors';
 import type { Logger } from './logger';
 import { httpRequestDuration, httpRequests, metricsRegistry } from './metrics';
@@ -30,7 +31,12 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // Answers are fresh reads, never revalidated: hashing every body for an ETag is work no client uses.
   app.set('etag', false);
   // Express resolves req.ip from X-Forwarded-For only when the socket peer is one of these (proxy-addr).
-  app.set('trust proxy', options.trustedProxies.length > 0 ? options.trustedProxies : false);
+  try {
+    app.set('trust proxy', options.trustedProxies.length > 0 ? options.trustedProxies : false);
+  } catch (error) {
+    // proxy-addr refuses what is not an address, a CIDR or a name it knows (`invalid IP address: garbage`).
+    throw new ConfigError(`invalid configuration: TRUSTED_PROXIES ${(error as Error).message}`);
+  }
   app.use(requestLog(options.service, options.logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -237,9 +243,11 @@ export async function listen(app: Express, port: number, host: string, shutdownT
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // EADDRINUSE, EACCES, ENOTFOUND: named with the variables that chose the address.
+    const refused = (error: Error) => reject(new Error(`cannot listen on HOST ${host}, PORT ${port}: ${error.message}`, { cause: error }));
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
