@@ -12,7 +12,8 @@ export function parseRegionUrls(value: string): RegionUrls {
   const urls: RegionUrls = {};
   for (const entry of splitList(value)) {
     const [region, url] = entry.split('=', 2).map((part) => part.trim());
-    if (!region || !url || !(REGIONS as readonly string[]).includes(region) || !URL.canParse(url)) {
+    // `foo:bar` parses as a URL too: only a gateway's http(s) address can be relayed to.
+    if (!region || !url || !(REGIONS as readonly string[]).includes(region) || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
       throw new Error(`REGION_URLS entry "${entry}" must look like eu=https://eu.example.com`);
     }
     urls[region as Region] = url;
