@@ -228,6 +228,25 @@ if (postgresUnavailable) console.log(`skipping the owner races on Postgres: ${TE
     }
   });
 
+  it('never leaves an owner added at the moment the sole owner deletes their account in a deactivated organization', async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const alice = await signup(postgres.server.api);
+      const bob = await signup(postgres.server.api);
+      const orgId = alice.organization.id;
+      const [added] = await Promise.all([
+        postgres.server.api.post(`/api/orgs/${orgId}/members`, { token: alice.token, body: { email: bob.user.email, role: 'owner' } }),
+        postgres.server.api.delete('/api/auth/account', { token: alice.token }),
+      ]);
+      const [organization] = await postgres.server.standalone.metadata.query<{ deleted_at: Date | null }>(
+        'select deleted_at from organizations where id = $1',
+        [orgId],
+      );
+      // Either bob joined first and owns an active organization, or the deletion came first and the addition failed.
+      if (added.status === 201) expect(organization!.deleted_at).toBeNull();
+      else expect([added.status, organization!.deleted_at]).toEqual([added.status === 401 ? 401 : 404, expect.any(Date)]);
+    }
+  });
+
   it.each([
     ['softly', ''],
     ['for good', '?immediate=true'],

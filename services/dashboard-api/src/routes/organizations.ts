@@ -4,6 +4,7 @@ import { PLANS, PLAN_NAMES, StringEnum, conflict, isUuid, jsonBody, notFound, fo
 import {
   countOwners,
   deleteMembership,
+  findOrganization,
   findUserByEmail,
   insertMembership,
   listMembers,
@@ -64,7 +65,12 @@ export function organizationRoutes(deps: DashboardDeps): Router {
     const orgId = requestMembership(res).organization.id;
     const account = await findUserByEmail(deps.metadata, input.email);
     if (!account || account.deleted_at) throw notFound('no account with this email; they need to sign up first');
-    const membership = await insertMembership(deps.metadata, orgId, account.id, input.role);
+    const membership = await deps.metadata.transaction(async (tx) => {
+      // Takes turns with an owner's account deletion, which deactivates the organization when it leaves no owner.
+      await lockOrganization(tx, orgId);
+      if ((await findOrganization(tx, orgId))?.deleted_at) throw notFound('organization not found');
+      return insertMembership(tx, orgId, account.id, input.role);
+    });
     if (!membership) throw conflict('this person is already a member of the organization');
     res.status(201).json({
       user_id: account.id,
