@@ -59,6 +59,11 @@ export async function publishOutcome<R extends { projectId: string }>(
     topic,
     outcome.records.map((record) => ({ key: record.projectId, value: record })),
   );
+  countOutcome(signal, outcome);
+}
+
+/** Adds a batch's accepted and rejected items to `tlm_ingest_items_total` under its signal (once per batch). */
+export function countOutcome(signal: string, outcome: { records: unknown[]; errors: unknown[] }): void {
   metrics.ingestItems.inc({ signal, outcome: 'accepted' }, outcome.records.length);
   metrics.ingestItems.inc({ signal, outcome: 'rejected' }, outcome.errors.length);
 }

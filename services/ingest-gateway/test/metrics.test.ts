@@ -52,3 +52,40 @@ describe('tlm_sdk_discarded_events_total', () => {
     expect(text).not.toContain('category="null"');
   });
 });
+
+describe('tlm_ingest_items_total', () => {
+  const series = (signal: string, outcome: 'accepted' | 'rejected') => `tlm_ingest_items_total{signal="${signal}",outcome="${outcome}"}`;
+  const counts = async (signal: string) => {
+    const text = await scrape();
+    return { accepted: sample(text, series(signal, 'accepted')), rejected: sample(text, series(signal, 'rejected')) };
+  };
+
+  it('counts each log of POST /v1/logs as accepted or rejected', async () => {
+    const before = await counts('logs');
+    const reply = await context.server.api.post('/v1/logs', {
+      token: context.setup.secretKey,
+      body: { batch: [{ severity: 'info', message: 'one' }, { severity: 'info', message: 'two' }, { severity: 'loud', message: 'three' }] },
+    });
+    expect(reply.status).toBe(202);
+    expect(await counts('logs')).toEqual({ accepted: before.accepted + 2, rejected: before.rejected + 1 });
+  });
+
+  it('counts the logs, events, vitals and errors of an envelope under their signals', async () => {
+    const before = { logs: await counts('logs'), events: await counts('events'), vitals: await counts('vitals'), errors: await counts('errors') };
+    const reply = await sendEnvelope(
+      envelope([
+        [{ type: 'log' }, { items: [{ level: 'info', body: 'a' }, { level: 'warning', body: 'b' }, { level: 'loud', body: 'c' }] }],
+        [{ type: 'analytics_event' }, { items: [{ event: 'signup' }, { event: 'login' }] }],
+        [{ type: 'web_vital' }, { name: 'lcp', value: 1200, route: '/' }],
+        [{ type: 'event' }, { exception: { values: [{ type: 'Error', value: 'metrics audit' }] } }],
+        [{ type: 'event' }, 'not an event'],
+      ]),
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 4, rejected: 1 });
+    expect(await counts('logs')).toEqual({ accepted: before.logs.accepted + 2, rejected: before.logs.rejected + 1 });
+    expect(await counts('events')).toEqual({ accepted: before.events.accepted + 2, rejected: before.events.rejected });
+    expect(await counts('vitals')).toEqual({ accepted: before.vitals.accepted + 1, rejected: before.vitals.rejected });
+    expect(await counts('errors')).toEqual({ accepted: before.errors.accepted + 1, rejected: before.errors.rejected + 1 });
+  });
+});

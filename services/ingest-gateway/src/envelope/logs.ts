@@ -1,6 +1,7 @@
 import { Topics } from '@tlm/bus';
 import { processBatch, reject, toLogRecord, type ItemResult, type LogRecord } from '@tlm/signals';
 import { jsonPayload } from '@tlm/signals';
+import { countOutcome } from '../request';
 import type { EnvelopeItemHandler } from './items';
 
 const SENTRY_LEVELS: Record<string, string> = { trace: 'debug', debug: 'debug', info: 'info', warn: 'warn', warning: 'warn', error: 'error', fatal: 'fatal' };
@@ -44,6 +45,7 @@ export const logItem: EnvelopeItemHandler = (item, context) => {
     const record = toLogRecord(asLogItem(log), context.ingest);
     return record.ok ? record : reject(record.reason);
   });
+  countOutcome('logs', outcome);
   if (outcome.records.length === 0) return { rejected: outcome.errors[0]?.message ?? 'log item: no logs' };
   return { routed: outcome.records.map((record) => ({ topic: Topics.logs, record })) };
 };

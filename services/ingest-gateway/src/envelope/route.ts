@@ -153,7 +153,11 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
         skipped += 1;
       }
     }
-    for (const { type, outcome, items } of outcomes.values()) metrics.envelopeItems.inc({ type, outcome }, items);
+    for (const { type, outcome, items } of outcomes.values()) {
+      metrics.envelopeItems.inc({ type, outcome }, items);
+      // An `event` item is one error: counted here once per envelope, so the error path does no work per item for it.
+      if (type === 'event') metrics.ingestItems.inc({ signal: 'errors', outcome }, items);
+    }
     const byTopic = new Map<Topic, RoutedRecord['record'][]>();
     for (const { topic, record } of routed) {
       const records = byTopic.get(topic);
