@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { ConfigError } from './config';
 import { ApiError, internalError, notFound, payloadTooLarge, validationError } from './errors';
 import type { Logger } from './logger';
@@ -72,6 +72,22 @@ export function finishServiceApp(app: Express, logger: Logger): void {
   app.use(errorHandler(logger));
 }
 
+/**
+ * Names the route of a request that no Express route serves (the fleet gateway's proxy) for its log line and metrics;
+ * a bounded name, never the path, which holds ids.
+ */
+export function nameRoute(res: Response, route: string): void {
+  res.locals['route'] = route;
+}
+
+/** The route pattern a request is counted under: its Express route, a name given by `nameRoute`, or 'unmatched'. */
+function routeOf(req: Request, res: Response, path: string): string {
+  if (req.route) return `${req.baseUrl}${String(req.route.path)}`;
+  const named: unknown = res.locals['route'];
+  if (typeof named === 'string') return named;
+  return PROBE_PATHS.has(path) ? path : 'unmatched';
+}
+
 /** One log line and one metric sample per request; the query string is left out so `?sentry_key=` never lands in logs. */
 function requestLog(service: string, logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -79,7 +95,7 @@ function requestLog(service: string, logger: Logger): RequestHandler {
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const path = req.originalUrl.split('?', 1)[0] ?? '';
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : PROBE_PATHS.has(path) ? path : 'unmatched';
+      const route = routeOf(req, res, path);
       const labels = { service, method: req.method, route, status: String(res.statusCode) };
       httpRequests.inc(labels);
       httpRequestDuration.observe(labels, seconds);

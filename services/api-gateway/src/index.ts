@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, notFound, type ReadinessCheck } from '@tlm/core';
+import { ApiError, nameRoute, notFound, type ReadinessCheck } from '@tlm/core';
 import { Router } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { upstreamOf, type Upstream } from './routes';
@@ -28,7 +28,10 @@ export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: numb
     },
   });
   router.use((req, res, next) => {
-    if (!upstreamOf(req.path, req.method)) throw notFound('no such route');
+    const upstream = upstreamOf(req.path, req.method);
+    if (!upstream) throw notFound('no such route');
+    // Metrics and logs by the service answering: every proxied path would otherwise count as 'unmatched'.
+    nameRoute(res, `upstream:${upstream}`);
     return proxy(req, res, next);
   });
   return router;

@@ -102,6 +102,16 @@ describe('the API gateway in front of running services', () => {
     expect(JSON.parse(row!['properties'] as string)['$ip']).toBe('198.51.100.7');
   });
 
+  it('counts proxied requests under the upstream that answered, not as unmatched', async () => {
+    const setup = await setupProject(api);
+    const sent = await api.post('/v1/events', { token: setup.secretKey, body: { batch: [{ event: 'gateway-metrics' }] } });
+    expect(sent.status).toBe(202);
+    const metrics = (await api.get('/metrics')).text;
+    expect(metrics).toContain('tlm_http_requests_total{service="api-gateway",method="POST",route="upstream:ingest-gateway",status="202"}');
+    expect(metrics).toContain('tlm_http_requests_total{service="api-gateway",method="POST",route="upstream:key-admin",status="201"}');
+    expect(metrics).not.toMatch(/tlm_http_requests_total\{service="api-gateway",[^}]*route="unmatched",status="20\d"\}/);
+  });
+
   it('passes error answers through unchanged', async () => {
     const reply = await api.post('/v1/logs', { body: { batch: [] } });
     expect(reply.status).toBe(401);
