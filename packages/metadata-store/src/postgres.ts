@@ -16,6 +16,9 @@ export class PostgresStore implements MetadataStore {
 
   static async connect(connectionString: string, maxConnections = 10): Promise<PostgresStore> {
     const pool = new pg.Pool({ connectionString, max: maxConnections, types });
+    // An idle connection that Postgres ends (restart, failover, idle timeout) is emitted here and dropped by the pool;
+    // unheard, the 'error' event killed the process. The next query connects anew, and /readyz reports an outage.
+    pool.on('error', () => undefined);
     const store = new PostgresStore(pool);
     await store.ping();
     return store;
