@@ -8,7 +8,8 @@ import { requestKey } from './guards';
 export const rateLimitConfig = {
   RATE_LIMIT_ENABLED: Type.Boolean({
     default: true,
-    description: 'Enforce the per-plan requests-per-second limit per organization (SPEC.md Limits); off for self-hosting or benchmarks.',
+    description:
+      "Enforce the per-plan requests-per-second limit per organization (the plan's requestsPerSecond, shown in the limits of GET /api/orgs/:org); off for self-hosting or benchmarks.",
   }),
   RATE_LIMIT_SHARE_MS: Type.Integer({
     minimum: 10,

@@ -10,7 +10,7 @@ export const evaluatorConfig = {
   ALERT_EVALUATION_INTERVAL_MS: Type.Integer({
     minimum: 1_000,
     default: 60_000,
-    description: 'How often every enabled, unmuted alert rule is evaluated over its window (DECISIONS.md: every minute).',
+    description: 'How often every enabled, unmuted alert rule is evaluated over its window (every minute by default).',
   }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'How long an alert webhook may take to answer.' }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({

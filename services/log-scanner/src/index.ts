@@ -9,12 +9,12 @@ export const logScannerConfig = {
   LOG_SCAN_INTERVAL_MS: Type.Integer({
     minimum: 1_000,
     default: 60_000,
-    description: 'How often the log scanner turns new error and fatal logs into errors (SPEC.md: every 60 seconds).',
+    description: 'How often the log scanner turns new error and fatal logs into errors (every 60 seconds by default).',
   }),
   LOG_SCAN_LOOKBACK_MS: Type.Integer({
     minimum: 60_000,
     default: 3_600_000,
-    description: 'How far back each scanner pass looks for logs without an error (SPEC.md: the last hour).',
+    description: 'How far back each scanner pass looks for logs without an error (the last hour by default).',
   }),
   LOG_SCAN_MAX_ROWS: Type.Integer({
     minimum: 1,
