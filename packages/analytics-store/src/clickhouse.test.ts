@@ -458,6 +458,20 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
     expect(removed['logs']).toBe(1);
   });
 
+  it('erases the logs that name a person by distinct_id, $distinct_id or user.id, and no others', async () => {
+    const projectId = randomUUID();
+    await store.insert(logsTable, [
+      recentLog(projectId, { message: 'a', properties: { distinct_id: 'p-1' } }),
+      recentLog(projectId, { message: 'b', properties: { $distinct_id: 'p-1' } }),
+      recentLog(projectId, { message: 'c', properties: { 'user.id': 'p-1' } }),
+      recentLog(projectId, { message: 'd', properties: { $distinct_id: 'p-2' } }),
+    ]);
+    const { removed } = await erasePerson(store, projectId, 'p-1');
+    expect(removed['logs']).toBe(3);
+    const left = await store.query('SELECT message FROM logs FINAL WHERE project_id = {project:UUID}', { project: projectId });
+    expect(left).toEqual([{ message: 'd' }]);
+  });
+
   it('binds query parameters and returns ISO times, numeric counts and property maps', async () => {
     const projectId = randomUUID();
     await store.insert(logsTable, [recentLog(projectId), recentLog(projectId, { severity: 'info', message: 'fine' })]);

@@ -40,11 +40,16 @@ export async function deleteExpiredRows(store: AnalyticsStore, projectId: string
 }
 
 /** SQL condition matching a table's rows about one person, in the store's dialect; the key is a catalog constant. */
-function personCondition(dialect: AnalyticsStore['dialect'], person: { column: string; key?: string }): string {
-  if (dialect === 'clickhouse') {
-    return person.key ? `${person.column}['${person.key}'] = {person:String}` : `${person.column} = {person:String}`;
-  }
-  return person.key ? `json_extract_string("${person.column}", '$.${person.key}') = $person` : `"${person.column}" = $person`;
+function personCondition(dialect: AnalyticsStore['dialect'], person: { column: string; keys?: readonly string[] }): string {
+  if (!person.keys) return dialect === 'clickhouse' ? `${person.column} = {person:String}` : `"${person.column}" = $person`;
+  // Bags are flat: DuckDB reads a key with a JSON pointer, which names `user.id` or `$distinct_id` as one key ('$.user.id'
+  // would be a nested path).
+  const named = person.keys.map((key) =>
+    dialect === 'clickhouse'
+      ? `${person.column}['${key}'] = {person:String}`
+      : `json_extract_string("${person.column}", '/${key.replaceAll('~', '~0').replaceAll('/', '~1')}') = $person`,
+  );
+  return named.length === 1 ? named[0]! : `(${named.join(' OR ')})`;
 }
 
 /**

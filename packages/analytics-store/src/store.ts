@@ -37,8 +37,11 @@ export interface TableDefinition<Row> {
   mode: 'append' | 'replace';
   /** Column the retention purge cuts on; tables of settings (alert rules) have none. */
   timeColumn?: keyof Row & string;
-  /** Where a row names the person it is about (GDPR erasure by distinct id): a column, or a key of a bag column. */
-  person?: { column: keyof Row & string; key?: string };
+  /**
+   * Where a row names the person it is about (GDPR erasure by distinct id): a column, or keys of a bag column (a row
+   * is about the person when any of them holds the distinct id).
+   */
+  person?: { column: keyof Row & string; keys?: readonly string[] };
 }
 
 /** Values in stored rows: timestamps as epoch milliseconds, property bags as flat objects. */

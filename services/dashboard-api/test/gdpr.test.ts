@@ -62,6 +62,28 @@ describe('POST /api/orgs/:org/projects/:project/gdpr/erase', () => {
     expect(again.body.removed).toMatchObject({ events: 0, logs: 0 });
   });
 
+  it('removes the logs that name the person as $distinct_id (the client library) or user.id, as the log scanner reads them', async () => {
+    const setup = await setupProject(server.api);
+    const sent = await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: {
+        batch: [
+          { severity: 'info', message: 'from the client', properties: { $distinct_id: 'u-7' } },
+          { severity: 'error', message: 'nested user', properties: { user: { id: 'u-7' } } },
+          { severity: 'info', message: 'plain', properties: { distinct_id: 'u-7' } },
+          { severity: 'info', message: 'someone else', properties: { $distinct_id: 'u-8', user: { id: 'u-8' } } },
+        ],
+      },
+    });
+    expect(sent.status).toBe(202);
+    const path = `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/gdpr/erase`;
+    const reply = await server.api.post(path, { token: setup.session.token, body: { distinct_id: 'u-7' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ distinct_id: 'u-7', removed: { logs: 3 } });
+    const left = await server.standalone.analytics.query('SELECT message FROM logs WHERE project_id = $p', { p: setup.project.id });
+    expect(left.map((row) => row['message'])).toEqual(['someone else']);
+  });
+
   it("removes the person's distinct id from the schema's example values, keeping everyone else's", async () => {
     const setup = await setupProject(server.api);
     await server.api.post('/v1/logs', {

@@ -47,7 +47,7 @@ export const errorsTable: TableDefinition<ErrorRow> = {
   name: 'errors',
   mode: 'append',
   timeColumn: 'timestamp',
-  person: { column: 'user', key: 'id' },
+  person: { column: 'user', keys: ['id'] },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },

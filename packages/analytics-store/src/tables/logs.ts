@@ -19,7 +19,8 @@ export const logsTable: TableDefinition<LogRow> = {
   name: 'logs',
   mode: 'append',
   timeColumn: 'timestamp',
-  person: { column: 'properties', key: 'distinct_id' },
+  // The keys the log scanner reads as the user (services/log-scanner): `$distinct_id` is what @tlm/client sends.
+  person: { column: 'properties', keys: ['distinct_id', '$distinct_id', 'user.id'] },
   columns: [
     { name: 'project_id', type: 'string' },
     { name: 'timestamp', type: 'timestamp' },
