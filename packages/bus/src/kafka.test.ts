@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
 import { CompressionTypes, ConfigResourceTypes, ConfigSource, type KafkaMessage } from 'kafkajs';
-import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
+import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, PartitionLag, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
 import type { MessagePosition } from './bus';
 import { Topics } from './topics';
 
@@ -58,6 +58,17 @@ describe('producerRecord', () => {
     const record = producerRecord(Topics.events, [{ key: 'p', value: 1 }], 'gzip');
     expect(record.compression).toBe(CompressionTypes.GZIP);
     expect(record.acks).toBe(-1);
+  });
+});
+
+describe('PartitionLag', () => {
+  it("adds up the partitions' lags, each partition's latest batch standing for it, and forgets them on a rebalance", () => {
+    const lag = new PartitionLag();
+    expect(lag.update(0, 120)).toBe(120);
+    expect(lag.update(1, 30)).toBe(150);
+    expect(lag.update(0, 20)).toBe(50);
+    lag.clear();
+    expect(lag.update(1, 5)).toBe(5);
   });
 });
 

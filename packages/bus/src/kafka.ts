@@ -141,6 +141,27 @@ export function consumerGroupId(topic: Topic, options: SubscribeOptions, instanc
   return options.broadcast ? `${options.group}.${topic}.${instanceId}` : `${options.group}.${topic}`;
 }
 
+/**
+ * A consumer's lag over all its partitions: each batch reports its own partition's lag, and with several partitions
+ * read at once the last batch alone would stand for the whole topic. Forgotten on a rebalance, which may move
+ * partitions to another consumer.
+ */
+export class PartitionLag {
+  private readonly lags = new Map<number, number>();
+
+  /** Records a partition's lag; answers the total. */
+  update(partition: number, lag: number): number {
+    this.lags.set(partition, lag);
+    let total = 0;
+    for (const value of this.lags.values()) total += value;
+    return total;
+  }
+
+  clear(): void {
+    this.lags.clear();
+  }
+}
+
 export class KafkaBus implements Bus {
   readonly redelivers = true;
   private readonly consumers: Consumer[] = [];
@@ -216,6 +237,8 @@ export class KafkaBus implements Bus {
     // Broadcast subscribers only care about changes from now on; shared groups must see every message.
     await consumer.subscribe({ topic, fromBeginning: !options.broadcast });
     const logger = this.options.logger;
+    const lag = new PartitionLag();
+    consumer.on(consumer.events.GROUP_JOIN, () => lag.clear());
     await consumer.run({
       partitionsConsumedConcurrently: options.concurrency ?? 1,
       eachBatchAutoResolve: false,
@@ -230,7 +253,7 @@ export class KafkaBus implements Bus {
         resolveOffset(batch.lastOffset());
         await commitOffsetsIfNecessary();
         await heartbeat();
-        metrics.busConsumerLag.set({ topic, group: groupId }, Number(batch.offsetLag()));
+        metrics.busConsumerLag.set({ topic, group: groupId }, lag.update(batch.partition, Number(batch.offsetLag())));
       },
     });
     this.consumers.push(consumer);
