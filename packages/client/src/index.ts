@@ -554,8 +554,11 @@ export class Client {
           body,
           signal: AbortSignal.timeout(this.exiting ? Math.min(EXIT_REQUEST_TIMEOUT_MS, this.options.requestTimeoutMs) : this.options.requestTimeoutMs),
         });
-        await response.arrayBuffer();
-        if (response.ok) return;
+        const answer = await response.text();
+        if (response.ok) {
+          this.reportRejectedItems(path, response.status, answer);
+          return;
+        }
         if (response.status !== 429 && response.status < 500) {
           this.report(new ClientError(response.status, 'REJECTED', `${path} refused the batch with ${response.status}`));
           return;
@@ -577,6 +580,25 @@ export class Client {
       const wait = Math.min(Math.max(retryAfterMs, this.options.retryBaseMs * 2 ** attempt), MAX_RETRY_WAIT_MS);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
+  }
+
+  /**
+   * A 2xx answer may still reject items one by one (`{rejected, errors: [{index, message}]}`): the client drops them,
+   * so it tells onError, as it does for every item it drops.
+   */
+  private reportRejectedItems(path: string, status: number, answer: string): void {
+    let outcome: { rejected?: unknown; errors?: unknown };
+    try {
+      outcome = JSON.parse(answer) as { rejected?: unknown; errors?: unknown };
+    } catch {
+      return;
+    }
+    if (typeof outcome?.rejected !== 'number' || outcome.rejected === 0) return;
+    // The first ten reasons are enough to find the bug; a batch of 500 bad items would make a very long message.
+    const reasons = Array.isArray(outcome.errors)
+      ? (outcome.errors as { index?: unknown; message?: unknown }[]).slice(0, 10).map((error) => `item ${String(error.index)}: ${String(error.message)}`)
+      : [];
+    this.report(new ClientError(status, 'ITEMS_REJECTED', `${path} rejected ${outcome.rejected} item(s)${reasons.length > 0 ? `: ${reasons.join('; ')}` : ''}`));
   }
 
   private report(error: Error): void {

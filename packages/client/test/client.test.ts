@@ -121,6 +121,19 @@ describe('logs and events', () => {
     expect(await gql('"client big" | count')).toEqual([{ value: 50 }]);
   });
 
+  it('tells onError about the items the service rejects one by one, and keeps their neighbours', async () => {
+    const errors: Error[] = [];
+    const careless = client({ flushInterval: 3600, onError: (error) => errors.push(error) });
+    careless.info(`client oversized ${'x'.repeat(70_000)}`);
+    careless.info('client kept beside an oversized log');
+    await careless.flush();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(ClientError);
+    expect(errors[0]).toMatchObject({ status: 202, code: 'ITEMS_REJECTED' });
+    expect(errors[0]!.message).toBe('/v1/logs rejected 1 item(s): item 0: message exceeds 65536 bytes');
+    expect(await gql('"client kept beside an oversized log" | count')).toEqual([{ value: 1 }]);
+  });
+
   it('sends nothing when disabled', async () => {
     const off = client({ disabled: true, batchSize: 1 });
     off.info('client disabled log');
