@@ -42,9 +42,10 @@ export function toEventRecord(input: unknown, context: IngestContext): ItemResul
   const flat = flatProperties(item.properties);
   if (!flat.ok) return flat;
   const properties = flat.value;
-  // DECISIONS.md: both spellings are accepted and stored as properties.distinct_id.
-  const given = item.distinctId ?? item.distinct_id ?? properties['distinct_id'];
-  const distinctId = given === undefined || given === '' ? null : String(given);
+  // DECISIONS.md: both spellings are accepted and stored as properties.distinct_id; an empty one says nothing, so the
+  // next spelling that holds an id is taken.
+  const given = [item.distinctId, item.distinct_id, properties['distinct_id']].find((id) => id !== undefined && id !== '');
+  const distinctId = given === undefined ? null : String(given);
   if (distinctId !== null) properties['distinct_id'] = distinctId;
   return accept({
     id: newId(),

@@ -55,6 +55,20 @@ describe('POST /v1/events', () => {
     expect(row!.properties['distinct_id']).toBe('user-prop');
   });
 
+  it('takes the spelling that holds an id when another spelling is empty', async () => {
+    const reply = await sendEvents([
+      { event: 'empty camel', distinctId: '', distinct_id: 'user-snake-beside-empty' },
+      { event: 'empty snake', distinct_id: '', properties: { distinct_id: 'user-prop-beside-empty' } },
+    ]);
+    expect(reply.status).toBe(202);
+    expect(reply.body).toEqual({ accepted: 2, rejected: 0, errors: [] });
+    const rows = await storedEvents(['empty camel', 'empty snake']);
+    expect(rows.map((row) => [row.event_name, row.distinct_id, row.properties['distinct_id']])).toEqual([
+      ['empty camel', 'user-snake-beside-empty', 'user-snake-beside-empty'],
+      ['empty snake', 'user-prop-beside-empty', 'user-prop-beside-empty'],
+    ]);
+  });
+
   it('stores a null distinct_id for an anonymous event', async () => {
     expect((await sendEvents([{ event: 'anonymous' }])).status).toBe(202);
     const [row] = await storedEvents(['anonymous']);
