@@ -87,6 +87,32 @@ describe('POST /v1/logs', () => {
     });
   });
 
+  it("keeps the User-Agent's browser and OS versions off an item that names its own browser and OS", async () => {
+    const iphone =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+    const reply = await sendLogs(
+      [
+        { severity: 'info', message: 'own os and browser', properties: { $os: 'Linux', $browser: 'Headless', $device: 'Server' } },
+        { severity: 'info', message: 'os of the agent' },
+      ],
+      fixture.setup.secretKey,
+      { 'user-agent': iphone },
+    );
+    expect(reply.body).toEqual({ accepted: 2, rejected: 0, errors: [] });
+    const rows = await storedLogs(`message IN ('own os and browser', 'os of the agent')`);
+    const byMessage = Object.fromEntries(rows.map((row) => [row['message'], JSON.parse(row['properties'] as string)]));
+    expect(byMessage['own os and browser']).toEqual({ $os: 'Linux', $browser: 'Headless', $device: 'Server', $ip: '127.0.0.1' });
+    expect(byMessage['os of the agent']).toEqual({
+      $browser: 'Mobile Safari',
+      $browser_version: '17.0',
+      $os: 'iOS',
+      $os_version: '17.0',
+      $device: 'Mobile',
+      $device_model: 'iPhone',
+      $ip: '127.0.0.1',
+    });
+  });
+
   it('honours X-Forwarded-For from a trusted proxy (loopback by default)', async () => {
     await sendLogs([{ severity: 'info', message: 'via proxy' }], fixture.setup.secretKey, { 'x-forwarded-for': '203.0.113.9' });
     const [row] = await storedLogs(`message = 'via proxy'`);
