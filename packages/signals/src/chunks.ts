@@ -14,6 +14,12 @@ const CHUNK_ID_RULE = '1 to 128 letters, digits, ".", "_" or "-", not starting w
 /** A replay chunk travels gzipped; 10 MiB compressed and 100 MiB inflated, as Sentry's relay allows. */
 export const MAX_REPLAY_CHUNK_BYTES = 10 * 1024 * 1024;
 export const MAX_REPLAY_INFLATED_BYTES = 100 * 1024 * 1024;
+/**
+ * Objects and arrays one recording may hold. JSON.parse blocks the event loop for a time that grows faster than their
+ * number: 100 MiB of `{},` (about 100 KB gzipped) held the server for a minute and took 3 GB, while a 100 MiB
+ * recording of real rrweb events (about one object or array per 27 bytes) holds about 4 million.
+ */
+export const MAX_REPLAY_JSON_CONTAINERS = 5_000_000;
 /** SPEC.md Limits: "Profile chunk body: up to 10 MiB". */
 export const MAX_PROFILE_CHUNK_BYTES = 10 * 1024 * 1024;
 

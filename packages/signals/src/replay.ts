@@ -3,6 +3,7 @@ import { gunzip, gzip, inflate } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   MAX_REPLAY_INFLATED_BYTES,
+  MAX_REPLAY_JSON_CONTAINERS,
   CHUNK_ID_PATTERN,
   chunkSpan,
   idParam,
@@ -111,6 +112,21 @@ const isGzip = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1
 /** RFC 1950: deflate method, and the header's two bytes are a multiple of 31. */
 const isZlib = (bytes: Buffer): boolean => bytes.length >= 2 && (bytes[0]! & 0x0f) === 8 && ((bytes[0]! << 8) | bytes[1]!) % 31 === 0;
 
+/** Whether JSON text opens more than `limit` objects and arrays (brackets inside strings do not count). */
+function containersBeyond(json: Buffer, limit: number): boolean {
+  let containers = 0;
+  let inString = false;
+  for (let index = 0; index < json.length; index += 1) {
+    const byte = json[index]!;
+    if (inString) {
+      if (byte === 0x5c) index += 1;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if ((byte === 0x7b || byte === 0x5b) && ++containers > limit) return true;
+  }
+  return false;
+}
+
 /**
  * Checks a recording body: gzip (required at `POST /v1/replay/chunks`; Sentry SDKs may also send zlib or plain
  * JSON) holding a JSON array of rrweb events, at most 100 MiB inflated. Stored bodies are always gzip: a gzip body is
@@ -126,6 +142,9 @@ export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zl
   } catch (error) {
     const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
     return reject(tooLarge ? `the recording inflates to more than ${MAX_REPLAY_INFLATED_BYTES} bytes` : 'the body is not valid gzip or zlib data');
+  }
+  if (containersBeyond(json, MAX_REPLAY_JSON_CONTAINERS)) {
+    return reject(`the recording holds more than ${MAX_REPLAY_JSON_CONTAINERS} JSON objects and arrays`);
   }
   let events: unknown;
   try {

@@ -177,6 +177,17 @@ describe('POST /v1/replay/chunks', () => {
     expect(reply.body.error.message).toBe(`the recording inflates to more than ${100 * 1024 * 1024} bytes`);
   });
 
+  it('answers 400 VALIDATION_ERROR for a recording of more than 5 million objects and arrays, before parsing it', async () => {
+    // About 15 MB of `{},`, 15 KB gzipped: parsing 100 MiB of it held the server for a minute.
+    const bomb = gzipSync(`[${'{},'.repeat(5_000_000)}{}]`);
+    const started = Date.now();
+    const reply = await postChunk('session_id=s-bad&seq=0', bomb);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'the recording holds more than 5000000 JSON objects and arrays' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await storedChunks('s-bad')).toEqual([]);
+  });
+
   it('answers 413 PAYLOAD_TOO_LARGE for a body over 10 MiB', async () => {
     const reply = await postChunk('session_id=s-bad&seq=0', Buffer.alloc(10 * 1024 * 1024 + 1, 1));
     expect(reply.status).toBe(413);
