@@ -344,6 +344,14 @@ describe('V8 stacks', () => {
     expect(trace.exception.frames.at(-1)).toMatchObject({ function: 'JSON.parse', filename: '<anonymous>', lineno: null, in_app: false });
   });
 
+  it('reads a 64 KB headline of unclosed error codes in linear time', () => {
+    const headline = ' TypeError ['.repeat(64 * 1024 / 12);
+    const started = performance.now();
+    const trace = parseTrace(`${headline}\n    at save (/srv/src/store.js:8:3)`)!;
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(trace.exception).toMatchObject({ type: 'Error', value: headline.trim() });
+  });
+
   it('calls a stack under a headline with no error type an Error with the headline as its value', () => {
     const trace = parseTrace(`Something went wrong while saving
     at save (/srv/src/store.js:8:3)`)!;

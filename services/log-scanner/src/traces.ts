@@ -253,8 +253,11 @@ const V8_ELIDED = /^\s*\.\.\. \d+ lines? matching cause stack trace \.\.\.\s*$/;
 const V8_CAUSE = /^(\s*)\[cause\]: (.*)$/;
 /** `TypeError: msg`, `Error [ERR_X]: msg`, `Uncaught TypeError: msg`, or a bare `Error`. */
 const V8_HEADLINE = /^(?:Uncaught )?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)(?: \[[^\]]+\])?(?:: ([\s\S]*))?$/;
-/** An error type inside prefixed text: `worker crashed: TypeError: …`. */
-const V8_EMBEDDED_HEADLINE = /(?:^|[\s:])([A-Z][\w$]*(?:Error|Exception))(?: \[[^\]]+\])?: ([\s\S]*)$/;
+/**
+ * An error type inside prefixed text: `worker crashed: TypeError: …`. The code in brackets is bounded: the search
+ * starts at every space or colon, and an unbounded one read to the end from each (a 64 KB log took a second).
+ */
+const V8_EMBEDDED_HEADLINE = /(?:^|[\s:])([A-Z][\w$]*(?:Error|Exception))(?: \[[^\]\n]{1,100}\])?: ([\s\S]*)$/;
 
 /** Dependencies and the runtime itself, which Sentry's JavaScript SDKs also mark as not in-app. */
 const V8_NOT_IN_APP = /[\\/]node_modules[\\/]|^node:|^internal[\\/]|^native$|^<anonymous>$|^index \d+$/;
