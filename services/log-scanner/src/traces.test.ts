@@ -344,6 +344,27 @@ describe('V8 stacks', () => {
     expect(trace.exception.frames.at(-1)).toMatchObject({ function: 'JSON.parse', filename: '<anonymous>', lineno: null, in_app: false });
   });
 
+  it.each([
+    ['a frame line', `Error: x\n    at save${' '.repeat(60_000)}(/srv/src/store.js:8:3)`],
+    ['a Python frame line', `Traceback (most recent call last):\n  File "/srv/a.py", line 1, in main${' '.repeat(60_000)}x\nValueError: x`],
+    ['the text before an embedded error type', `job${' '.repeat(60_000)}7 TypeError: x\n    at save (/srv/src/store.js:8:3)`],
+  ])('reads a run of 60,000 spaces inside %s in linear time', (_case, message) => {
+    const started = performance.now();
+    parseTrace(message);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  it('keeps frames and prefixes whose lines end in spaces', () => {
+    const node = parseTrace(`worker 3 crashed:  \t TypeError: x  \n    at save (/srv/src/store.js:8:3)   \n    at /srv/src/main.js:2:1 \t`)!;
+    expect(node.prefix).toBe('worker 3 crashed');
+    expect(node.exception.frames.map((frame) => [frame.function, frame.filename, frame.lineno])).toEqual([
+      [null, '/srv/src/main.js', 2],
+      ['save', '/srv/src/store.js', 8],
+    ]);
+    const python = parseTrace('Traceback (most recent call last):\n  File "/srv/a.py", line 3, in main  \n    run()  \nValueError: x')!;
+    expect(python.exception.frames).toEqual([expect.objectContaining({ function: 'main', filename: '/srv/a.py', lineno: 3, context_line: 'run()' })]);
+  });
+
   it('reads a 64 KB headline of unclosed error codes in linear time', () => {
     const headline = ' TypeError ['.repeat(64 * 1024 / 12);
     const started = performance.now();
