@@ -8,3 +8,4 @@ export * from './rateLimit';
 export * from './config';
 export * from './regions';
 export * from './chains';
+export * from './loginThrottle';

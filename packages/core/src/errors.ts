@@ -58,8 +58,8 @@ export const wrongRegion = (region: string) =>
   new ApiError(421, 'WRONG_REGION', `this key belongs to region '${region}', which this deployment cannot reach`, {
     region,
   });
-export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
-  new ApiError(429, 'RATE_LIMITED', 'too many requests in a second', undefined, {
+export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string> = {}, message = 'too many requests in a second') =>
+  new ApiError(429, 'RATE_LIMITED', message, undefined, {
     'Retry-After': String(retryAfterSeconds),
     ...headers,
   });

@@ -122,6 +122,20 @@ describe('POST /api/auth/login and GET /api/auth/me', () => {
     expect(reply.body.error.code).toBe('UNAUTHORIZED');
   });
 
+  it('answers 429 RATE_LIMITED to the 11th login attempt at one email from one address in 15 minutes, right password or not', async () => {
+    const session = await signup(server.api);
+    const from = (address: string, password: string, path = '/api/auth/login') =>
+      server.api.post(path, { body: { email: session.user.email.toUpperCase(), password }, headers: { 'x-forwarded-for': address } });
+    for (let attempt = 1; attempt <= 10; attempt += 1) expect((await from('203.0.113.7', `guess number ${attempt}`)).status).toBe(401);
+    const refused = await from('203.0.113.7', session.password);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({ code: 'RATE_LIMITED', message: expect.stringMatching(/^too many login attempts for this email; try again in \d+ seconds$/) });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(890);
+    expect((await from('203.0.113.7', session.password, '/api/auth/account/restore')).status).toBe(429);
+    // Another address still logs in, so guessing from one cannot lock the owner out.
+    expect((await from('198.51.100.2', session.password)).status).toBe(200);
+  });
+
   it('lists the user with every organization and the role held in each', async () => {
     const owner = await signup(server.api);
     const guest = await signup(server.api, { name: 'Guest' });

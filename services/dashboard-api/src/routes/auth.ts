@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { REGIONS, hashPassword, requireUser, sessionUser, verifyPassword } from '@tlm/auth';
+import { LoginThrottle, REGIONS, hashPassword, requireUser, sessionUser, verifyPassword } from '@tlm/auth';
 import {
   StringEnum,
   conflict,
@@ -8,6 +8,7 @@ import {
   newId,
   notFound,
   parseBody,
+  rateLimited,
   restoreDeadline,
   unauthorized,
   withinRestoreWindow,
@@ -44,6 +45,7 @@ export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
   const body = jsonBody();
   const user = requireUser(deps.tokens, deps.metadata);
+  const logins = new LoginThrottle();
 
   router.post('/api/auth/signup', body, async (req, res) => {
     const input = parseBody(SignupBody, req.body);
@@ -84,7 +86,7 @@ export function authRoutes(deps: DashboardDeps): Router {
 
   router.post('/api/auth/login', body, async (req, res) => {
     const input = parseBody(CredentialsBody, req.body);
-    const account = await checkCredentials(input.email, input.password);
+    const account = await checkCredentials(input.email, input.password, req.ip ?? '');
     if (account.deleted_at) {
       // SPEC.md Account lifecycle: logging in inside the window restores the account.
       if (!withinRestoreWindow(account.deleted_at)) throw unauthorized('wrong email or password');
@@ -113,7 +115,7 @@ export function authRoutes(deps: DashboardDeps): Router {
 
   router.post('/api/auth/account/restore', body, async (req, res) => {
     const input = parseBody(CredentialsBody, req.body);
-    const account = await checkCredentials(input.email, input.password);
+    const account = await checkCredentials(input.email, input.password, req.ip ?? '');
     if (account.deleted_at) {
       if (!withinRestoreWindow(account.deleted_at)) throw notFound('the restore window of this account has passed');
       await restoreAccount(deps, account.id);
@@ -121,10 +123,13 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ restored: account.deleted_at !== null, token: await deps.tokens.issue(account.id), user: userJson(account) });
   });
 
-  async function checkCredentials(email: string, password: string): Promise<UserRow> {
+  async function checkCredentials(email: string, password: string, address: string): Promise<UserRow> {
+    const wait = logins.attempt(email, address);
+    if (wait > 0) throw rateLimited(wait, {}, `too many login attempts for this email; try again in ${wait} seconds`);
     const account = await findUserByEmail(deps.metadata, email);
     const valid = await verifyPassword(password, account?.password_hash ?? (await NO_SUCH_USER_HASH));
     if (!account || !valid) throw unauthorized('wrong email or password');
+    logins.succeeded(email, address);
     return account;
   }
 
