@@ -1,4 +1,4 @@
-import type { AnalyticsStore } from './store';
+import { jsonPointer, type AnalyticsStore } from './store';
 import { ANALYTICS_TABLES, errorsTable, stacksTable } from './tables';
 
 /** Removes every row of a project from every table (permanent project or account removal). */
@@ -47,7 +47,7 @@ function personCondition(dialect: AnalyticsStore['dialect'], person: { column: s
   const named = person.keys.map((key) =>
     dialect === 'clickhouse'
       ? `${person.column}['${key}'] = {person:String}`
-      : `json_extract_string("${person.column}", '/${key.replaceAll('~', '~0').replaceAll('/', '~1')}') = $person`,
+      : `json_extract_string("${person.column}", '${jsonPointer(key)}') = $person`,
   );
   return named.length === 1 ? named[0]! : `(${named.join(' OR ')})`;
 }

@@ -63,3 +63,6 @@ export interface AnalyticsStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** JSON pointer of a flat bag key: DuckDB reads `/user.plan` as the key "user.plan", whatever characters it holds. */
+export const jsonPointer = (key: string): string => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;

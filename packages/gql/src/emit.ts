@@ -1,4 +1,4 @@
-import type { Dialect, QueryParams, ResultRow } from '@tlm/analytics-store';
+import { jsonPointer, type Dialect, type QueryParams, type ResultRow } from '@tlm/analytics-store';
 import type { AggregateFunction, Duration } from './ast';
 import { GqlQueryError } from './errors';
 import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type SortPlan, type TimeBound } from './plan';
@@ -63,9 +63,6 @@ interface Read {
   sql: string;
   nullable: boolean;
 }
-
-/** JSON pointer of a flat bag key: DuckDB reads `/user.plan` as the key "user.plan", whatever characters it holds. */
-export const jsonPointer = (key: string): string => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /** `2024-05-01 10:00:00.000`: both engines read it as UTC into their timestamp types. */
 const sqlTime = (date: Date): string => date.toISOString().replace('T', ' ').replace('Z', '');
