@@ -3,7 +3,8 @@ import { newId } from '@tlm/core';
 import type { IngestContext } from './context';
 import { PROPERTY_LIMITS, flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
-import { isoTime, isoTimeMs } from './time';
+import { sentryTime } from './sentrySpans';
+import { isoTime } from './time';
 import { itemValidator } from './validation';
 
 /**
@@ -489,13 +490,10 @@ function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {
   });
 }
 
-/** Float seconds since the epoch or ISO 8601 (no zone means UTC) as epoch ms; undefined when absent or invalid. */
+/** A Sentry time (sentryTime), its seconds also taken as text, in whole epoch ms; undefined when absent or invalid. */
 function timeOf(value: unknown): number | undefined {
-  if (value === null || value === undefined || value === '') return undefined;
-  if (typeof value !== 'number' && typeof value !== 'string') return undefined;
-  const numeric = typeof value === 'number' ? value : /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : undefined;
-  const ms = numeric !== undefined ? Math.round(numeric * 1000) : isoTimeMs(value as string);
-  return ms !== undefined && Number.isFinite(ms) ? ms : undefined;
+  const ms = sentryTime(typeof value === 'string' && /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : value);
+  return ms === undefined ? undefined : Math.round(ms);
 }
 
 /**

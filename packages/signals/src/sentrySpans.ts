@@ -11,7 +11,6 @@ import { isoTimeMs } from './time';
 
 type Json = Record<string, unknown>;
 
-
 /** Sentry times: float seconds since the epoch or RFC 3339 text; epoch milliseconds, or undefined. */
 export function sentryTime(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value * 1_000 : undefined;
