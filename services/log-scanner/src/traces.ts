@@ -144,6 +144,9 @@ function pythonLink(lines: string[], index: number): (PythonException & { next: 
   return block && { ...block, next: group.next };
 }
 
+/** A line of a group drawn behind `| ` (the group's own) without that bar; separators and deeper lines as they are. */
+const unbarred = (line: string): string => (line.startsWith('| ') || line === '|' ? line.slice(2) : line);
+
 /** A top-level group's lines without the frame of `indent` + `+ ` / `| ` that CPython draws around it. */
 function unframed(lines: string[], index: number, indent: string): { lines: string[]; next: number } {
   const text = ['Exception Group Traceback (most recent call last):'];
@@ -152,9 +155,8 @@ function unframed(lines: string[], index: number, indent: string): { lines: stri
     const line = lines[at]!;
     if (!line.startsWith(indent)) break;
     const rest = line.slice(indent.length);
-    if (rest.startsWith('| ') || rest === '|') text.push(rest.slice(2));
-    else if (rest.startsWith('+') || rest.startsWith('  ')) text.push(rest);
-    else break;
+    if (!/^(?:\| |\|$|\+| {2})/.test(rest)) break;
+    text.push(unbarred(rest));
   }
   return { lines: text, next: at };
 }
@@ -227,7 +229,7 @@ function pythonBlock(lines: string[], index: number): (PythonException & { next:
     for (at += 1; at < lines.length; at += 1) {
       const line = lines[at]!;
       if (PY_MEMBER_SEPARATOR.test(line)) close();
-      else if (line.startsWith('  ')) member.push(line.startsWith('  | ') || line === '  |' ? line.slice(4) : line.slice(2));
+      else if (line.startsWith('  ')) member.push(unbarred(line.slice(2)));
       else break;
     }
     close();
