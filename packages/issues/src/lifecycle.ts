@@ -97,8 +97,9 @@ export class IssueTally {
 /**
  * The issue after the errors of `tally` and `newUsers` users it had not seen, as if they had been counted one by one in
  * time order. Times are the errors' own; the level and `release_last` follow the newest error unless the issue has seen
- * newer, `release_first` is the release of the first error that named one, or of a later error dated before all the issue had seen. A resolved issue regresses on an error of another release
- * received after it was resolved; one already on its way when a person resolved it does not reopen it.
+ * newer, `release_first` is the release of the first error that named one, or of a later error dated before all the
+ * issue had seen. A resolved issue regresses on an error of another release received after it was resolved; one
+ * already on its way when a person resolved it does not reopen it.
  */
 export function countTally(issue: IssueStateRow, tally: IssueTally, newUsers: number): IssueCounts {
   const counted = issue.event_count > 0;
