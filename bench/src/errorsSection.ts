@@ -85,11 +85,11 @@ async function sendErrors(options: {
   concurrency: number;
 }): Promise<{ perSecond: number; bytesPerItem: number }> {
   const nowSeconds = Date.now() / 1000;
-  const bodies: string[] = [];
+  const bodies: Buffer[] = [];
   for (let start = 0; start < options.total; start += options.perEnvelope) {
     const events = [];
     for (let i = start; i < Math.min(start + options.perEnvelope, options.total); i++) events.push(errorEvent(options.offset + i, nowSeconds));
-    bodies.push(envelopeOf(events));
+    bodies.push(Buffer.from(envelopeOf(events)));
   }
   const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/x-sentry-envelope' };
   const http = new BenchClient(options.url, options.concurrency);

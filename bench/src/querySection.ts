@@ -89,7 +89,7 @@ async function openGql(url: string, key: string) {
   const client = new BenchClient(url, 1);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const ask = async (q: string) => {
-    const response = await client.request('POST', '/v1/gql/query', JSON.stringify({ q }), headers);
+    const response = await client.request('POST', '/v1/gql/query', Buffer.from(JSON.stringify({ q })), headers);
     if (response.status !== 200) throw new Error(`GQL answered ${response.status}: ${response.text}`);
     JSON.parse(response.text);
   };

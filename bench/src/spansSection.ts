@@ -115,12 +115,12 @@ async function exportOverOtlp(options: {
 }): Promise<number> {
   const protobuf = options.encoding === 'protobuf';
   const now = BigInt(Date.now()) * 1_000_000n;
-  const bodies: (string | Buffer)[] = [];
+  const bodies: Buffer[] = [];
   for (let start = 0; start < options.total; start += SPANS_PER_REQUEST) {
     const spans = [];
     for (let i = start; i < Math.min(start + SPANS_PER_REQUEST, options.total); i++) spans.push(otlpSpan(options.offset + i, now));
     const request = { resourceSpans: [{ resource: { attributes: SERVICE }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] };
-    bodies.push(protobuf ? encodeOtlpTraceRequest(request) : JSON.stringify(request));
+    bodies.push(protobuf ? encodeOtlpTraceRequest(request) : Buffer.from(JSON.stringify(request)));
   }
   // A request whose every span was stored is answered with an empty message: `{}` in JSON, no bytes in protobuf.
   const complete = protobuf ? '' : '{}';

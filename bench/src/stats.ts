@@ -15,5 +15,5 @@ export const rate = (value: number) => `${Math.round(value).toLocaleString('en-U
 export const millis = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export const megabytes = (bytesPerSecond: number) => `${(bytesPerSecond / 1e6).toFixed(1)} MB/s`;
 
-/** Request bytes of bodies as sent (UTF-8). */
-export const bytesOf = (bodies: readonly string[]) => bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+/** Request bytes of bodies as sent. */
+export const bytesOf = (bodies: readonly Buffer[]) => bodies.reduce((sum, body) => sum + body.length, 0);
