@@ -5,7 +5,7 @@ import express from 'express';
 import pino from 'pino';
 import { ConfigError } from './config';
 import { conflict, rateLimited } from './errors';
-import { bodyBytes, byteLimitText, createServiceApp, finishServiceApp, jsonBody, listen, MAX_BODY_BYTES, type ReadinessCheck, type RunningServer } from './http';
+import { bodyBytes, byteLimitText, createServiceApp, finishServiceApp, jsonBody, listen, MAX_BODY_BYTES, rawBody, type ReadinessCheck, type RunningServer } from './http';
 import { metricsRegistry } from './metrics';
 
 /** The metrics registry is process-wide; a service name of this file's own keeps its samples apart. */
@@ -44,6 +44,9 @@ beforeAll(async () => {
   app.post('/echo', jsonBody(BODY_LIMIT_BYTES), (req, res) => {
     res.json({ body: req.body as unknown, bytes: bodyBytes(req) });
   });
+  app.post('/raw', rawBody(MAX_BODY_BYTES), (req, res) => {
+    res.json({ bytes: (req.body as Buffer).length });
+  });
   app.get('/items/:id', (req, res) => {
     res.json({ id: req.params['id'] });
   });
@@ -69,6 +72,11 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.close());
+
+/** JSON of `count` empty objects in an array: it gzips to a few hundred bytes. */
+const denseJson = (count: number) => Buffer.from(`[${Array(count).fill('{}').join(',')}]`);
+const denseRefusal = (receivedBytes: number) =>
+  `the body inflates to more than ${Math.max(10_000, 32 * receivedBytes).toLocaleString('en-US')} JSON objects and arrays (at most 32 per byte received, or 10,000)`;
 
 const post = (path: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   fetch(`${server.url}${path}`, { method: 'POST', body, headers });
@@ -214,6 +222,41 @@ describe('jsonBody', () => {
     const response = await post('/echo', gzipSync(json), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ body: { batch: [{ event: 'a' }, { event: 'b' }] }, bytes: Buffer.byteLength(json) });
+  });
+
+  it('refuses a gzip body that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
+    const json = denseJson(100_000);
+    const compressed = gzipSync(json);
+    for (const path of ['/default-limit', '/raw']) {
+      const response = await post(path, compressed, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseRefusal(compressed.length) } });
+      // Sent as it is, the same JSON costs its sender a byte per byte parsed, and is taken.
+      const plain = await post(path, json);
+      expect(plain.status).toBe(200);
+      expect(await plain.json()).toEqual({ bytes: json.length });
+    }
+  });
+
+  it('counts the bytes of a chunked gzip body as they arrive, since it has no Content-Length', async () => {
+    const send = (body: Buffer) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const request = http.request(`${server.url}/default-limit`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+        request.on('response', (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        });
+        request.on('error', reject);
+        const half = Math.floor(body.length / 2);
+        request.write(body.subarray(0, half));
+        setTimeout(() => request.end(body.subarray(half)), 10);
+      });
+    const dense = gzipSync(denseJson(100_000));
+    expect(await send(dense)).toEqual({ status: 400, body: { error: { code: 'VALIDATION_ERROR', message: denseRefusal(dense.length) } } });
+    // Objects every few bytes, but a text that does not compress to nothing: within 32 per byte received.
+    const varied = Buffer.from(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ i: (i * 7919) % 100_003 }))));
+    expect(await send(gzipSync(varied))).toEqual({ status: 200, body: { bytes: varied.length } });
   });
 
   it('accepts a JSON value that is not an object (strict off), leaving the check to the route', async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { ConfigError } from './config';
 import { ApiError, internalError, notFound, payloadTooLarge, validationError } from './errors';
+import { countEncodedBytes, refuseDenseInflatedJson } from './inflated';
 import type { Logger } from './logger';
 import { httpRequestDuration, httpRequests, metricsRegistry } from './metrics';
 
@@ -164,11 +165,6 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
 }
 
 /**
- * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Lone surrogates and
- * NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits Postgres text;
- * only bodies that contain such an escape pay for the walk.
- */
-/**
  * SPEC.md Limits: a request body may be 2 MB (body-parser reads "2mb" as 2 * 1024 * 1024 bytes). Every JSON body may
  * be that large; DECISIONS.md answers 413 only above it, so smaller limits would contradict it.
  */
@@ -181,17 +177,25 @@ export function byteLimitText(bytes: number): string {
   return `${bytes.toLocaleString('en-US')} bytes`;
 }
 
+/**
+ * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Lone surrogates and
+ * NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits Postgres text;
+ * only bodies that contain such an escape pay for the walk. A compressed body that inflates to more JSON objects and
+ * arrays than its received bytes allow is refused before it is parsed (inflatedJsonProblem).
+ */
 export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
   const parse = express.json({
     limit: limitBytes,
     type: () => true,
     strict: false,
-    verify: (req, _res, buffer) => {
+    verify: (req, res, buffer) => {
+      refuseDenseInflatedJson(req, res, buffer);
       bodySizes.set(req, buffer.length);
       if (buffer.includes('\\u') && mayHoldLoneSurrogate(buffer.toString('latin1'))) needsRepair.add(req);
     },
   });
-  return (req, res, next) =>
+  return (req, res, next) => {
+    countEncodedBytes(req);
     parse(req, res, (error?: unknown) => {
       if (!error && needsRepair.has(req)) {
         try {
@@ -203,6 +207,20 @@ export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
       }
       next(error);
     });
+  };
+}
+
+/**
+ * The body as bytes (`express.raw`, any content type), gzip, deflate and brotli inflated, up to `limitBytes`. A
+ * compressed body that inflates to more JSON objects and arrays than its received bytes allow is refused with 400
+ * VALIDATION_ERROR before anyone parses it (inflatedJsonProblem).
+ */
+export function rawBody(limitBytes: number): RequestHandler {
+  const parse = express.raw({ type: () => true, limit: limitBytes, verify: refuseDenseInflatedJson });
+  return (req, res, next) => {
+    countEncodedBytes(req);
+    parse(req, res, next);
+  };
 }
 
 const NUL = '\u0000';

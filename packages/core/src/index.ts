@@ -2,6 +2,7 @@ export * from './config';
 export * from './errors';
 export * from './http';
 export * from './ids';
+export * from './inflated';
 export * from './lifecycle';
 export * from './logger';
 export * as metrics from './metrics';

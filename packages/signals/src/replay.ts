@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip, inflate } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
+import { inflatedJsonProblem } from '@tlm/core';
 import {
   MAX_REPLAY_INFLATED_BYTES,
   MAX_REPLAY_JSON_CONTAINERS,
@@ -143,6 +144,10 @@ export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zl
     const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
     return reject(tooLarge ? `the recording inflates to more than ${MAX_REPLAY_INFLATED_BYTES} bytes` : 'the body is not valid gzip or zlib data');
   }
+  // Dense for its compressed size first (14 KB of gzip inflate to 4.9 million `{}`: 3 s of JSON.parse), then too many
+  // for any size.
+  const dense = inflatedJsonProblem(json, body.length);
+  if (dense) return reject(`the recording is too dense: ${dense}`);
   if (containersBeyond(json, MAX_REPLAY_JSON_CONTAINERS)) {
     return reject(`the recording holds more than ${MAX_REPLAY_JSON_CONTAINERS} JSON objects and arrays`);
   }

@@ -223,4 +223,11 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000, 
     }
   }
 }
+/**
+ * What the service answers, in `error.message` of a 400 VALIDATION_ERROR, to a compressed body of `receivedBytes` that
+ * inflates to denser JSON than they allow (docs/api.md).
+ */
+export const denseBodyRefusal = (receivedBytes: number) =>
+  `the body inflates to more than ${Math.max(10_000, 32 * receivedBytes).toLocaleString('en-US')} JSON objects and arrays (at most 32 per byte received, or 10,000)`;
+
 export * from './postgres';

@@ -1,5 +1,5 @@
-import { payloadTooLarge } from '@tlm/core';
-import express, { type Request, type RequestHandler } from 'express';
+import { payloadTooLarge, rawBody } from '@tlm/core';
+import type { Request, RequestHandler } from 'express';
 
 /**
  * Reads a chunk body as bytes, up to `limitBytes`; over that, 413 PAYLOAD_TOO_LARGE naming this limit (not the
@@ -7,7 +7,7 @@ import express, { type Request, type RequestHandler } from 'express';
  * contract and is stored exactly as sent, never inflated by the parser.
  */
 export function chunkBody(what: string, limitBytes: number, options: { keepEncoded: boolean }): RequestHandler {
-  const parse = express.raw({ type: () => true, limit: limitBytes });
+  const parse = rawBody(limitBytes);
   return (req, res, next) => {
     if (options.keepEncoded) delete req.headers['content-encoding'];
     parse(req, res, (error?: unknown) => {

@@ -1,9 +1,19 @@
 import { gunzipSync } from 'node:zlib';
 import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResolver, type RateLimiter, type Region, type RegionUrls } from '@tlm/auth';
 import { Topics, type Bus } from '@tlm/bus';
-import { byteLimitText, parseRepairedJson, payloadTooLarge, regionUnreachable, unauthorized, validationError, wrongRegion } from '@tlm/core';
+import {
+  byteLimitText,
+  inflatedJsonProblem,
+  parseRepairedJson,
+  payloadTooLarge,
+  rawBody,
+  regionUnreachable,
+  unauthorized,
+  validationError,
+  wrongRegion,
+} from '@tlm/core';
 import { MAX_BODY_BYTES, isoTime, isoTimeMs, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ingestCors } from './cors';
 import { ingestContext, publishOutcome, withinBatchLimit, withinItemSize } from './request';
 
@@ -42,12 +52,16 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 function payloadText(req: Request, body: Buffer): string {
   const compression = req.query['compression'];
   if (compression === 'gzip-js' || (body[0] === 0x1f && body[1] === 0x8b)) {
+    let inflated: Buffer;
     try {
-      return gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES }).toString('utf8');
+      inflated = gunzipSync(body, { maxOutputLength: MAX_BODY_BYTES });
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(`request body exceeds the ${byteLimitText(MAX_BODY_BYTES)} limit`);
       throw validationError('the body is not valid gzip');
     }
+    const dense = inflatedJsonProblem(inflated, body.length);
+    if (dense) throw validationError(dense);
+    return inflated.toString('utf8');
   }
   const raw = body.toString('utf8');
   if (req.is('application/x-www-form-urlencoded')) {
@@ -119,7 +133,7 @@ function skewCorrected(timestamp: unknown, sentAt: string | undefined, receivedA
 /** How long another region may take to answer a relayed capture. */
 const RELAY_TIMEOUT_MS = 30_000;
 
-const rawBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+const posthogBody = rawBody(MAX_BODY_BYTES);
 
 /** Decodes the body and resolves its key; a key of another region is relayed there with the body as received. */
 function posthogAuth(deps: PosthogDeps): RequestHandler {
@@ -160,7 +174,7 @@ async function relay(region: string, url: string, req: Request, body: Buffer, re
     const value = req.get(name);
     if (value) headers[name] = value;
   }
-  // express.raw has already inflated a Content-Encoding; the body goes on inflated.
+  // rawBody has already inflated a Content-Encoding; the body goes on inflated.
   headers['x-forwarded-for'] = [req.get('x-forwarded-for'), req.socket.remoteAddress].filter(Boolean).join(', ');
   let answer: globalThis.Response;
   try {
@@ -186,6 +200,6 @@ function capture(bus: Bus): RequestHandler {
 export function posthogRoutes(deps: PosthogDeps): Router {
   const router = Router();
   router.options(POSTHOG_PATHS, ingestCors);
-  router.post(POSTHOG_PATHS, ingestCors, rawBody, posthogAuth(deps), requireWithinRate(deps.limiter), requireScope('ingest:write'), capture(deps.bus));
+  router.post(POSTHOG_PATHS, ingestCors, posthogBody, posthogAuth(deps), requireWithinRate(deps.limiter), requireScope('ingest:write'), capture(deps.bus));
   return router;
 }

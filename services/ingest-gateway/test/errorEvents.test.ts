@@ -1,5 +1,5 @@
-import { deflateSync, gzipSync } from 'node:zlib';
-import { serverWithProject, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
+import { denseBodyRefusal, serverWithProject, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /** Envelope `event` items (Sentry error and message events) through both envelope routes, and their bad inputs. */
 const fixture = serverWithProject();
@@ -134,6 +134,37 @@ describe('envelope event items', () => {
     expect(bearer.status).toBe(400);
     expect(bearer.body.error.code).toBe('VALIDATION_ERROR');
     expect(await storedErrors('never stored, compressed')).toEqual([]);
+  });
+
+  it('refuses a gzipped envelope that inflates to more JSON objects and arrays than 32 per byte received, on both routes, and stores nothing', async () => {
+    // About 300 KB of `{}` in 600 bytes of gzip: the bodies that held the event loop for seconds (docs/api.md "Limits").
+    const dense = gzipSync(envelope([{ type: 'event', payload: `{"message":"never stored, dense","extra":{"a":[${Array(100_000).fill('{}').join(',')}]}}` }]));
+    const refusal = { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(dense.length) } };
+    const sentry = await postSentry(dense, undefined, undefined, { 'content-encoding': 'gzip' });
+    expect(sentry.status).toBe(400);
+    expect(sentry.body).toEqual(refusal);
+    const bearer = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.secretKey,
+      body: dense,
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' },
+    });
+    expect(bearer.status).toBe(400);
+    expect(bearer.body).toEqual(refusal);
+    expect(await storedErrors('never stored, dense')).toEqual([]);
+  });
+
+  it('takes a gzipped envelope of 1,500 events: more objects and arrays than any body may open, but far fewer than 32 per byte', async () => {
+    const items = Array.from({ length: 1_500 }, (_, i) => ({ type: 'event', payload: exceptionEvent(`bulk ${i}`) }));
+    const body = gzipSync(envelope(items));
+    expect(gunzipSync(body).toString('latin1').split(/[{[]/).length - 1).toBeGreaterThan(10_000);
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.secretKey,
+      body,
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1_500, rejected: 0 });
+    expect(await storedErrors('bulk 1499')).toHaveLength(1);
   });
 
   it('rejects an event item over 1 MiB and keeps the items beside it', async () => {
@@ -284,6 +315,20 @@ describe('envelope rate limits', () => {
     const bomb = await store(deflateSync(JSON.stringify({ message: 'x'.repeat(2 * 1024 * 1024) })).toString('base64'));
     expect(bomb.status).toBe(413);
     expect(bomb.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    // Under the size limit, but denser than the base64 text it came in allows; and the same event as a gzip body.
+    const denseEvent = `{"message":"never stored, dense store","extra":{"a":[${Array(100_000).fill('{}').join(',')}]}}`;
+    const denseText = deflateSync(denseEvent).toString('base64');
+    const dense = await store(denseText);
+    expect(dense.status).toBe(400);
+    expect(dense.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: `malformed event: ${denseBodyRefusal(denseText.length)}` } });
+    const gzipped = gzipSync(denseEvent);
+    const encoded = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, {
+      body: gzipped,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...sentryAuth(fixture.setup.publicKey) },
+    });
+    expect(encoded.status).toBe(400);
+    expect(encoded.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(gzipped.length) } });
+    expect(await storedErrors('never stored, dense store')).toEqual([]);
   });
 
   it('answers 429 RATE_LIMITED with Retry-After and X-Sentry-Rate-Limits over the free plan rate', async () => {

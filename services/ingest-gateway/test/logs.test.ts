@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createKey, serverWithProject } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, serverWithProject } from '@tlm/testkit';
 
 const CHROME_ON_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -12,6 +12,10 @@ async function storedLogs(where = 'TRUE', params: Record<string, string> = {}) {
     { project: fixture.setup.project.id, ...params },
   );
 }
+
+/** A batch of one log whose properties hold 100,000 `{}`: about 300 KB of JSON that gzips to a few hundred bytes. */
+const denseBatch = (message: string) =>
+  JSON.stringify({ batch: [{ severity: 'info', message, properties: { items: Array.from({ length: 100_000 }, () => ({})) } }] });
 
 const sendLogs = (batch: unknown[], token = fixture.setup.secretKey, headers: Record<string, string> = {}) =>
   fixture.server.api.post('/v1/logs', { token, body: { batch }, headers });
@@ -172,6 +176,17 @@ describe('POST /v1/logs', () => {
     expect(reply.status).toBe(202);
     expect(await storedLogs(`message = 'compressed'`)).toHaveLength(1);
   });
+
+  it('accepts uncompressed JSON however many objects and arrays it opens per byte', async () => {
+    const reply = await fixture.server.api.post('/v1/logs', {
+      token: fixture.setup.secretKey,
+      body: denseBatch('dense but uncompressed'),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(reply.status).toBe(202);
+    expect(reply.body).toEqual({ accepted: 1, rejected: 0, errors: [] });
+    expect(await storedLogs(`message = 'dense but uncompressed'`)).toHaveLength(1);
+  });
 });
 
 describe('POST /v1/logs refuses bad requests with the spec codes and stores nothing', () => {
@@ -213,6 +228,23 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
       expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     }
     await expectNothingStored('corrupt gzip');
+  });
+
+  it('refuses a gzip body that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
+    const compressed = gzipSync(denseBatch('refused dense gzip'));
+    const reply = await fixture.server.api.post('/v1/logs', {
+      token: fixture.setup.secretKey,
+      body: compressed,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: denseBodyRefusal(compressed.length),
+      },
+    });
+    await expectNothingStored('dense gzip');
   });
 
   it('rejects a body without a batch array with 400 VALIDATION_ERROR', async () => {

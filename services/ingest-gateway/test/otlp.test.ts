@@ -7,7 +7,7 @@ import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/expo
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createKey, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, gqlRows, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 import protobuf from 'protobufjs';
 
 let server: TestServer;
@@ -247,6 +247,25 @@ describe('POST /v1/otlp/v1/traces: the JSON encoding', () => {
     });
     expect(reply.status).toBe(200);
     expect(await gql('from:spans trace_id:0af7651916cd43dd8448eb211c80319c')).toHaveLength(1);
+  });
+
+  it('refuses a gzip body that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
+    // A span with an unknown field of 100,000 `{}`: about 300 KB of JSON that gzips to a few hundred bytes.
+    const dense = otlpSpan({ traceId: 'de45e0000000000000000000000000de', filler: Array.from({ length: 100_000 }, () => ({})) });
+    const compressed = gzipSync(JSON.stringify(traceRequest([dense])));
+    const reply = await server.api.post(TRACES, {
+      token: setup.secretKey,
+      body: compressed,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: denseBodyRefusal(compressed.length),
+      },
+    });
+    expect(await gql('from:spans trace_id:de45e0000000000000000000000000de')).toEqual([]);
   });
 
   it('rejects spans with invalid ids or times one by one and reports them in partialSuccess', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { createKey, gqlRows, serverWithProject } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, gqlRows, serverWithProject } from '@tlm/testkit';
 import { PostHog } from 'posthog-node';
 
 const fixture = serverWithProject();
@@ -111,6 +111,25 @@ describe('PostHog capture bodies', () => {
     const reply = await post('/batch/', body());
     expect(reply.status).toBe(status);
     expect(reply.body.error.code).toBe(code);
+  });
+
+  /** An event whose properties hold 100,000 `{}`: about 300 KB of JSON that gzips to a few hundred bytes. */
+  const denseEvent = (distinctId: string) => ({
+    event: 'dense capture',
+    distinct_id: distinctId,
+    properties: { token: fixture.setup.publicKey, items: Array.from({ length: 100_000 }, () => ({})) },
+  });
+  it.each([
+    ['Content-Encoding: gzip on /batch/', '/batch/', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, () => ({ api_key: fixture.setup.publicKey, batch: [denseEvent('dense-batch')] }), 'dense-batch'],
+    ['compression=gzip-js on /e/', '/e/?compression=gzip-js&ver=1.200.0', { 'content-type': 'text/plain' }, () => [denseEvent('dense-gzip-js')], 'dense-gzip-js'],
+  ])('refuses a body sent with %s that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async (_how, path, headers, payload, distinctId) => {
+    const compressed = gzipSync(JSON.stringify(payload()));
+    const reply = await post(path, compressed, headers);
+    expect([reply.status, reply.body]).toEqual([
+      400,
+      { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } },
+    ]);
+    expect(await gql(`from:events distinct_id:${distinctId} | count`)).toEqual([{ value: 0 }]);
   });
 
   it('answers 400 for gzip-js that is not gzip and 403 FORBIDDEN for a key without ingest:write', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { createKey, serverWithProject } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, serverWithProject } from '@tlm/testkit';
 
 const fixture = serverWithProject();
 
@@ -86,6 +86,23 @@ describe('POST /v1/profiles/chunks', () => {
     const reply = await postChunk(`profiler_id=prof-d&chunk_id=${chunkId}`, gzipSync(json), fixture.setup.secretKey, { 'content-encoding': 'gzip' });
     expect(reply.status).toBe(202);
     expect(blobOf((await storedChunk(chunkId))[0]!).toString()).toBe(json);
+  });
+
+  it('refuses a gzip upload that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
+    const chunkId = unique('dense');
+    // 100,000 `{}` as samples: about 300 KB of JSON that gzips to a few hundred bytes.
+    const compressed = gzipSync(JSON.stringify({ ...sentryChunk('p', 'c', 0), samples: Array.from({ length: 100_000 }, () => ({})) }));
+    const reply = await postChunk(`profiler_id=prof-dense&chunk_id=${chunkId}`, compressed, fixture.setup.secretKey, { 'content-encoding': 'gzip' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: denseBodyRefusal(compressed.length),
+      },
+    });
+    expect(await storedChunk(chunkId)).toEqual([]);
+    const listed = await fixture.server.api.get('/v1/profiles/chunks?profiler_id=prof-dense', { token: fixture.setup.secretKey });
+    expect([listed.status, listed.body]).toEqual([200, { chunks: [] }]);
   });
 
   it('accepts a public key', async () => {

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { createKey, serverWithProject, setupProject, startTestServer } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, serverWithProject, setupProject, startTestServer } from '@tlm/testkit';
 
 const fixture = serverWithProject();
 
@@ -177,9 +178,27 @@ describe('POST /v1/replay/chunks', () => {
     expect(reply.body.error.message).toBe(`the recording inflates to more than ${100 * 1024 * 1024} bytes`);
   });
 
+  it('answers 400 VALIDATION_ERROR for a gzip chunk that inflates to more JSON objects and arrays than 32 per byte received', async () => {
+    // 100,000 `{}`: about 300 KB of JSON that gzips to a few hundred bytes.
+    const compressed = gzipSync(`[${Array.from({ length: 100_000 }, () => '{}').join(',')}]`);
+    const sessionId = newSessionId();
+    const reply = await postChunk(`session_id=${sessionId}&seq=0`, compressed);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: `the recording is too dense: ${denseBodyRefusal(compressed.length)}`,
+      },
+    });
+    expect(await storedChunks(sessionId)).toEqual([]);
+  });
+
   it('answers 400 VALIDATION_ERROR for a recording of more than 5 million objects and arrays, before parsing it', async () => {
-    // About 15 MB of `{},`, 15 KB gzipped: parsing 100 MiB of it held the server for a minute.
-    const bomb = gzipSync(`[${'{},'.repeat(5_000_000)}{}]`);
+    // About 15 MB of `{},` (parsing 100 MiB of it held the server for a minute) after 240 KB of base64 that gzip cannot
+    // shrink below 180 KB: enough bytes received for 5 million objects and arrays not to be too dense for them.
+    const padding = randomBytes(180_000).toString('base64');
+    const bomb = gzipSync(`[${JSON.stringify(padding)},${'{},'.repeat(5_000_000)}{}]`);
+    expect(32 * bomb.length).toBeGreaterThan(5_000_002);
     const started = Date.now();
     const reply = await postChunk('session_id=s-bad&seq=0', bomb);
     expect(reply.status).toBe(400);

@@ -1,9 +1,9 @@
-import { validationError } from '@tlm/core';
-import express, { type RequestHandler } from 'express';
+import { rawBody, validationError } from '@tlm/core';
+import type { RequestHandler } from 'express';
 
 /** Bodies up to this size are read into a kept slab: an envelope of a hundred error events is about 175 KB. */
 export const SLAB_BYTES = 256 * 1024;
-/** Smaller bodies go to express.raw: they come from memory the allocator already holds, not new pages. */
+/** Smaller bodies go to rawBody: they come from memory the allocator already holds, not new pages. */
 export const SLAB_MIN_BYTES = 64 * 1024;
 /** Slabs kept between requests: at most 8 MiB. */
 const MAX_KEPT_SLABS = 32;
@@ -40,11 +40,12 @@ export class SlabPool {
  * from SLAB_MIN_BYTES to a slab's size is read into a slab of `pool`, taken when its first bytes arrive and given back
  * once the response is sent: the handlers have then finished with the bytes (records hold copies; blob stores have
  * written theirs). A request whose response is never sent (the client went away) keeps its slab, since a handler may
- * still be reading it. Smaller, compressed, chunked and larger bodies go to `express.raw`, with its limit and its
- * errors; a body cut short answers 400 VALIDATION_ERROR, as there.
+ * still be reading it. Smaller, compressed, chunked and larger bodies go to core's `rawBody`, with its limit and its
+ * errors (a compressed body inflating to denser JSON than its bytes allow among them); a body cut short answers 400
+ * VALIDATION_ERROR, as there.
  */
 export function envelopeBody(limitBytes: number, pool = new SlabPool()): RequestHandler {
-  const raw = express.raw({ limit: limitBytes, type: () => true });
+  const raw = rawBody(limitBytes);
   return (req, res, next) => {
     const declared = Number(req.headers['content-length']);
     const encoding = req.headers['content-encoding']?.toLowerCase() ?? 'identity';

@@ -12,7 +12,7 @@ import {
 } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
-import { byteLimitText, metrics, newId, payloadTooLarge, unauthorized, validationError } from '@tlm/core';
+import { byteLimitText, inflatedJsonProblem, metrics, newId, payloadTooLarge, unauthorized, validationError } from '@tlm/core';
 import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { inflateSync } from 'node:zlib';
@@ -88,14 +88,18 @@ function storeJson(body: Buffer): Buffer {
   if (!BASE64_BODY.test(text)) return body;
   const decoded = Buffer.from(text, 'base64');
   if (decoded[0] === 0x7b) return decoded;
+  let inflated: Buffer;
   try {
-    return inflateSync(decoded, { maxOutputLength: DEFAULT_ITEM_LIMIT_BYTES });
+    inflated = inflateSync(decoded, { maxOutputLength: DEFAULT_ITEM_LIMIT_BYTES });
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
       throw payloadTooLarge(`request body exceeds the ${byteLimitText(DEFAULT_ITEM_LIMIT_BYTES)} limit`);
     }
     throw validationError('malformed event: the body is base64 but neither JSON nor zlib-deflated JSON');
   }
+  const dense = inflatedJsonProblem(inflated, body.length);
+  if (dense) throw validationError(`malformed event: ${dense}`);
+  return inflated;
 }
 
 const storeBody: RequestHandler = (req, res, next) => {
