@@ -238,12 +238,7 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: denseBodyRefusal(compressed.length),
-      },
-    });
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } });
     await expectNothingStored('dense gzip');
   });
 

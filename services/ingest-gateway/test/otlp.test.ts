@@ -259,12 +259,7 @@ describe('POST /v1/otlp/v1/traces: the JSON encoding', () => {
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: denseBodyRefusal(compressed.length),
-      },
-    });
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } });
     expect(await gql('from:spans trace_id:de45e0000000000000000000000000de')).toEqual([]);
   });
 

@@ -119,16 +119,26 @@ describe('PostHog capture bodies', () => {
     distinct_id: distinctId,
     properties: { token: fixture.setup.publicKey, items: Array.from({ length: 100_000 }, () => ({})) },
   });
-  it.each([
-    ['Content-Encoding: gzip on /batch/', '/batch/', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, () => ({ api_key: fixture.setup.publicKey, batch: [denseEvent('dense-batch')] }), 'dense-batch'],
-    ['compression=gzip-js on /e/', '/e/?compression=gzip-js&ver=1.200.0', { 'content-type': 'text/plain' }, () => [denseEvent('dense-gzip-js')], 'dense-gzip-js'],
-  ])('refuses a body sent with %s that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async (_how, path, headers, payload, distinctId) => {
+  const denseDoors: { how: string; path: string; headers: Record<string, string>; payload: () => unknown; distinctId: string }[] = [
+    {
+      how: 'Content-Encoding: gzip on /batch/',
+      path: '/batch/',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: () => ({ api_key: fixture.setup.publicKey, batch: [denseEvent('dense-batch')] }),
+      distinctId: 'dense-batch',
+    },
+    {
+      how: 'compression=gzip-js on /e/',
+      path: '/e/?compression=gzip-js&ver=1.200.0',
+      headers: { 'content-type': 'text/plain' },
+      payload: () => [denseEvent('dense-gzip-js')],
+      distinctId: 'dense-gzip-js',
+    },
+  ];
+  it.each(denseDoors)('refuses a body sent with $how that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async ({ path, headers, payload, distinctId }) => {
     const compressed = gzipSync(JSON.stringify(payload()));
     const reply = await post(path, compressed, headers);
-    expect([reply.status, reply.body]).toEqual([
-      400,
-      { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } },
-    ]);
+    expect([reply.status, reply.body]).toEqual([400, { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } }]);
     expect(await gql(`from:events distinct_id:${distinctId} | count`)).toEqual([{ value: 0 }]);
   });
 

@@ -94,12 +94,7 @@ describe('POST /v1/profiles/chunks', () => {
     const compressed = gzipSync(JSON.stringify({ ...sentryChunk('p', 'c', 0), samples: Array.from({ length: 100_000 }, () => ({})) }));
     const reply = await postChunk(`profiler_id=prof-dense&chunk_id=${chunkId}`, compressed, fixture.setup.secretKey, { 'content-encoding': 'gzip' });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: denseBodyRefusal(compressed.length),
-      },
-    });
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } });
     expect(await storedChunk(chunkId)).toEqual([]);
     const listed = await fixture.server.api.get('/v1/profiles/chunks?profiler_id=prof-dense', { token: fixture.setup.secretKey });
     expect([listed.status, listed.body]).toEqual([200, { chunks: [] }]);

@@ -184,12 +184,7 @@ describe('POST /v1/replay/chunks', () => {
     const sessionId = newSessionId();
     const reply = await postChunk(`session_id=${sessionId}&seq=0`, compressed);
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({
-      error: {
-        code: 'VALIDATION_ERROR',
-        message: `the recording is too dense: ${denseBodyRefusal(compressed.length)}`,
-      },
-    });
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: `the recording is too dense: ${denseBodyRefusal(compressed.length)}` } });
     expect(await storedChunks(sessionId)).toEqual([]);
   });
 
