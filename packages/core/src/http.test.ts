@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import express from 'express';
 import pino from 'pino';
 import { ConfigError } from './config';
@@ -224,13 +224,17 @@ describe('jsonBody', () => {
     expect(await response.json()).toEqual({ body: { batch: [{ event: 'a' }, { event: 'b' }] }, bytes: Buffer.byteLength(json) });
   });
 
-  it('refuses a gzip body that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
+  it('refuses a gzip, deflate or brotli body that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async () => {
     const json = denseJson(100_000);
-    const compressed = gzipSync(json);
     for (const path of ['/default-limit', '/raw']) {
-      const response = await post(path, compressed, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-      expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseRefusal(compressed.length) } });
+      for (const [encoding, compressed] of [
+        ['gzip', gzipSync(json)],
+        ['deflate', deflateSync(json)],
+        ['br', brotliCompressSync(json)],
+      ] as const) {
+        const response = await post(path, compressed, { 'content-type': 'application/json', 'content-encoding': encoding });
+        expect([encoding, response.status, await response.json()]).toEqual([encoding, 400, { error: { code: 'VALIDATION_ERROR', message: denseRefusal(compressed.length) } }]);
+      }
       // Sent as it is, the same JSON costs its sender a byte per byte parsed, and is taken.
       const plain = await post(path, json);
       expect(plain.status).toBe(200);

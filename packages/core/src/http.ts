@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { ConfigError } from './config';
 import { ApiError, internalError, notFound, payloadTooLarge, validationError } from './errors';
-import { countEncodedBytes, refuseDenseInflatedJson } from './inflated';
+import { chargeInflatedBody, countEncodedBytes } from './inflated';
 import type { Logger } from './logger';
 import { httpRequestDuration, httpRequests, metricsRegistry } from './metrics';
 
@@ -178,10 +178,10 @@ export function byteLimitText(bytes: number): string {
 }
 
 /**
- * JSON body parser for any content type (SDKs often send text/plain), gzip and deflate inflated. Lone surrogates and
- * NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits Postgres text;
- * only bodies that contain such an escape pay for the walk. A compressed body that inflates to more JSON objects and
- * arrays than its received bytes allow is refused before it is parsed (inflatedJsonProblem).
+ * JSON body parser for any content type (SDKs often send text/plain), gzip, deflate and brotli inflated. Lone
+ * surrogates and NUL characters in strings are repaired to U+FFFD, so every stored string is valid UTF-8 and fits
+ * Postgres text; only bodies that contain such an escape pay for the walk. A compressed body that inflates to more
+ * JSON objects and arrays than its received bytes allow is refused before it is parsed (JsonBudget).
  */
 export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
   const parse = express.json({
@@ -189,7 +189,7 @@ export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
     type: () => true,
     strict: false,
     verify: (req, res, buffer) => {
-      refuseDenseInflatedJson(req, res, buffer);
+      chargeInflatedBody(req, res, buffer);
       bodySizes.set(req, buffer.length);
       if (buffer.includes('\\u') && mayHoldLoneSurrogate(buffer.toString('latin1'))) needsRepair.add(req);
     },
@@ -211,12 +211,13 @@ export function jsonBody(limitBytes: number = MAX_BODY_BYTES): RequestHandler {
 }
 
 /**
- * The body as bytes (`express.raw`, any content type), gzip, deflate and brotli inflated, up to `limitBytes`. A
- * compressed body that inflates to more JSON objects and arrays than its received bytes allow is refused with 400
- * VALIDATION_ERROR before anyone parses it (inflatedJsonProblem).
+ * The body as bytes (`express.raw`, any content type), gzip, deflate and brotli inflated, up to `limitBytes`. An
+ * inflated body is charged whole to the request's JSON budget (400 VALIDATION_ERROR over it, before anyone parses
+ * it), unless `charge` is `parts`: then the route charges the parts it parses itself (envelopes, whose attachments
+ * are never parsed).
  */
-export function rawBody(limitBytes: number): RequestHandler {
-  const parse = express.raw({ type: () => true, limit: limitBytes, verify: refuseDenseInflatedJson });
+export function rawBody(limitBytes: number, charge: 'body' | 'parts' = 'body'): RequestHandler {
+  const parse = express.raw({ type: () => true, limit: limitBytes, ...(charge === 'body' ? { verify: chargeInflatedBody } : {}) });
   return (req, res, next) => {
     countEncodedBytes(req);
     parse(req, res, next);

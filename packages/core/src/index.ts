@@ -2,7 +2,7 @@ export * from './config';
 export * from './errors';
 export * from './http';
 export * from './ids';
-export * from './inflated';
+export { hasContentEncoding, jsonBudget, JsonBudget, MAX_JSON_CONTAINERS_PER_RECEIVED_BYTE, MIN_JSON_CONTAINER_BUDGET } from './inflated';
 export * from './lifecycle';
 export * from './logger';
 export * as metrics from './metrics';

@@ -1,4 +1,4 @@
-import { parseRepairedJson } from '@tlm/core';
+import { parseRepairedJson, type JsonBudget } from '@tlm/core';
 import { accept, reject, type ItemResult } from './result';
 
 /** Header of one item of a Sentry envelope; fields beyond `type` and `length` depend on the type. */
@@ -24,9 +24,10 @@ const NEWLINE = 0x0a;
 /**
  * Parses Sentry's envelope format (https://develop.sentry.dev/sdk/envelopes/): a JSON header line, then per item a
  * JSON header line and a payload of exactly `length` bytes, or, without `length`, up to the next newline. Payloads
- * stay bytes: replay recordings and attachments are binary. A structural error rejects the whole envelope.
+ * stay bytes: replay recordings and attachments are binary. A structural error rejects the whole envelope, and so
+ * does a header line that would take the request past its `budget` (given when the envelope was inflated).
  */
-export function parseEnvelope(body: Buffer): ItemResult<Envelope> {
+export function parseEnvelope(body: Buffer, budget?: JsonBudget): ItemResult<Envelope> {
   let offset = 0;
   const line = (): Buffer => {
     const end = body.indexOf(NEWLINE, offset);
@@ -34,13 +35,19 @@ export function parseEnvelope(body: Buffer): ItemResult<Envelope> {
     offset = end === -1 ? body.length : end + 1;
     return slice;
   };
-  const header = parseJsonObject(line());
+  const charged = (bytes: Buffer) => budget?.charge(bytes);
+  const headerLine = line();
+  const dense = charged(headerLine);
+  if (dense) return reject(dense);
+  const header = parseJsonObject(headerLine);
   if (!header) return reject('the envelope header is not a JSON object');
   const items: EnvelopeItem[] = [];
   while (offset < body.length) {
-    const headerLine = line();
-    if (headerLine.length === 0 || (headerLine.length === 1 && headerLine[0] === 0x0d)) continue;
-    const itemHeader = parseJsonObject(headerLine);
+    const itemLine = line();
+    if (itemLine.length === 0 || (itemLine.length === 1 && itemLine[0] === 0x0d)) continue;
+    const denseItem = charged(itemLine);
+    if (denseItem) return reject(denseItem);
+    const itemHeader = parseJsonObject(itemLine);
     if (!itemHeader || typeof itemHeader['type'] !== 'string') {
       return reject(`item ${items.length + 1}: the item header is not a JSON object with a type`);
     }

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip, inflate } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
-import { inflatedJsonProblem } from '@tlm/core';
+import type { JsonBudget } from '@tlm/core';
 import {
   MAX_REPLAY_INFLATED_BYTES,
   MAX_REPLAY_JSON_CONTAINERS,
@@ -130,24 +130,26 @@ function containersBeyond(json: Buffer, limit: number): boolean {
 
 /**
  * Checks a recording body: gzip (required at `POST /v1/replay/chunks`; Sentry SDKs may also send zlib or plain
- * JSON) holding a JSON array of rrweb events, at most 100 MiB inflated. Stored bodies are always gzip: a gzip body is
- * kept byte for byte, others are gzipped.
+ * JSON) holding a JSON array of rrweb events, at most 100 MiB inflated, its objects and arrays charged to the
+ * request's `budget` when it was compressed. Stored bodies are always gzip: a gzip body is kept byte for byte, others
+ * are gzipped.
  */
-export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zlib or json'): Promise<ItemResult<InspectedRecording>> {
+export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zlib or json', budget: JsonBudget): Promise<ItemResult<InspectedRecording>> {
   const gzipped = isGzip(body);
   if (!gzipped && accepts === 'gzip') return reject('the body must be gzip (a gzipped JSON array of rrweb events)');
+  const zlibbed = !gzipped && isZlib(body);
   let json: Buffer;
   try {
     const limits = { maxOutputLength: MAX_REPLAY_INFLATED_BYTES };
-    json = gzipped ? await gunzipAsync(body, limits) : isZlib(body) ? await inflateAsync(body, limits) : body;
+    json = gzipped ? await gunzipAsync(body, limits) : zlibbed ? await inflateAsync(body, limits) : body;
   } catch (error) {
     const tooLarge = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
     return reject(tooLarge ? `the recording inflates to more than ${MAX_REPLAY_INFLATED_BYTES} bytes` : 'the body is not valid gzip or zlib data');
   }
-  // Dense for its compressed size first (14 KB of gzip inflate to 4.9 million `{}`: 3 s of JSON.parse), then too many
-  // for any size.
-  const dense = inflatedJsonProblem(json, body.length);
-  if (dense) return reject(`the recording is too dense: ${dense}`);
+  // Dense for the bytes the request sent first (14 KB of gzip inflate to 4.9 million `{}`: 3 s of JSON.parse), then
+  // too many for any size.
+  const dense = gzipped || zlibbed ? budget.charge(json) : undefined;
+  if (dense) return reject(dense);
   if (containersBeyond(json, MAX_REPLAY_JSON_CONTAINERS)) {
     return reject(`the recording holds more than ${MAX_REPLAY_JSON_CONTAINERS} JSON objects and arrays`);
   }

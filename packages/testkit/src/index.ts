@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { loadConfig } from '@tlm/core';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { loadConfig, MAX_JSON_CONTAINERS_PER_RECEIVED_BYTE, MIN_JSON_CONTAINER_BUDGET } from '@tlm/core';
 import { StandaloneConfig, startStandalone, type Standalone } from '@tlm/standalone';
 import pino from 'pino';
 import { openIsolatedPostgres } from './postgres';
@@ -228,6 +229,20 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000, 
  * inflates to denser JSON than they allow (docs/api.md).
  */
 export const denseBodyRefusal = (receivedBytes: number) =>
-  `the body inflates to more than ${Math.max(10_000, 32 * receivedBytes).toLocaleString('en-US')} JSON objects and arrays (at most 32 per byte received, or 10,000)`;
+  `the body inflates to more than ${Math.max(MIN_JSON_CONTAINER_BUDGET, MAX_JSON_CONTAINERS_PER_RECEIVED_BYTE * receivedBytes).toLocaleString('en-US')} ` +
+  `JSON objects and arrays (at most ${MAX_JSON_CONTAINERS_PER_RECEIVED_BYTE} per byte received, or ${MIN_JSON_CONTAINER_BUDGET.toLocaleString('en-US')})`;
+
+/**
+ * Gzip of `text` whose header carries `padBytes` of comment (RFC 1952 FCOMMENT): bytes a client sends that inflate to
+ * nothing, to buy a decoder a larger budget if it were counted on them.
+ */
+export function paddedGzip(text: string, padBytes: number): Buffer {
+  const data = Buffer.from(text);
+  const header = Buffer.from([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 0xff]);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(data), 0);
+  trailer.writeUInt32LE(data.length % 2 ** 32, 4);
+  return Buffer.concat([header, Buffer.alloc(padBytes, 'a'), Buffer.from([0]), deflateRawSync(data), trailer]);
+}
 
 export * from './postgres';

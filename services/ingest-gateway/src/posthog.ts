@@ -3,7 +3,7 @@ import { parseApiKey, requestKey, requireScope, requireWithinRate, type KeyResol
 import { Topics, type Bus } from '@tlm/bus';
 import {
   byteLimitText,
-  inflatedJsonProblem,
+  jsonBudget,
   parseRepairedJson,
   payloadTooLarge,
   rawBody,
@@ -48,7 +48,10 @@ const V4_OR_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-/** The bytes after the encodings PostHog clients use on top of HTTP's own (which express has already undone). */
+/**
+ * The bytes after the encodings PostHog clients use on top of HTTP's own (which express has already undone); what
+ * `gzip-js` inflates is charged to the request's JSON budget, with what its Content-Encoding inflated.
+ */
 function payloadText(req: Request, body: Buffer): string {
   const compression = req.query['compression'];
   if (compression === 'gzip-js' || (body[0] === 0x1f && body[1] === 0x8b)) {
@@ -59,7 +62,7 @@ function payloadText(req: Request, body: Buffer): string {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(`request body exceeds the ${byteLimitText(MAX_BODY_BYTES)} limit`);
       throw validationError('the body is not valid gzip');
     }
-    const dense = inflatedJsonProblem(inflated, body.length);
+    const dense = jsonBudget(req, body).charge(inflated);
     if (dense) throw validationError(dense);
     return inflated.toString('utf8');
   }

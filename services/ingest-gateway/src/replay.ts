@@ -1,7 +1,7 @@
 import { requestKey } from '@tlm/auth';
 import { replayChunkKey, type BlobStore } from '@tlm/blob-store';
 import { Topics, type Bus } from '@tlm/bus';
-import { jsonBody, metrics, validationError } from '@tlm/core';
+import { jsonBody, jsonBudget, metrics, validationError } from '@tlm/core';
 import {
   MAX_BODY_BYTES,
   MAX_REPLAY_CHUNK_BYTES,
@@ -54,7 +54,8 @@ export function replayRoutes(deps: { bus: Bus; blobs: BlobStore }, writer: Reque
     chunkBody('replay chunk body', MAX_REPLAY_CHUNK_BYTES, { keepEncoded: true }),
     async (req, res) => {
       const { context, params } = res.locals['replayChunk'] as { context: IngestContext; params: ReplayChunkParams };
-      const recording = await inspectRecording(bodyOf(req), 'gzip');
+      const body = bodyOf(req);
+      const recording = await inspectRecording(body, 'gzip', jsonBudget(req, body));
       if (!recording.ok) throw validationError(recording.reason);
       const blobKey = replayChunkKey(context.projectId, context.receivedAt, params.sessionId, params.seq);
       const chunk = toReplayChunkRecord(params, recording.value, blobKey, context);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { createKey, eventually, serverWithProject, setupProject } from '@tlm/testkit';
 
 /** Envelope `attachment` items (files beside an error event): stored, listed and read back, and their bad inputs. */
@@ -37,6 +38,21 @@ const listed = async (eventId: string, token = fixture.setup.secretKey) => fixtu
 const storedBody = (blobKey: string) => readFileSync(path.join(fixture.server.dataDir, 'blobs', blobKey));
 
 describe('Sentry attachment envelope items', () => {
+  it("takes a gzipped envelope whose log file is all brackets: an attachment is never parsed, so it costs no JSON budget", async () => {
+    const event = newEventId();
+    // A heartbeat log as scope.addAttachment sends it: gzip makes 50,000 lines into a few KB holding a million `[`.
+    const log = Buffer.from('[WARN] [pool] [db] [retry] [1] [2] [3] [4] [5] [6] [7] [8] [9] [10] [11] [12] [13] [14] [15] [16] [17] [18] [19] [20]\n'.repeat(50_000));
+    const body = gzipSync(envelope([eventItem('beside a bracketed log'), { header: { type: 'attachment', filename: 'app.log', content_type: 'text/plain' }, payload: log }], { event_id: event.hex }));
+    expect(log.toString('latin1').split('[').length - 1).toBeGreaterThan(32 * body.length);
+    const reply = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/envelope/`, {
+      body,
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip', ...sentryAuth(fixture.setup.publicKey) },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 2, rejected: 0 });
+    await eventually(async () => expect((await listed(event.hex)).body.attachments).toHaveLength(1));
+  });
+
   it('stores an attachment beside its event: the bytes as sent, listed by event id and read back with its name and type', async () => {
     const event = newEventId();
     const log = Buffer.from('line 1\nline 2 \u00e9\n\u0000binary\u00ff');

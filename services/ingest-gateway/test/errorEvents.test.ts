@@ -137,9 +137,9 @@ describe('envelope event items', () => {
   });
 
   it('refuses a gzipped envelope that inflates to more JSON objects and arrays than 32 per byte received, on both routes, and stores nothing', async () => {
-    // About 300 KB of `{}` in 600 bytes of gzip: the bodies that held the event loop for seconds (docs/api.md "Limits").
+    // About 300 KB of `{}` in 600 bytes of gzip: the bodies that held the event loop for seconds (docs/api.md "Compressed bodies").
     const dense = gzipSync(envelope([{ type: 'event', payload: `{"message":"never stored, dense","extra":{"a":[${Array(100_000).fill('{}').join(',')}]}}` }]));
-    const refusal = { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(dense.length) } };
+    const refusal = { error: { code: 'VALIDATION_ERROR', message: `malformed envelope: ${denseBodyRefusal(dense.length)}` } };
     const sentry = await postSentry(dense, undefined, undefined, { 'content-encoding': 'gzip' });
     expect(sentry.status).toBe(400);
     expect(sentry.body).toEqual(refusal);
@@ -328,6 +328,14 @@ describe('envelope rate limits', () => {
     });
     expect(encoded.status).toBe(400);
     expect(encoded.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(gzipped.length) } });
+    // zlib that trails 30 KB of zeros, in base64, gzipped: the bytes received, not the base64 text, set the budget.
+    const padded = gzipSync(Buffer.concat([deflateSync(denseEvent), Buffer.alloc(30_000)]).toString('base64'));
+    const twoLayers = await fixture.server.api.post(`/api/${fixture.setup.project.dsn_id}/store/`, {
+      body: padded,
+      headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip', ...sentryAuth(fixture.setup.publicKey) },
+    });
+    expect(twoLayers.status).toBe(400);
+    expect(twoLayers.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: `malformed event: ${denseBodyRefusal(padded.length)}` } });
     expect(await storedErrors('never stored, dense store')).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { createKey, denseBodyRefusal, gqlRows, serverWithProject } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, gqlRows, paddedGzip, serverWithProject } from '@tlm/testkit';
 import { PostHog } from 'posthog-node';
 
 const fixture = serverWithProject();
@@ -135,6 +135,14 @@ describe('PostHog capture bodies', () => {
       distinctId: 'dense-gzip-js',
     },
   ];
+  it("refuses gzip-js inside a Content-Encoding by the request's bytes received, however long the inner gzip's padding", async () => {
+    const padded = paddedGzip(JSON.stringify([denseEvent('dense-two-layers')]), 60_000);
+    const body = gzipSync(padded);
+    const reply = await post('/e/?compression=gzip-js', body, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+    expect([reply.status, reply.body]).toEqual([400, { error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(body.length) } }]);
+    expect(await gql('from:events distinct_id:dense-two-layers | count')).toEqual([{ value: 0 }]);
+  });
+
   it.each(denseDoors)('refuses a body sent with $how that inflates to more JSON objects and arrays than 32 per byte received with 400 VALIDATION_ERROR', async ({ path, headers, payload, distinctId }) => {
     const compressed = gzipSync(JSON.stringify(payload()));
     const reply = await post(path, compressed, headers);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
-import { createKey, denseBodyRefusal, serverWithProject, setupProject, startTestServer } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, paddedGzip, serverWithProject, setupProject, startTestServer } from '@tlm/testkit';
 
 const fixture = serverWithProject();
 
@@ -184,7 +184,7 @@ describe('POST /v1/replay/chunks', () => {
     const sessionId = newSessionId();
     const reply = await postChunk(`session_id=${sessionId}&seq=0`, compressed);
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: `the recording is too dense: ${denseBodyRefusal(compressed.length)}` } });
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: denseBodyRefusal(compressed.length) } });
     expect(await storedChunks(sessionId)).toEqual([]);
   });
 
@@ -351,6 +351,37 @@ describe('Sentry replay_event and replay_recording envelope items', () => {
     expect(reply.body).toMatchObject({ accepted: 1, rejected: 1 });
     expect(reply.body.errors[0].index).toBe(0);
     expect(reply.body.errors[0].message).toContain(message);
+  });
+
+  it("rejects a recording whose own gzip is padded: the request's bytes received, not its inflated envelope, set the budget", async () => {
+    const id = replayId();
+    // 200 KB of gzip header comment that the envelope's own gzip shrinks to almost nothing.
+    const padded = paddedGzip(`[${Array(100_000).fill('{}').join(',')}]`, 200_000);
+    const body = gzipSync(envelope({ event_id: id }, [[{ type: 'replay_recording' }, recording(0, padded)]]));
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.publicKey,
+      body,
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 0, rejected: 1, errors: [{ index: 0, message: `replay_recording item: ${denseBodyRefusal(body.length)}` }] });
+    expect(await storedChunks(id)).toEqual([]);
+  });
+
+  it('gives the recordings of one envelope one budget between them, not 10,000 objects and arrays each', async () => {
+    const id = replayId();
+    const nineThousand = gzipSync(`[${Array(8_999).fill('{}').join(',')}]`);
+    const body = envelope({ event_id: id }, [0, 1, 2].map((segment) => [{ type: 'replay_recording' }, recording(segment, nineThousand)]));
+    // Each recording opens 9,000, under the 10,000 any body may; two of them are more than this request's bytes allow.
+    expect(Math.max(10_000, 32 * body.length)).toBeLessThan(2 * 9_000);
+    const reply = await sendEnvelope(body);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      accepted: 1,
+      rejected: 2,
+      errors: [1, 2].map((index) => ({ index, message: `replay_recording item: ${denseBodyRefusal(body.length)}` })),
+    });
+    expect((await storedChunks(id)).map((chunk) => chunk['seq'])).toEqual([0]);
   });
 
   it('rejects a replay_event whose replay id cannot be a session id', async () => {

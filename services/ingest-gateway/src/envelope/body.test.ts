@@ -24,7 +24,7 @@ const seenErrors: { status: number; code: string | null }[] = [];
 beforeAll(async () => {
   pool = new SlabPool(SLAB, 4);
   const app = express();
-  app.post('/', envelopeBody(1024 * 1024, pool), async (req, res) => {
+  app.post('/', envelopeBody(1024 * 1024, 'parts', pool), async (req, res) => {
     const body = req.body as Buffer;
     const hold = req.query['hold'];
     if (typeof hold === 'string') {
@@ -35,7 +35,7 @@ beforeAll(async () => {
     }
     res.json({ sha: sha(body), length: body.length });
   });
-  app.post('/small-limit', envelopeBody(SLAB_MIN_BYTES + 10, pool), (req, res) => {
+  app.post('/small-limit', envelopeBody(SLAB_MIN_BYTES + 10, 'parts', pool), (req, res) => {
     res.json({ sha: sha(req.body as Buffer), length: (req.body as Buffer).length });
   });
   app.use(((error, _req, res, _next) => {

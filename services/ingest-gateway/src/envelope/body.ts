@@ -1,4 +1,4 @@
-import { rawBody, validationError } from '@tlm/core';
+import { hasContentEncoding, rawBody, validationError } from '@tlm/core';
 import type { RequestHandler } from 'express';
 
 /** Bodies up to this size are read into a kept slab: an envelope of a hundred error events is about 175 KB. */
@@ -41,16 +41,15 @@ export class SlabPool {
  * once the response is sent: the handlers have then finished with the bytes (records hold copies; blob stores have
  * written theirs). A request whose response is never sent (the client went away) keeps its slab, since a handler may
  * still be reading it. Smaller, compressed, chunked and larger bodies go to core's `rawBody`, with its limit and its
- * errors (a compressed body inflating to denser JSON than its bytes allow among them); a body cut short answers 400
- * VALIDATION_ERROR, as there.
+ * errors, and `charge` (whether an inflated body is charged whole to the request's JSON budget, or the route charges
+ * the parts it parses); a body cut short answers 400 VALIDATION_ERROR, as there.
  */
-export function envelopeBody(limitBytes: number, pool = new SlabPool()): RequestHandler {
-  const raw = rawBody(limitBytes);
+export function envelopeBody(limitBytes: number, charge: 'body' | 'parts', pool = new SlabPool()): RequestHandler {
+  const raw = rawBody(limitBytes, charge);
   return (req, res, next) => {
     const declared = Number(req.headers['content-length']);
-    const encoding = req.headers['content-encoding']?.toLowerCase() ?? 'identity';
     if (
-      encoding !== 'identity' ||
+      hasContentEncoding(req) ||
       req.headers['transfer-encoding'] !== undefined ||
       !Number.isSafeInteger(declared) ||
       declared < SLAB_MIN_BYTES ||

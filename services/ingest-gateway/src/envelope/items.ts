@@ -1,6 +1,7 @@
 import type { ResolvedKey } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Topic } from '@tlm/bus';
+import type { JsonBudget } from '@tlm/core';
 import type { EnvelopeItem, IngestContext } from '@tlm/signals';
 
 /** A record an item produced and the topic it goes to. */
@@ -20,6 +21,8 @@ export interface EnvelopeItemContext {
   userAgent: string | undefined;
   /** Where replay recordings, profile chunks and attachments are stored before their rows are routed. */
   blobs: BlobStore;
+  /** What the request may still have parsed out of decompressed bytes: a replay recording's gzip is charged to it. */
+  budget: JsonBudget;
 }
 
 /** What became of one item: its records, or why it was rejected (invalid) or skipped (a type nobody stores). */
@@ -37,4 +40,6 @@ export const MAX_ENVELOPE_BYTES = 20 * 1024 * 1024;
 export interface ItemKind {
   handle: EnvelopeItemHandler;
   limitBytes: number;
+  /** The payload is stored as bytes and never parsed (attachments): an inflated envelope does not charge it as JSON. */
+  unparsed?: true;
 }

@@ -24,7 +24,7 @@ export const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
   replay_event: { handle: replayEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   replay_recording: { handle: replayRecordingItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
   profile_chunk: { handle: profileChunkItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
-  attachment: { handle: attachmentItem, limitBytes: LARGE_ITEM_LIMIT_BYTES },
+  attachment: { handle: attachmentItem, limitBytes: LARGE_ITEM_LIMIT_BYTES, unparsed: true },
   client_report: { handle: clientReportItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   session: { handle: sessionItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   sessions: { handle: sessionAggregatesItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },

@@ -12,7 +12,7 @@ import {
 } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
-import { byteLimitText, inflatedJsonProblem, metrics, newId, payloadTooLarge, unauthorized, validationError } from '@tlm/core';
+import { byteLimitText, jsonBudget, metrics, newId, payloadTooLarge, unauthorized, validationError, type JsonBudget } from '@tlm/core';
 import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { inflateSync } from 'node:zlib';
@@ -34,12 +34,25 @@ export interface EnvelopeDeps {
 /** Sentry SDKs back off on this header: all categories, organization scope, one second. */
 const SENTRY_RATE_LIMIT_HEADERS = { 'X-Sentry-Rate-Limits': '1::organization' };
 
-const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES);
+const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES, 'parts');
 
-/** Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. */
+/**
+ * Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. An inflated
+ * envelope charges its header lines and the payloads that will be parsed (not attachments) to the request's JSON
+ * budget first, and is refused the same way over it.
+ */
 const parsedEnvelope: RequestHandler = (req, res, next) => {
-  const parsed = parseEnvelope(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const budget = jsonBudget(req, body);
+  const parsed = parseEnvelope(body, budget.encoded ? budget : undefined);
   if (!parsed.ok) throw validationError(`malformed envelope: ${parsed.reason}`);
+  if (budget.encoded) {
+    for (const item of parsed.value.items) {
+      if (ENVELOPE_ITEM_KINDS[item.header.type]?.unparsed) continue;
+      const dense = budget.charge(item.payload);
+      if (dense) throw validationError(`malformed envelope: ${dense}`);
+    }
+  }
   res.locals['envelope'] = parsed.value;
   next();
 };
@@ -68,7 +81,7 @@ function sentryCredential(req: Request): string | undefined {
  * it is read as an envelope of that one `event` item, under the event's own event_id. Its key comes from the headers
  * or the query (a store body names no DSN), so it is checked before the body is read.
  */
-const rawStoreBody = envelopeBody(DEFAULT_ITEM_LIMIT_BYTES);
+const rawStoreBody = envelopeBody(DEFAULT_ITEM_LIMIT_BYTES, 'body');
 const noEnvelopeYet: RequestHandler = (_req, res, next) => {
   res.locals['envelope'] = { header: {}, items: [] } satisfies Envelope;
   next();
@@ -79,9 +92,10 @@ const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}\s*$/;
 /**
  * The JSON bytes of a store body, decoded as Relay's store endpoint decodes it: legacy clients (raven-node,
  * raven-ruby, raven-php) send base64 text of zlib-deflated JSON, or of JSON, with no Content-Encoding. Bodies that
- * are not base64 (JSON, or what express inflated from a Content-Encoding) are taken as they are.
+ * are not base64 (JSON, or what express inflated from a Content-Encoding) are taken as they are. What zlib inflates
+ * is charged to the request's JSON `budget`.
  */
-function storeJson(body: Buffer): Buffer {
+function storeJson(body: Buffer, budget: JsonBudget): Buffer {
   // JSON opens with `{` (or whitespace), which base64 never does: such bodies are not copied into text.
   if (!/[A-Za-z0-9+/]/.test(String.fromCharCode(body[0]!))) return body;
   const text = body.toString('latin1');
@@ -97,7 +111,7 @@ function storeJson(body: Buffer): Buffer {
     }
     throw validationError('malformed event: the body is base64 but neither JSON nor zlib-deflated JSON');
   }
-  const dense = inflatedJsonProblem(inflated, body.length);
+  const dense = budget.charge(inflated);
   if (dense) throw validationError(`malformed event: ${dense}`);
   return inflated;
 }
@@ -105,7 +119,7 @@ function storeJson(body: Buffer): Buffer {
 const storeBody: RequestHandler = (req, res, next) => {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (body.length === 0) throw validationError('malformed event: the body is empty');
-  const payload = storeJson(body);
+  const payload = storeJson(body, jsonBudget(req, body));
   const eventId = jsonPayload({ header: { type: 'event' }, payload });
   if (!eventId.ok) throw validationError('malformed event: the body is not a JSON object');
   const id = eventId.value['event_id'];
@@ -124,7 +138,8 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
     const eventItems = envelope.items.reduce((count, item) => count + (item.header.type === 'event' ? 1 : 0), 0);
-    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs };
+    const budget = jsonBudget(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs, budget };
     let accepted = 0;
     let rejected = 0;
     let skipped = 0;
