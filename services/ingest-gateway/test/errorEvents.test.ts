@@ -153,6 +153,24 @@ describe('envelope event items', () => {
     expect(await storedErrors('never stored, dense')).toEqual([]);
   });
 
+  it('charges no JSON budget for an item of a type nobody stores: it is skipped, never parsed', async () => {
+    const body = gzipSync(
+      envelope([
+        { type: 'event', payload: exceptionEvent('beside a dense unknown item') },
+        { type: 'profile', payload: `{"samples":[${Array(100_000).fill('{}').join(',')}]}` },
+      ]),
+    );
+    expect(32 * body.length).toBeLessThan(100_000);
+    const reply = await fixture.server.api.post('/v1/envelope', {
+      token: fixture.setup.secretKey,
+      body,
+      headers: { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 1, skipped: 1 });
+    expect(await storedErrors('beside a dense unknown item')).toHaveLength(1);
+  });
+
   it('takes a gzipped envelope of 1,500 events: more objects and arrays than any body may open, but far fewer than 32 per byte', async () => {
     const items = Array.from({ length: 1_500 }, (_, i) => ({ type: 'event', payload: exceptionEvent(`bulk ${i}`) }));
     const body = gzipSync(envelope(items));

@@ -14,7 +14,7 @@ import { webVitalItem } from './vitals';
  * Every envelope item type the service understands (DECISIONS.md `POST /v1/envelope`) and its size limit. Types not
  * listed are skipped and counted, never fatal.
  */
-export const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
+const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
   event: { handle: errorEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   log: { handle: logItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   analytics_event: { handle: analyticsEventItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
@@ -29,3 +29,8 @@ export const ENVELOPE_ITEM_KINDS: Record<string, ItemKind> = {
   session: { handle: sessionItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
   sessions: { handle: sessionAggregatesItem, limitBytes: DEFAULT_ITEM_LIMIT_BYTES },
 };
+
+/** The kind of an item type, or undefined for a type nobody stores (and for names of Object's own, like `constructor`). */
+export function envelopeItemKind(type: string): ItemKind | undefined {
+  return Object.hasOwn(ENVELOPE_ITEM_KINDS, type) ? ENVELOPE_ITEM_KINDS[type] : undefined;
+}

@@ -20,7 +20,7 @@ import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
 import { envelopeBody } from './body';
 import { DEFAULT_ITEM_LIMIT_BYTES, MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
-import { ENVELOPE_ITEM_KINDS } from './registry';
+import { envelopeItemKind } from './registry';
 
 export interface EnvelopeDeps {
   bus: Bus;
@@ -38,8 +38,8 @@ const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES, 'parts');
 
 /**
  * Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. An inflated
- * envelope charges its header lines and the payloads that will be parsed (not attachments) to the request's JSON
- * budget first, and is refused the same way over it.
+ * envelope charges its header lines and the payloads that will be parsed (not attachments, nor items of types nobody
+ * stores) to the request's JSON budget first, and is refused the same way over it.
  */
 const parsedEnvelope: RequestHandler = (req, res, next) => {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -48,7 +48,8 @@ const parsedEnvelope: RequestHandler = (req, res, next) => {
   if (!parsed.ok) throw validationError(`malformed envelope: ${parsed.reason}`);
   if (budget.encoded) {
     for (const item of parsed.value.items) {
-      if (ENVELOPE_ITEM_KINDS[item.header.type]?.unparsed) continue;
+      const kind = envelopeItemKind(item.header.type);
+      if (!kind || kind.unparsed) continue;
       const dense = budget.charge(item.payload);
       if (dense) throw validationError(`malformed envelope: ${dense}`);
     }
@@ -148,7 +149,7 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     // Counted per (type, outcome) and reported once per envelope: an envelope of a hundred events is one or two series.
     const outcomes = new Map<string, { type: string; outcome: string; items: number }>();
     for (const [index, item] of envelope.items.entries()) {
-      const kind = Object.hasOwn(ENVELOPE_ITEM_KINDS, item.header.type) ? ENVELOPE_ITEM_KINDS[item.header.type] : undefined;
+      const kind = envelopeItemKind(item.header.type);
       let outcome: ItemOutcome | Promise<ItemOutcome> = !kind
         ? { skipped: `unknown item type ${item.header.type}` }
         : item.payload.length > kind.limitBytes
