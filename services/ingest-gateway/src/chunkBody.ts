@@ -20,5 +20,5 @@ export function chunkBody(what: string, limitBytes: number, options: { keepEncod
   };
 }
 
-/** The bytes `chunkBody` read; empty when the request had no body. */
+/** The bytes a raw body parser read (`chunkBody`, core's `rawBody`, `envelopeBody`); empty without a body. */
 export const bodyOf = (req: Request): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));

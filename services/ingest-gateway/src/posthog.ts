@@ -14,6 +14,7 @@ import {
 } from '@tlm/core';
 import { MAX_BODY_BYTES, isoTime, isoTimeMs, processBatch, toEventRecord, type ItemResult, type EventRecord, type IngestContext } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { bodyOf } from './chunkBody';
 import { ingestCors } from './cors';
 import { ingestContext, publishOutcome, withinBatchLimit, withinItemSize } from './request';
 
@@ -141,7 +142,7 @@ const posthogBody = rawBody(MAX_BODY_BYTES);
 /** Decodes the body and resolves its key; a key of another region is relayed there with the body as received. */
 function posthogAuth(deps: PosthogDeps): RequestHandler {
   return async (req, res, next) => {
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const body = bodyOf(req);
     let payload: unknown;
     const text = payloadText(req, body);
     try {

@@ -16,6 +16,7 @@ import { byteLimitText, jsonBudget, metrics, newId, payloadTooLarge, unauthorize
 import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { inflateSync } from 'node:zlib';
+import { bodyOf } from '../chunkBody';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
 import { envelopeBody } from './body';
@@ -42,7 +43,7 @@ const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES, 'parts');
  * stores) to the request's JSON budget first, and is refused the same way over it.
  */
 const parsedEnvelope: RequestHandler = (req, res, next) => {
-  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const body = bodyOf(req);
   const budget = jsonBudget(req, body);
   const parsed = parseEnvelope(body, budget.encoded ? budget : undefined);
   if (!parsed.ok) throw validationError(`malformed envelope: ${parsed.reason}`);
@@ -118,7 +119,7 @@ function storeJson(body: Buffer, budget: JsonBudget): Buffer {
 }
 
 const storeBody: RequestHandler = (req, res, next) => {
-  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const body = bodyOf(req);
   if (body.length === 0) throw validationError('malformed event: the body is empty');
   const payload = storeJson(body, jsonBudget(req, body));
   const eventId = jsonPayload({ header: { type: 'event' }, payload });
@@ -139,7 +140,7 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
     const eventItems = envelope.items.reduce((count, item) => count + (item.header.type === 'event' ? 1 : 0), 0);
-    const budget = jsonBudget(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    const budget = jsonBudget(req, bodyOf(req));
     const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs, budget };
     let accepted = 0;
     let rejected = 0;
