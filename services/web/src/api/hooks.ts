@@ -1,0 +1,42 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from './client';
+import type { Me, Organization, Project } from './types';
+
+/** Query keys in one place, so a mutation invalidates exactly what it changed. */
+export const keys = {
+  me: ['me'] as const,
+  projects: (org: string) => ['orgs', org, 'projects'] as const,
+  deletedProjects: (org: string) => ['orgs', org, 'projects', 'deleted'] as const,
+  project: (org: string, project: string) => ['orgs', org, 'projects', project] as const,
+  apiKeys: (org: string, project: string, deleted = false) => ['orgs', org, 'projects', project, 'keys', { deleted }] as const,
+  usage: (org: string) => ['orgs', org, 'usage'] as const,
+  schema: (org: string, project: string) => ['orgs', org, 'projects', project, 'schema'] as const,
+};
+
+export const orgPath = (org: string) => `/api/orgs/${encodeURIComponent(org)}`;
+export const projectPath = (org: string, project: string) => `${orgPath(org)}/projects/${encodeURIComponent(project)}`;
+
+/** The signed-in user with their organizations; answers 401 (and so sends people to log-in) without a session. */
+export function useMe() {
+  return useQuery({ queryKey: keys.me, queryFn: ({ signal }) => api.get<Me>('/api/auth/me', { signal }), staleTime: 60_000 });
+}
+
+export function useOrganization(org: string): Organization | undefined {
+  return useMe().data?.organizations.find((organization) => organization.id === org);
+}
+
+export function useProjects(org: string) {
+  return useQuery({
+    queryKey: keys.projects(org),
+    queryFn: ({ signal }) => api.get<{ projects: Project[] }>(`${orgPath(org)}/projects`, { signal }).then((answer) => answer.projects),
+    enabled: Boolean(org),
+  });
+}
+
+export function useProject(org: string, project: string) {
+  return useQuery({
+    queryKey: keys.project(org, project),
+    queryFn: ({ signal }) => api.get<Project>(projectPath(org, project), { signal }),
+    enabled: Boolean(org && project),
+  });
+}

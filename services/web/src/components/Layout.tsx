@@ -1,0 +1,92 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { NavLink, Outlet, useNavigate, useParams } from 'react-router';
+import { api } from '../api/client';
+import { useMe, useProjects } from '../api/hooks';
+import { ErrorNotice, Loading } from './States';
+
+/** The signed-in shell: organization and project switchers, the project's pages, the user and log-out. */
+export function Layout() {
+  const me = useMe();
+  const { org = '', project = '' } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const projects = useProjects(org);
+  const logout = useMutation({
+    mutationFn: () => api.post('/api/auth/logout'),
+    onSettled: () => {
+      queryClient.clear();
+      navigate('/login');
+    },
+  });
+
+  if (me.isPending) return <Loading what="your account" />;
+  if (me.isError) return <ErrorNotice error={me.error} />;
+
+  const organizations = me.data.organizations;
+  const base = org && project ? `/orgs/${org}/projects/${project}` : '';
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <NavLink to="/" className="brand">
+          tlm
+        </NavLink>
+        <label className="switcher">
+          <span className="visually-hidden">Organization</span>
+          <select aria-label="Organization" value={org} onChange={(event) => navigate(`/orgs/${event.target.value}/projects`)}>
+            {org ? null : <option value="">Choose an organization</option>}
+            {organizations.map((organization) => (
+              <option key={organization.id} value={organization.id}>
+                {organization.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {org ? (
+          <label className="switcher">
+            <span className="visually-hidden">Project</span>
+            <select
+              aria-label="Project"
+              value={project}
+              onChange={(event) =>
+                navigate(event.target.value === '__all' ? `/orgs/${org}/projects` : `/orgs/${org}/projects/${event.target.value}/explore`)
+              }
+            >
+              {project ? null : <option value="">Choose a project</option>}
+              {(projects.data ?? []).map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+              <option value="__all">All projects…</option>
+            </select>
+          </label>
+        ) : null}
+        <span className="topbar-spacer" />
+        {org ? (
+          <NavLink to={`/orgs/${org}/usage`} className="topbar-link">
+            Plan & usage
+          </NavLink>
+        ) : null}
+        <span className="topbar-user" title={me.data.email}>
+          {me.data.name ?? me.data.email}
+        </span>
+        <button type="button" className="button button-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
+          Log out
+        </button>
+      </header>
+      <div className="body">
+        {base ? (
+          <nav className="sidebar" aria-label="Project">
+            <NavLink to={`${base}/explore`}>Explore</NavLink>
+            <NavLink to={`${base}/onboarding`}>Get started</NavLink>
+            <NavLink to={`${base}/keys`}>API keys</NavLink>
+            <NavLink to={`${base}/settings`}>Settings</NavLink>
+          </nav>
+        ) : null}
+        <main className="content">
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+export default function KeysPage() {
+  return <h1>KeysPage</h1>;
+}

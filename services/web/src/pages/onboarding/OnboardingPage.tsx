@@ -1,0 +1,3 @@
+export default function OnboardingPage() {
+  return <h1>OnboardingPage</h1>;
+}

@@ -1,0 +1,48 @@
+import { lazy, Suspense, type ComponentType } from 'react';
+import { createBrowserRouter, Navigate, useLocation, type RouteObject } from 'react-router';
+import { ApiError } from './api/client';
+import { useMe } from './api/hooks';
+import { Layout } from './components/Layout';
+import { ErrorNotice, Loading } from './components/States';
+
+/** Each page is its own chunk, loaded on first visit, so the shell stays small. */
+function page(load: () => Promise<{ default: ComponentType }>, what: string) {
+  const Page = lazy(load);
+  return (
+    <Suspense fallback={<Loading what={what} />}>
+      <Page />
+    </Suspense>
+  );
+}
+
+/** Pages behind log-in: without a session, people go to log-in and come back here afterwards. */
+function RequireSession() {
+  const me = useMe();
+  const location = useLocation();
+  if (me.error instanceof ApiError && me.error.status === 401) {
+    return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  }
+  if (me.isError) return <ErrorNotice error={me.error} />;
+  return <Layout />;
+}
+
+export const routes: RouteObject[] = [
+  { path: '/login', element: page(() => import('./pages/auth/LoginPage'), 'log-in') },
+  { path: '/signup', element: page(() => import('./pages/auth/SignupPage'), 'sign-up') },
+  {
+    element: <RequireSession />,
+    children: [
+      { index: true, element: page(() => import('./pages/home/HomePage'), 'your projects') },
+      { path: '/orgs/:org/projects', element: page(() => import('./pages/projects/ProjectsPage'), 'projects') },
+      { path: '/orgs/:org/usage', element: page(() => import('./pages/usage/UsagePage'), 'plan and usage') },
+      { path: '/orgs/:org/projects/:project', element: <Navigate to="explore" replace /> },
+      { path: '/orgs/:org/projects/:project/explore', element: page(() => import('./pages/explore/ExplorePage'), 'the explorer') },
+      { path: '/orgs/:org/projects/:project/onboarding', element: page(() => import('./pages/onboarding/OnboardingPage'), 'setup') },
+      { path: '/orgs/:org/projects/:project/keys', element: page(() => import('./pages/keys/KeysPage'), 'API keys') },
+      { path: '/orgs/:org/projects/:project/settings', element: page(() => import('./pages/settings/SettingsPage'), 'settings') },
+      { path: '*', element: page(() => import('./pages/NotFoundPage'), 'this page') },
+    ],
+  },
+];
+
+export const router = createBrowserRouter(routes);
