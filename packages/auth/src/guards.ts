@@ -11,13 +11,8 @@ import {
 import type { RequestHandler, Response } from 'express';
 import type { KeyResolver, ResolvedKey } from './resolver';
 import { grantsAny, type Scope } from './scopes';
+import { CSRF_HEADER, bearerCredential, dashboardCredential, lacksCsrfProof } from './session';
 import type { TokenIssuer } from './tokens';
-
-/** The credential of `Authorization: Bearer <credential>`. */
-export function bearerCredential(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1];
-}
 
 /** `/v1` guard: the bearer API key must resolve; the project comes from the key. */
 export function requireApiKey(resolver: KeyResolver): RequestHandler {
@@ -52,12 +47,18 @@ export interface SessionUser {
   name: string | null;
 }
 
-/** `/api` guard: a valid dashboard JWT of a live account. */
+/**
+ * `/api` guard: a valid dashboard JWT of a live account, from the Bearer header or the web app's session cookie.
+ * Cookie-authenticated writes must carry the CSRF header, which a cross-site page cannot send.
+ */
 export function requireUser(tokens: TokenIssuer, store: SqlClient): RequestHandler {
   return async (req, res, next) => {
-    const token = bearerCredential(req.headers.authorization);
-    if (!token) throw unauthorized('missing token: send Authorization: Bearer <JWT>');
-    const userId = await tokens.verify(token);
+    const credential = dashboardCredential(req);
+    if (!credential) throw unauthorized('missing token: send Authorization: Bearer <JWT> or log in');
+    if (credential.via === 'cookie' && lacksCsrfProof(req)) {
+      throw forbidden(`a write authenticated by the session cookie must send the ${CSRF_HEADER} header`);
+    }
+    const userId = await tokens.verify(credential.token);
     const user = userId ? await findUserById(store, userId) : undefined;
     if (!user || user.deleted_at) throw unauthorized('invalid or expired token');
     res.locals['user'] = { id: user.id, email: user.email, name: user.name } satisfies SessionUser;

@@ -3,6 +3,7 @@ export * from './keys';
 export * from './passwords';
 export * from './resolver';
 export * from './scopes';
+export * from './session';
 export * from './tokens';
 export * from './rateLimit';
 export * from './config';

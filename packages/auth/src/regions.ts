@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { regionUnreachable, splitList, wrongRegion } from '@tlm/core';
 import type { Request, RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { bearerCredential } from './guards';
+import { bearerCredential } from './session';
 import { REGIONS, parseApiKey, type Region } from './keys';
 
 export type RegionUrls = Partial<Record<Region, string>>;

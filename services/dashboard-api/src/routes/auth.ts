@@ -1,8 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import { LoginThrottle, REGIONS, hashPassword, requireUser, sessionUser, verifyPassword } from '@tlm/auth';
+import {
+  LoginThrottle,
+  REGIONS,
+  clearSessionCookie,
+  hashPassword,
+  lacksCsrfProof,
+  requireUser,
+  sessionUser,
+  setSessionCookie,
+  verifyPassword,
+  wantsCookieSession,
+} from '@tlm/auth';
 import {
   StringEnum,
   conflict,
+  forbidden,
   isoTime,
   jsonBody,
   newId,
@@ -21,7 +33,7 @@ import {
   listOrganizationsOfUser,
   type UserRow,
 } from '@tlm/metadata-store';
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { purgeAccount, restoreAccount, softDeleteAccount } from '../accounts';
 import type { DashboardDeps } from '../deps';
 import { organizationJson, userJson } from '../wire';
@@ -73,7 +85,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     });
     if (!created) throw conflict('an account with this email already exists');
     res.status(201).json({
-      token: await deps.tokens.issue(created.newUser.id),
+      ...(await session(req, res, created.newUser.id)),
       user: userJson(created.newUser),
       organization: {
         id: created.organization.id,
@@ -92,7 +104,13 @@ export function authRoutes(deps: DashboardDeps): Router {
       if (!withinRestoreWindow(account.deleted_at)) throw unauthorized('wrong email or password');
       await restoreAccount(deps, account.id);
     }
-    res.json({ token: await deps.tokens.issue(account.id), user: userJson(account) });
+    res.json({ ...(await session(req, res, account.id)), user: userJson(account) });
+  });
+
+  router.post('/api/auth/logout', (req, res) => {
+    if (lacksCsrfProof(req)) throw forbidden('log-out from the web app sends the x-tlm-csrf header');
+    clearSessionCookie(req, res);
+    res.status(204).end();
   });
 
   router.get('/api/auth/me', user, async (_req, res) => {
@@ -120,8 +138,19 @@ export function authRoutes(deps: DashboardDeps): Router {
       if (!withinRestoreWindow(account.deleted_at)) throw notFound('the restore window of this account has passed');
       await restoreAccount(deps, account.id);
     }
-    res.json({ restored: account.deleted_at !== null, token: await deps.tokens.issue(account.id), user: userJson(account) });
+    res.json({ restored: account.deleted_at !== null, ...(await session(req, res, account.id)), user: userJson(account) });
   });
+
+  /**
+   * A new session: for the web app an httpOnly cookie and no token in the body, so page scripts never see it; for
+   * API clients the token in the body, as before.
+   */
+  async function session(req: Request, res: Response, userId: string): Promise<{ token?: string }> {
+    const token = await deps.tokens.issue(userId);
+    if (!wantsCookieSession(req)) return { token };
+    setSessionCookie(req, res, token);
+    return {};
+  }
 
   async function checkCredentials(email: string, password: string, address: string): Promise<UserRow> {
     const wait = logins.attempt(email, address);
