@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { Me, Organization, Project } from './types';
+import type { ApiKey, Me, Organization, Project } from './types';
 
 /** Query keys in one place, so a mutation invalidates exactly what it changed. */
 export const keys = {
@@ -37,6 +37,16 @@ export function useProject(org: string, project: string) {
   return useQuery({
     queryKey: keys.project(org, project),
     queryFn: ({ signal }) => api.get<Project>(projectPath(org, project), { signal }),
+    enabled: Boolean(org && project),
+  });
+}
+
+/** A project's API keys: active and revoked, or with `deleted` the recently deleted ones (keys page, onboarding). */
+export function useApiKeys(org: string, project: string, deleted = false) {
+  return useQuery({
+    queryKey: keys.apiKeys(org, project, deleted),
+    queryFn: ({ signal }) =>
+      api.get<{ keys: ApiKey[] }>(`${projectPath(org, project)}/keys`, { signal, query: deleted ? { deleted: true } : undefined }).then((answer) => answer.keys),
     enabled: Boolean(org && project),
   });
 }
