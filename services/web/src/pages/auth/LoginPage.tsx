@@ -1,3 +1,53 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { ErrorNotice } from '../../components/States';
+import { useLogin } from './hooks';
+
 export default function LoginPage() {
-  return <h1>LoginPage</h1>;
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [params] = useSearchParams();
+  const login = useLogin();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    login.mutate({ email: email.trim(), password });
+  };
+  const next = params.get('next');
+  return (
+    <main className="auth">
+      <div className="auth-card">
+        <h1>Log in</h1>
+        <form onSubmit={submit}>
+          <label className="field">
+            <span>Email</span>
+            <input type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
+          </label>
+          <label className="field">
+            <span>Password</span>
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          </label>
+          {login.isError ? (
+            <ErrorNotice
+              error={login.error}
+              next={login.error instanceof ApiError && login.error.status === 401 ? 'Check the email and password, or sign up.' : undefined}
+            />
+          ) : null}
+          <button type="submit" className="button button-primary auth-submit" disabled={login.isPending}>
+            {login.isPending ? 'Logging in…' : 'Log in'}
+          </button>
+        </form>
+        <p className="auth-switch">
+          No account yet? <Link to={next ? `/signup?next=${encodeURIComponent(next)}` : '/signup'}>Sign up</Link>
+        </p>
+      </div>
+    </main>
+  );
 }
