@@ -1,3 +1,208 @@
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { useApiKeys, useProject } from '../../api/hooks';
+import type { ApiKey, CreatedKey, QuotaDetails } from '../../api/types';
+import { Dialog } from '../../components/Dialog';
+import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
+import { RelativeTime } from '../../components/RelativeTime';
+import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { CreatedKeyDialog } from './CreatedKeyDialog';
+import { CreateKeyForm } from './CreateKeyForm';
+import { useKeyMutations } from './hooks';
+
 export default function KeysPage() {
-  return <h1>KeysPage</h1>;
+  const { org = '', project = '' } = useParams();
+  const projectQuery = useProject(org, project);
+  const list = useApiKeys(org, project);
+  const mutations = useKeyMutations(org, project);
+  const [created, setCreated] = useState<CreatedKey>();
+  const [deleting, setDeleting] = useState<ApiKey>();
+
+  const actionError = [mutations.revoke, mutations.unrevoke, mutations.remove].find((mutation) => mutation.isError)?.error;
+  return (
+    <>
+      <h1>API keys{projectQuery.data ? <span className="muted"> · {projectQuery.data.name}</span> : null}</h1>
+      <p className="muted">
+        Public keys (<code>tlm_pk_…</code>) go into browsers and apps and can only send data; secret keys (<code>tlm_sk_…</code>) are for servers and
+        scripts. A key's value is shown once, when it is created.
+      </p>
+      <section className="panel" aria-labelledby="keys-list">
+        <h2 id="keys-list" className="panel-title">
+          Keys
+        </h2>
+        {list.isPending ? (
+          <Loading what="API keys" />
+        ) : list.isError ? (
+          <ErrorNotice error={list.error} next="Reload the page; if the project was deleted, restore it from the Projects page." />
+        ) : list.data.length === 0 ? (
+          <EmptyState title="This project has no keys">
+            <p>Create a key below: a public key for browsers and apps, a secret key for servers.</p>
+          </EmptyState>
+        ) : (
+          <table className="grid">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Key</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>{key.type}</td>
+                  <td>
+                    {key.scopes.map((scope) => (
+                      <code key={scope} className="scope">
+                        {scope}
+                      </code>
+                    ))}
+                  </td>
+                  <td className="mono">{key.prefix}…</td>
+                  <td>
+                    <RelativeTime iso={key.last_used_at} />
+                  </td>
+                  <td>
+                    <span className={`badge ${key.status === 'active' ? 'badge-ok' : 'badge-warn'}`}>{key.status}</span>
+                  </td>
+                  <td>
+                    <div className="row nowrap">
+                      {key.status === 'revoked' ? (
+                        <button type="button" className="button button-small" disabled={mutations.unrevoke.isPending} onClick={() => mutations.unrevoke.mutate(key.id)}>
+                          Unrevoke
+                        </button>
+                      ) : (
+                        <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)}>
+                          Revoke
+                        </button>
+                      )}
+                      <button type="button" className="button button-small button-danger" onClick={() => setDeleting(key)}>
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {actionError ? <ErrorNotice error={actionError} next="Reload the page and try again." /> : null}
+      </section>
+      <section className="panel">
+        <CreateKeyForm create={mutations.create} onCreated={setCreated} />
+      </section>
+      <DeletedKeys org={org} project={project} mutations={mutations} />
+      <CreatedKeyDialog created={created} onClose={() => setCreated(undefined)} />
+      <Dialog open={Boolean(deleting)} title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'} onClose={() => setDeleting(undefined)}>
+        {deleting ? (
+          <>
+            <p>
+              Requests with this key are refused at once. It stays under "Recently deleted" for 30 days, where it can be restored.
+            </p>
+            <div className="row dialog-actions">
+              <button
+                type="button"
+                className="button button-danger"
+                disabled={mutations.remove.isPending}
+                onClick={() => mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
+              >
+                Delete key
+              </button>
+              <button type="button" className="button" onClick={() => setDeleting(undefined)}>
+                Cancel
+              </button>
+            </div>
+          </>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}
+
+function DeletedKeys({ org, project, mutations }: { org: string; project: string; mutations: ReturnType<typeof useKeyMutations> }) {
+  const deleted = useApiKeys(org, project, true);
+  const [blocked, setBlocked] = useState<{ key: ApiKey; quota: QuotaDetails }>();
+  const restore = mutations.restore;
+  const run = (key: ApiKey, force = false) =>
+    restore.mutate(
+      { id: key.id, force },
+      {
+        onSuccess: () => setBlocked(undefined),
+        onError: (error) => {
+          const quota = quotaDetails(error);
+          if (quota) setBlocked({ key, quota });
+        },
+      },
+    );
+  return (
+    <section className="panel" aria-labelledby="deleted-keys">
+      <h2 id="deleted-keys" className="panel-title">
+        Recently deleted
+      </h2>
+      {deleted.isPending ? (
+        <Loading what="recently deleted keys" />
+      ) : deleted.isError ? (
+        <ErrorNotice error={deleted.error} next="Reload the page to try again." />
+      ) : deleted.data.length === 0 ? (
+        <p className="muted">No key was deleted in the last 30 days. Deleted keys stay here for 30 days and can be restored.</p>
+      ) : (
+        <table className="grid">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Key</th>
+              <th scope="col">Deleted</th>
+              <th scope="col">Restorable until</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {deleted.data.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>{key.type}</td>
+                <td className="mono">{key.prefix}…</td>
+                <td>
+                  <RelativeTime iso={key.deleted_at} fallback="—" />
+                </td>
+                <td>
+                  {key.restore_until ? (
+                    <>
+                      {new Date(key.restore_until).toLocaleDateString()} (<RelativeTime iso={key.restore_until} />)
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  <button type="button" className="button button-small" disabled={restore.isPending} onClick={() => run(key)}>
+                    Restore
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {restore.isError && !quotaDetails(restore.error) ? <ErrorNotice error={restore.error} next="Reload the page and try again." /> : null}
+      <QuotaDialog
+        details={blocked?.quota}
+        what="API keys"
+        title={blocked ? `Restoring "${blocked.key.name}" goes past the key limit` : 'Key limit reached'}
+        onClose={() => setBlocked(undefined)}
+        onForce={blocked ? () => run(blocked.key, true) : undefined}
+        forcing={restore.isPending}
+      />
+    </section>
+  );
 }

@@ -1,0 +1,44 @@
+import { useId } from 'react';
+import type { CreatedKey } from '../../api/types';
+import { CopyButton } from '../../components/CopyButton';
+import { Dialog } from '../../components/Dialog';
+
+/** A read-only value with its label and a copy button, for values shown once. */
+export function SecretValue({ label, value, copyLabel, hint }: { label: string; value: string; copyLabel: string; hint?: string }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="row nowrap">
+        <input id={id} type="text" readOnly className="mono secret-value" value={value} onFocus={(event) => event.target.select()} />
+        <CopyButton text={value} label={copyLabel} />
+      </div>
+      {hint ? <span className="field-hint">{hint}</span> : null}
+    </div>
+  );
+}
+
+/** The value of a new key, shown this once; public keys come with their Sentry DSN. */
+export function CreatedKeyDialog({ created, onClose }: { created: CreatedKey | undefined; onClose: () => void }) {
+  return (
+    <Dialog open={Boolean(created)} title={created ? `Key "${created.name}" created` : 'Key created'} onClose={onClose}>
+      {created ? (
+        <>
+          <p className="state state-warn" role="note">
+            Copy the key now: it is shown only this once and cannot be shown again. If you lose it, create a new key and delete this one.
+          </p>
+          <SecretValue label="API key" value={created.key} copyLabel="Copy key" />
+          {created.dsn ? <SecretValue label="Sentry DSN" value={created.dsn} copyLabel="Copy DSN" hint="Give this to Sentry SDKs as their dsn." /> : null}
+          <p className="muted">
+            A {created.type} key with the scopes {created.scopes.join(', ')}; listed by its prefix <code>{created.prefix}…</code>
+          </p>
+          <div className="row dialog-actions">
+            <button type="button" className="button button-primary" onClick={onClose}>
+              Done
+            </button>
+          </div>
+        </>
+      ) : null}
+    </Dialog>
+  );
+}
