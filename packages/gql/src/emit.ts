@@ -10,6 +10,8 @@ export interface Guard {
   /** The plan's retention: nothing older is read, whatever the query asks. */
   retentionDays: number;
   now: Date;
+  /** Live tail: only rows the service received after this instant (sources with a `received_at` column). */
+  receivedAfter?: Date;
 }
 
 /** How a selected column turns into a value of a result row. */
@@ -393,6 +395,9 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery 
       rangeEnd = until;
       conditions.push(`${source.timeColumn} < ${emitter.bindNamed('until', sqlTime(new Date(until)), emitter.timeParamType)}`);
     }
+  }
+  if (guard.receivedAfter && source.columns.has('received_at')) {
+    conditions.push(`received_at > ${emitter.bindNamed('received_after', sqlTime(guard.receivedAfter), emitter.timeParamType)}`);
   }
   for (const filter of source.baseFilters) conditions.push(`${filter.column} = ${filter.value ? 'true' : 'false'}`);
 

@@ -109,3 +109,4 @@ export function start(main: () => Promise<void>): void {
 export function readinessOf(name: string, target: { ping(): Promise<void> }): ReadinessCheck {
   return { name, check: () => target.ping() };
 }
+export { webAppConfig, webAppRoutes } from './webApp';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { httpConfig } from '@tlm/core';
+import { webAppConfig } from '@tlm/runtime';
 
 const url = (service: string) => Type.String({ format: 'uri', description: `Base URL of the ${service} service, e.g. http://${service}:8080.` });
 
@@ -14,5 +15,6 @@ export const ApiGatewayConfig = Type.Object({
   AI_URL: url('ai'),
   EXPORTS_URL: url('exports'),
   STATUS_PAGES_URL: url('status-pages'),
+  ...webAppConfig,
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 60_000, description: 'How long the gateway waits for an upstream answer.' }),
 });

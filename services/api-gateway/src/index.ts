@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, nameRoute, notFound, type ReadinessCheck } from '@tlm/core';
+import { webAppRoutes } from '@tlm/runtime';
 import { Router } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { upstreamOf, type Upstream } from './routes';
@@ -8,10 +9,12 @@ export { ROUTE_TABLE, upstreamOf, type Upstream } from './routes';
 
 /**
  * Proxies each request, body untouched, to the service that owns its path; X-Forwarded-For is appended so the
- * services see the client address (they must list this gateway in TRUSTED_PROXIES).
+ * services see the client address (they must list this gateway in TRUSTED_PROXIES). Page navigations get the web
+ * app from `webDistDir`, so the browser talks to one origin for pages, /api and /v1.
  */
-export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: number): Router {
+export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: number, webDistDir?: string): Router {
   const router = Router();
+  if (webDistDir) router.use(webAppRoutes(webDistDir));
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     router: (req) => targets[upstreamOf(req.url?.split('?', 1)[0] ?? '/', req.method)!],
     target: targets['dashboard-api'],

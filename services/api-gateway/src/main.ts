@@ -15,7 +15,7 @@ start(() =>
       'status-pages': config.STATUS_PAGES_URL,
     };
     return {
-      routes: gatewayRoutes(targets, config.UPSTREAM_TIMEOUT_MS),
+      routes: gatewayRoutes(targets, config.UPSTREAM_TIMEOUT_MS, config.WEB_DIST_DIR),
       readiness: upstreamReadiness(targets),
       close: async () => undefined,
     };

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createLogger, createServiceApp, finishServiceApp, listen, type RunningServer } from '@tlm/core';
 import { Api, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 import { gatewayRoutes, upstreamOf, upstreamReadiness, type Upstream } from '@tlm/api-gateway';
@@ -72,6 +75,8 @@ describe('the API gateway in front of running services', () => {
   let backend: TestServer;
   let gateway: RunningServer;
   let api: Api;
+  const webDistDir = mkdtempSync(path.join(tmpdir(), 'tlm-gateway-web-'));
+  writeFileSync(path.join(webDistDir, 'index.html'), '<!doctype html><title>tlm</title>');
 
   beforeAll(async () => {
     backend = await startTestServer();
@@ -79,7 +84,7 @@ describe('the API gateway in front of running services', () => {
     const targets = Object.fromEntries(UPSTREAMS.map((name) => [name, backend.url])) as Record<Upstream, string>;
     const logger = createLogger('api-gateway', 'silent');
     const app = createServiceApp({ service: 'api-gateway', logger, readiness: upstreamReadiness(targets), trustedProxies: ['loopback'] });
-    app.use(gatewayRoutes(targets, 5_000));
+    app.use(gatewayRoutes(targets, 5_000, webDistDir));
     finishServiceApp(app, logger);
     gateway = await listen(app, 0, '127.0.0.1', 1_000);
     api = new Api(gateway.url);
@@ -87,6 +92,17 @@ describe('the API gateway in front of running services', () => {
   afterAll(async () => {
     await gateway.close();
     await backend.close();
+    rmSync(webDistDir, { recursive: true, force: true });
+  });
+
+  it('serves the web app to page navigations and keeps unknown API paths JSON', async () => {
+    const html = { accept: 'text/html,*/*;q=0.8' };
+    const page = await api.get('/orgs/1/projects/2/explore?q=from%3Alogs', { headers: html });
+    expect(page.status).toBe(200);
+    expect(page.text).toBe('<!doctype html><title>tlm</title>');
+    const unknown = await api.get('/api/no-such-route', { headers: html });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
   });
 
   it('carries signup, project and key creation, and ingest through to the services', async () => {

@@ -23,6 +23,7 @@ import { countKeysOfProject, findOrganization, findProjectById, type MetadataSto
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
 import { BatchQueryBody, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
+import { streamTail } from './tail';
 
 export interface QueryDeps {
   metadata: MetadataStore;
@@ -104,6 +105,10 @@ export function queryRoutes(deps: QueryDeps): Router {
 
   router.get('/api/orgs/:org/projects/:project/gql', ...member, async (req, res) => {
     res.json(await answerOrThrow(deps.analytics, queryText(req), memberGuard(res)));
+  });
+
+  router.get('/api/orgs/:org/projects/:project/gql/tail', ...member, async (req, res) => {
+    await streamTail(req, res, deps.analytics, queryText(req), () => memberGuard(res), deps.logger);
   });
 
   router.get('/api/orgs/:org/projects/:project/gql/autocomplete', ...member, async (req, res) => {

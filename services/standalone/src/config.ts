@@ -8,6 +8,7 @@ import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
 import { logScannerConfig } from '@tlm/log-scanner';
 import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
+import { webAppConfig } from '@tlm/runtime';
 import { maintenanceConfig } from '@tlm/maintenance';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
@@ -33,4 +34,5 @@ export const StandaloneConfig = Type.Object({
   ...exportsConfig,
   ...aiProviderConfig,
   ...keyAccessConfig,
+  ...webAppConfig,
 });

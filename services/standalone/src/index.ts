@@ -19,7 +19,7 @@ import { startLogScanner, type LogScanner } from '@tlm/log-scanner';
 import { maintenanceRoutes, scheduleCleanup } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
-import { readinessOf } from '@tlm/runtime';
+import { readinessOf, webAppRoutes } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
 import { statusPageRoutes } from '@tlm/status-pages';
 import type { StandaloneConfig } from './config';
@@ -122,6 +122,8 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     statusPageRoutes({ metadata, tokens }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
     exportRoutes({ ...access, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
+    // Last: the web app answers page navigations no API route took, from the same origin as /api and /v1.
+    webAppRoutes(config.WEB_DIST_DIR),
   );
   finishServiceApp(app, logger);
   const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
