@@ -5,6 +5,7 @@ import { gdprRoutes } from './routes/gdpr';
 import { issueRoutes } from './routes/issues';
 import { organizationRoutes } from './routes/organizations';
 import { projectRoutes } from './routes/projects';
+import { usageRoutes } from './routes/usage';
 
 export type { DashboardDeps } from './deps';
 export { purgeAccount, purgeProjectData } from './accounts';
@@ -12,6 +13,6 @@ export { purgeAccount, purgeProjectData } from './accounts';
 /** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions). */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps));
+  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps), usageRoutes(deps));
   return router;
 }
