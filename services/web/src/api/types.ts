@@ -85,7 +85,17 @@ export interface GqlFilter {
 }
 
 export interface GqlAnswer {
-  query: { source: string; mode: 'search' | 'aggregate'; filters: GqlFilter[]; pipeline: { type: string; func?: string; group_by?: string[] }[] };
+  query: {
+    source: string;
+    mode: 'search' | 'aggregate';
+    filters: GqlFilter[];
+    pipeline: { type: string; func?: string; field?: string | null; group_by?: string[] }[];
+    time_range?: { last?: string; since?: string; until?: string } | null;
+    limit?: number | null;
+    fields?: string[] | null;
+    /** The bucket of `by time(…)`, e.g. `5m`, or null. */
+    interval?: string | null;
+  };
   data: { mode: 'search' | 'aggregate'; table: string; results: Record<string, unknown>[]; total_groups: number };
 }
 

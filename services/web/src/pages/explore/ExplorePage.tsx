@@ -1,3 +1,175 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { AggregateResults } from './AggregateResults';
+import { HistoryMenu, NaturalLanguageBox, SourcePicker, TimeRangePicker } from './Controls';
+import { GqlEditor, type GqlEditorHandle, type QueryError } from './GqlEditor';
+import { useGqlAnswer, useQueryHistory, useSourceHasRows, type TimedAnswer } from './hooks';
+import { LiveTail } from './LiveTail';
+import { queryFromSearch, readSource, setTimeRange } from './queryText';
+import { ResultsTable } from './ResultsTable';
+import { SchemaSidebar } from './SchemaSidebar';
+
+/** The place of a parse or plan error, when the API gives one (400 and some 422 answers). */
+function queryErrorOf(error: unknown, text: string): QueryError | null {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
+  const offset = error.details?.['offset'];
+  return typeof offset === 'number' ? { text, offset, message: error.message } : null;
+}
+
+const plural = (count: number, one: string) => `${count.toLocaleString()} ${count === 1 ? one : `${one}s`}`;
+
+/** What came back: how many rows or groups, and how long it took. */
+function Summary({ timed, stale }: { timed: TimedAnswer; stale: boolean }) {
+  const { data } = timed.answer;
+  const count =
+    data.mode === 'search'
+      ? plural(data.results.length, 'row')
+      : data.total_groups > data.results.length
+        ? `${plural(data.results.length, 'group')} of ${data.total_groups.toLocaleString()}`
+        : plural(data.total_groups, 'group');
+  return (
+    <p className="explore-summary" role="status" aria-live="polite">
+      <strong>{count}</strong> <span className="muted">from {data.table} in {timed.elapsedMs.toLocaleString()} ms</span>
+      {stale ? (
+        <span className="muted">
+          {' '}
+          · <span className="spinner" aria-hidden="true" /> running…
+        </span>
+      ) : null}
+    </p>
+  );
+}
+
+/** Nothing came back: either the source holds nothing yet (set the project up) or the conditions matched nothing. */
+function NoResults({ org, project, source, query, onWiden }: { org: string; project: string; source: string; query: string; onWiden: (text: string) => void }) {
+  const hasRows = useSourceHasRows(org, project, source, true);
+  if (hasRows.isPending) return <Loading what={`whether ${source} has any data`} />;
+  if (hasRows.data === false) {
+    return (
+      <EmptyState title={`No ${source} yet`}>
+        <p>Nothing has been sent to this project's {source} yet.</p>
+        <p>
+          <Link to={`/orgs/${org}/projects/${project}/onboarding`}>Set up the project</Link> to send logs, events and errors, then come back.
+        </p>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No rows matched">
+      <p>Nothing in this time range matches the query. Widen the range or loosen the conditions.</p>
+      <div className="row" style={{ justifyContent: 'center' }}>
+        <button type="button" className="button" onClick={() => onWiden(setTimeRange(query, { kind: 'last', duration: '7d' }))}>
+          Last 7 days
+        </button>
+        <button type="button" className="button" onClick={() => onWiden(setTimeRange(query, { kind: 'none' }))}>
+          All retained data
+        </button>
+      </div>
+    </EmptyState>
+  );
+}
+
 export default function ExplorePage() {
-  return <h1>ExplorePage</h1>;
+  const { org = '', project = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const urlQuery = queryFromSearch(params);
+  const [draft, setDraft] = useState(urlQuery);
+  const [tailOn, setTailOn] = useState(false);
+  const editor = useRef<GqlEditorHandle>(null);
+  const answer = useGqlAnswer(org, project, urlQuery);
+  const { history, remember } = useQueryHistory(project);
+
+  // The URL is the query: opening a link, Back and Forward all put its text in the editor.
+  useEffect(() => setDraft(urlQuery), [urlQuery]);
+  useEffect(() => remember(urlQuery), [urlQuery, remember]);
+
+  const { refetch } = answer;
+  const run = useCallback(
+    (text: string) => {
+      setDraft(text);
+      if (text === urlQuery) void refetch();
+      else setParams({ q: text });
+    },
+    [urlQuery, refetch, setParams],
+  );
+
+  const current = answer.isPlaceholderData ? undefined : answer.data;
+  const queryError = useMemo(() => (answer.isError ? queryErrorOf(answer.error, urlQuery) : null), [answer.isError, answer.error, urlQuery]);
+  const tailable = current?.answer.query.source === 'logs' && current.answer.data.mode === 'search';
+  const tailing = tailOn && tailable;
+  const shown = answer.isError ? undefined : answer.data;
+
+  return (
+    <div className="explore">
+      <div className="explore-main">
+        <header className="explore-header">
+          <h1>Explore</h1>
+          <HistoryMenu history={history} onPick={run} />
+        </header>
+        <NaturalLanguageBox
+          org={org}
+          project={project}
+          onQuery={(gql, valid) => (valid ? run(gql) : setDraft(gql))}
+        />
+        <section className="panel explore-query" aria-label="Query">
+          <div className="row explore-controls">
+            <SourcePicker text={draft} onPick={run} />
+            <TimeRangePicker text={draft} onPick={run} />
+            <span className="topbar-spacer" />
+            <button
+              type="button"
+              className={`button ${tailing ? 'button-live' : ''}`}
+              aria-pressed={tailing}
+              disabled={!tailable}
+              title={tailable ? 'Stream new logs that match this search' : 'Live tail follows from:logs searches (no count, no by)'}
+              onClick={() => setTailOn((value) => !value)}
+            >
+              Live tail
+            </button>
+          </div>
+          <GqlEditor ref={editor} org={org} project={project} value={draft} onChange={setDraft} onRun={run} error={queryError} />
+          <div className="row explore-run">
+            <button type="button" className="button button-primary" onClick={() => run(draft)}>
+              Run
+            </button>
+            <span className="muted explore-hint">
+              <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> runs · completions appear as you type
+            </span>
+          </div>
+        </section>
+
+        <section className="explore-results" aria-label="Results">
+          {tailing ? (
+            <LiveTail org={org} project={project} query={urlQuery} />
+          ) : (
+            <>
+              {answer.isError ? <ErrorNotice error={answer.error} /> : null}
+              {answer.isPending ? <Loading what="results" /> : null}
+              {shown ? (
+                <>
+                  <Summary timed={shown} stale={answer.isFetching} />
+                  {shown.answer.data.results.length === 0 ? (
+                    <NoResults
+                      org={org}
+                      project={project}
+                      source={shown.answer.query.source ?? readSource(urlQuery) ?? 'logs'}
+                      query={urlQuery}
+                      onWiden={run}
+                    />
+                  ) : shown.answer.data.mode === 'search' ? (
+                    <ResultsTable rows={shown.answer.data.results} org={org} project={project} label="Results" />
+                  ) : (
+                    <AggregateResults answer={shown.answer} answeredAt={answer.dataUpdatedAt} />
+                  )}
+                </>
+              ) : null}
+            </>
+          )}
+        </section>
+      </div>
+      <SchemaSidebar org={org} project={project} onInsert={(text) => editor.current?.insert(text)} />
+    </div>
+  );
 }

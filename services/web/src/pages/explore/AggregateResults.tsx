@@ -1,0 +1,78 @@
+import { useMemo } from 'react';
+import type { GqlAnswer } from '../../api/types';
+import { aggregateLabel, aggregateShape, rangeBounds, timeSeriesData } from './charts';
+import { BarChart, LineChart } from './Charts';
+import { cellText } from './columns';
+
+/** Groups and their value as a table, in the answer's order. */
+function GroupsTable({ results, label }: { results: Record<string, unknown>[]; label: string }) {
+  const columns = useMemo(() => {
+    const keys = [...new Set(results.flatMap((row) => Object.keys(row)))];
+    return [...keys.filter((key) => key !== 'value'), 'value'];
+  }, [results]);
+  return (
+    <table className="grid explore-groups" aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column} scope="col" className={column === 'value' ? 'numeric' : undefined}>
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {results.map((row, index) => (
+          <tr key={index}>
+            {columns.map((column) => (
+              <td key={column} className={column === 'value' ? 'numeric' : row[column] === null ? 'muted' : undefined}>
+                {column === 'value' && typeof row[column] === 'number' ? (row[column] as number).toLocaleString() : cellText(row[column])}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * An aggregate answer: one number on its own, groups as a bar chart and a table, time buckets as a line chart with a
+ * series per group (and the table behind a disclosure, as a series can hold thousands of buckets).
+ */
+export function AggregateResults({ answer, answeredAt }: { answer: GqlAnswer; answeredAt: number }) {
+  const shape = useMemo(() => aggregateShape(answer.query), [answer]);
+  const results = answer.data.results;
+  const series = useMemo(
+    () => (shape.interval ? timeSeriesData(results, shape, rangeBounds(answer.query.time_range ?? null, answeredAt)) : undefined),
+    [answer, answeredAt, results, shape],
+  );
+  const label = aggregateLabel(shape);
+
+  if (series) {
+    return (
+      <div className="explore-aggregate">
+        <LineChart data={series} shape={shape} />
+        <details className="explore-series-table">
+          <summary>Show the {results.length.toLocaleString()} buckets as a table</summary>
+          <GroupsTable results={results} label={label} />
+        </details>
+      </div>
+    );
+  }
+  if (shape.groupBy.length === 0 && results.length === 1) {
+    const value = results[0]!['value'];
+    return (
+      <div className="explore-stat" role="group" aria-label={label}>
+        <span className="explore-stat-value">{typeof value === 'number' ? value.toLocaleString() : cellText(value)}</span>
+        <span className="muted">{label}</span>
+      </div>
+    );
+  }
+  return (
+    <div className="explore-aggregate">
+      <BarChart results={results} shape={shape} />
+      <GroupsTable results={results} label={label} />
+    </div>
+  );
+}

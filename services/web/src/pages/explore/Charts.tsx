@@ -1,0 +1,96 @@
+import { useEffect, useMemo, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { barData, barSummary, lineSummary, type AggregateShape, type SeriesData } from './charts';
+
+const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9', '#ff5a1f', '#057a55', '#d61f69', '#6b7280', '#1c64f2', '#8e4b10'];
+const CHART_HEIGHT = 280;
+
+/** A uPlot chart sized to its container; remade when its options or data change. */
+function UPlot({ options, data }: { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = host.current!;
+    const chart = new uPlot({ ...options, width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }, data, element);
+    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }));
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      chart.destroy();
+    };
+  }, [options, data]);
+  return <div ref={host} className="explore-chart" />;
+}
+
+const shorten = (label: string, length = 18) => (label.length > length ? `${label.slice(0, length - 1)}…` : label);
+
+/** Groups and their values as bars, one per group, in the answer's order. */
+export function BarChart({ results, shape }: { results: Record<string, unknown>[]; shape: AggregateShape }) {
+  const bars = useMemo(() => barData(results, shape.groupBy), [results, shape]);
+  const data = useMemo<uPlot.AlignedData>(() => [bars.labels.map((_, index) => index), bars.values], [bars]);
+  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(() => {
+    const every = Math.max(1, Math.ceil(bars.labels.length / 24));
+    return {
+      legend: { show: false },
+      cursor: { points: { show: false } },
+      scales: { x: { time: false, range: [-0.5, bars.labels.length - 0.5] }, y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: [
+        {
+          splits: () => bars.labels.map((_, index) => index),
+          values: (_chart, splits) => splits.map((split) => (split % every === 0 ? shorten(bars.labels[split] ?? '') : '')),
+          gap: 6,
+          size: 48,
+        },
+        { size: 60 },
+      ],
+      series: [
+        {},
+        {
+          label: shape.field ? `${shape.func}(${shape.field})` : shape.func,
+          fill: `${PALETTE[0]}cc`,
+          stroke: PALETTE[0],
+          paths: uPlot.paths.bars!({ size: [0.7, 80] }),
+          points: { show: false },
+        },
+      ],
+    };
+  }, [bars, shape]);
+  return (
+    <figure className="explore-figure" role="img" aria-label={barSummary(shape, bars.labels.length)} data-points={bars.labels.length}>
+      <UPlot options={options} data={data} />
+    </figure>
+  );
+}
+
+/** A time series: one line per group, with a legend naming the groups. */
+export function LineChart({ data, shape }: { data: SeriesData; shape: AggregateShape }) {
+  const aligned = useMemo<uPlot.AlignedData>(() => [data.xs, ...data.series.map((series) => series.values)], [data]);
+  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
+    () => ({
+      legend: { show: true, live: true },
+      scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+      axes: [{}, { size: 60 }],
+      series: [
+        { label: 'time' },
+        ...data.series.map((series, index) => ({
+          label: series.label,
+          stroke: PALETTE[index % PALETTE.length],
+          width: 1.5,
+          points: { show: data.xs.length <= 60 },
+        })),
+      ],
+    }),
+    [data],
+  );
+  return (
+    <figure
+      className="explore-figure"
+      role="img"
+      aria-label={lineSummary(shape, data)}
+      data-points={data.xs.length}
+      data-series={data.series.length}
+    >
+      <UPlot options={options} data={aligned} />
+    </figure>
+  );
+}

@@ -1,0 +1,190 @@
+import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type Row } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { Fragment, useMemo, useRef } from 'react';
+import { Link } from 'react-router';
+import { CopyButton } from '../../components/CopyButton';
+import { cellText, resultColumns, rowSections } from './columns';
+import { equalsCondition, explorePath } from './queryText';
+
+type ResultRow = Record<string, unknown>;
+
+const SEVERITY_BADGES: Record<string, string> = { error: 'badge-danger', fatal: 'badge-danger', warn: 'badge-warn', warning: 'badge-warn' };
+const ROW_HEIGHT = 34;
+
+function Cell({ column, value }: { column: string; value: unknown }) {
+  if ((column === 'severity' || column === 'level') && typeof value === 'string') {
+    return <span className={`badge ${SEVERITY_BADGES[value] ?? ''}`}>{value}</span>;
+  }
+  const text = cellText(value);
+  return <span className={value === null || value === undefined ? 'muted' : undefined}>{text}</span>;
+}
+
+/**
+ * Search results as a virtualised table: only the rows in view are in the page, so 10,000 rows scroll smoothly.
+ * A row opens (click, or its button with Enter) to show every field and each property bag.
+ */
+export function ResultsTable({ rows, org, project, label }: { rows: ResultRow[]; org: string; project: string; label: string }) {
+  const columnsOfRows = useMemo(() => resultColumns(rows), [rows]);
+  const columns = useMemo<ColumnDef<ResultRow>[]>(
+    () => [
+      {
+        id: '_expand',
+        header: () => <span className="visually-hidden">Details</span>,
+        size: 36,
+        cell: ({ row }) => (
+          <button
+            type="button"
+            className="explore-expand"
+            aria-expanded={row.getIsExpanded()}
+            aria-label="Row details"
+            onClick={(event) => {
+              event.stopPropagation();
+              row.toggleExpanded();
+            }}
+          >
+            {row.getIsExpanded() ? '▾' : '▸'}
+          </button>
+        ),
+      },
+      ...columnsOfRows.map(
+        (column): ColumnDef<ResultRow> => ({
+          id: column.key,
+          header: column.key,
+          accessorFn: (row) => row[column.key],
+          size: column.width === 'wide' ? 0 : column.width,
+          cell: (context) => <Cell column={column.key} value={context.getValue()} />,
+        }),
+      ),
+    ],
+    [columnsOfRows],
+  );
+  const table = useReactTable({
+    data: rows,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowCanExpand: () => true,
+    getRowId: (row, index) => (typeof row['id'] === 'string' ? `${row['id']}` : String(index)),
+  });
+  const scroller = useRef<HTMLDivElement>(null);
+  const tableRows = table.getRowModel().rows;
+  const virtualizer = useVirtualizer({
+    count: tableRows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    getItemKey: (index) => tableRows[index]?.id ?? index,
+  });
+  const items = virtualizer.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
+  const fixedWidth = columns.reduce((sum, column) => sum + (column.size || 0), 0);
+  const span = columns.length;
+
+  return (
+    <div ref={scroller} className="explore-table-scroll" tabIndex={-1}>
+      <table className="grid explore-table" aria-label={label} aria-rowcount={rows.length + 1} style={{ minWidth: fixedWidth + 360 }}>
+        <colgroup>
+          {columns.map((column) => (
+            <col key={column.id} style={column.size ? { width: column.size } : undefined} />
+          ))}
+        </colgroup>
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <th key={header.id} scope="col">
+                  {flexRender(header.column.columnDef.header, header.getContext())}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        {before > 0 ? (
+          <tbody aria-hidden="true">
+            <tr style={{ height: before }} />
+          </tbody>
+        ) : null}
+        {items.map((item) => {
+          const row = tableRows[item.index]!;
+          return (
+            <tbody key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="explore-row-group">
+              <tr
+                className={row.getIsExpanded() ? 'explore-row explore-row-open' : 'explore-row'}
+                aria-rowindex={item.index + 2}
+                onClick={() => row.toggleExpanded()}
+              >
+                {row.getVisibleCells().map((cell) => (
+                  <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
+                ))}
+              </tr>
+              {row.getIsExpanded() ? (
+                <tr className="explore-detail-row">
+                  <td colSpan={span}>
+                    <RowDetail row={row} org={org} project={project} />
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          );
+        })}
+        {after > 0 ? (
+          <tbody aria-hidden="true">
+            <tr style={{ height: after }} />
+          </tbody>
+        ) : null}
+      </table>
+    </div>
+  );
+}
+
+function Value({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <span className="muted">null</span>;
+  if (typeof value === 'object') return <pre className="explore-json">{JSON.stringify(value, null, 2)}</pre>;
+  return <span className="mono">{String(value)}</span>;
+}
+
+/** Every field of a row and each of its property bags as key/value lists, with a link to the row's trace. */
+function RowDetail({ row, org, project }: { row: Row<ResultRow>; org: string; project: string }) {
+  const { fields, bags } = rowSections(row.original);
+  const traceId = typeof row.original['trace_id'] === 'string' && row.original['trace_id'] ? row.original['trace_id'] : undefined;
+  return (
+    <div className="explore-detail" onClick={(event) => event.stopPropagation()}>
+      <div className="row">
+        {traceId ? <Link to={explorePath(org, project, `from:spans ${equalsCondition('trace_id', traceId, true)}`)}>View trace</Link> : null}
+        <CopyButton text={JSON.stringify(row.original, null, 2)} label="Copy as JSON" />
+      </div>
+      <section aria-label="Fields">
+        <h4>Fields</h4>
+        <dl className="explore-kv">
+          {fields.map(([key, value]) => (
+            <Fragment key={key}>
+              <dt>{key}</dt>
+              <dd>
+                <Value value={value} />
+              </dd>
+            </Fragment>
+          ))}
+        </dl>
+      </section>
+      {bags.map(([bag, entries]) => (
+        <section key={bag} aria-label={bag}>
+          <h4>{bag}</h4>
+          {Object.keys(entries).length === 0 ? (
+            <p className="muted">empty</p>
+          ) : (
+            <dl className="explore-kv">
+              {Object.entries(entries).map(([key, value]) => (
+                <Fragment key={key}>
+                  <dt>{key}</dt>
+                  <dd>
+                    <Value value={value} />
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+          )}
+        </section>
+      ))}
+    </div>
+  );
+}

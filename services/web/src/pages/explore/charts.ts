@@ -1,0 +1,147 @@
+/**
+ * Aggregate answers (docs/gql.md "Aggregate mode") as chart data: groups as bars, time buckets as lines with one
+ * series per group. Buckets without rows are absent from the answer, so counts are filled with zero and other
+ * aggregates (an average of nothing) are left as gaps.
+ */
+import type { GqlAnswer } from '../../api/types';
+
+type Row = Record<string, unknown>;
+
+export interface AggregateShape {
+  func: string;
+  field: string | null;
+  /** Groups other than the time bucket, named as written in the query. */
+  groupBy: string[];
+  /** The bucket of `by time(…)`, e.g. `5m`, or null. */
+  interval: string | null;
+}
+
+export function aggregateShape(query: GqlAnswer['query']): AggregateShape {
+  const step = query.pipeline.find((candidate) => candidate.type === 'aggregate');
+  return { func: step?.func ?? 'count', field: step?.field ?? null, groupBy: step?.group_by ?? [], interval: query.interval ?? null };
+}
+
+/** The aggregate as the query wrote it: `count by severity`, `p95(duration_ms) by time(1m), route`. */
+export function aggregateLabel(shape: AggregateShape): string {
+  const value = shape.field ? `${shape.func}(${shape.field})` : shape.func;
+  const groups = [...(shape.interval ? [`time(${shape.interval})`] : []), ...shape.groupBy];
+  return groups.length ? `${value} by ${groups.join(', ')}` : value;
+}
+
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** A GQL duration (`5m`, `24h`, `2w`) in milliseconds. */
+export function durationMs(duration: string): number | undefined {
+  const match = /^(\d+)([smhdw])$/i.exec(duration.trim());
+  return match ? Number(match[1]) * UNIT_MS[match[2]!.toLowerCase()]! : undefined;
+}
+
+const MONDAY_OFFSET_MS = 4 * UNIT_MS['d']!;
+
+/** The start of the bucket holding `time`: buckets count from the Unix epoch, weeks start on Monday. */
+export function bucketStart(time: number, intervalMs: number): number {
+  const offset = intervalMs % UNIT_MS['w']! === 0 ? MONDAY_OFFSET_MS : 0;
+  return Math.floor((time - offset) / intervalMs) * intervalMs + offset;
+}
+
+/** Where a query's time range starts and ends, when the answer says (`{last}` or `{since, until}`). */
+export function rangeBounds(timeRange: GqlAnswer['query']['time_range'], now: number): { from?: number; to?: number } {
+  if (!timeRange) return {};
+  const at = (value: string | undefined) => {
+    if (!value) return undefined;
+    const ago = durationMs(value);
+    if (ago !== undefined) return now - ago;
+    const time = Date.parse(value);
+    return Number.isNaN(time) ? undefined : time;
+  };
+  if ('last' in timeRange && timeRange.last) return { from: at(timeRange.last), to: now };
+  const since = 'since' in timeRange ? at(timeRange.since) : undefined;
+  const until = 'until' in timeRange ? at(timeRange.until) : undefined;
+  return { ...(since === undefined ? {} : { from: since }), to: until ?? now };
+}
+
+/** A group's name on a chart: its values joined, `(none)` for rows without the field. */
+export function groupLabel(row: Row, fields: string[]): string {
+  if (fields.length === 0) return 'value';
+  return fields.map((field) => (row[field] === null || row[field] === undefined ? '(none)' : String(row[field]))).join(' / ');
+}
+
+/** A group field as the answer names it: a group called `value` comes back as `group_value`. */
+const answerField = (field: string) => (field === 'value' ? 'group_value' : field);
+
+const numberOf = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+export interface BarData {
+  labels: string[];
+  values: (number | null)[];
+}
+
+export function barData(results: Row[], groupBy: string[]): BarData {
+  const fields = groupBy.map(answerField);
+  return { labels: results.map((row) => groupLabel(row, fields)), values: results.map((row) => numberOf(row['value'])) };
+}
+
+export interface SeriesData {
+  /** Bucket starts in seconds (uPlot's time scale). */
+  xs: number[];
+  series: { label: string; values: (number | null)[] }[];
+}
+
+const COUNTS = new Set(['count', 'count_distinct', 'sum']);
+export const MAX_SERIES = 12;
+const MAX_POINTS = 10_000;
+
+/**
+ * One series per group (the biggest `maxSeries` by total), on every bucket from the range's start to its end when
+ * the range is known, else from the first bucket to the last.
+ */
+export function timeSeriesData(
+  results: Row[],
+  shape: AggregateShape,
+  bounds: { from?: number; to?: number } = {},
+  maxSeries = MAX_SERIES,
+): SeriesData {
+  const intervalMs = durationMs(shape.interval ?? '') ?? 60_000;
+  const fields = shape.groupBy.map(answerField);
+  const times = results.map((row) => Date.parse(String(row['time']))).filter((time) => !Number.isNaN(time));
+  if (times.length === 0) return { xs: [], series: [] };
+  let first = Math.min(...times);
+  let last = Math.max(...times);
+  if (bounds.from !== undefined) first = Math.min(first, bucketStart(bounds.from, intervalMs));
+  if (bounds.to !== undefined) last = Math.max(last, bucketStart(bounds.to - 1, intervalMs));
+  if ((last - first) / intervalMs >= MAX_POINTS) first = last - (MAX_POINTS - 1) * intervalMs;
+  const xs: number[] = [];
+  for (let time = first; time <= last; time += intervalMs) xs.push(time);
+  const index = new Map(xs.map((time, position) => [time, position]));
+
+  const groups = new Map<string, { values: (number | null)[]; total: number }>();
+  const empty = COUNTS.has(shape.func) ? 0 : null;
+  for (const row of results) {
+    const position = index.get(Date.parse(String(row['time'])));
+    if (position === undefined) continue;
+    const label = groupLabel(row, fields);
+    let group = groups.get(label);
+    if (!group) {
+      group = { values: xs.map(() => empty), total: 0 };
+      groups.set(label, group);
+    }
+    const value = numberOf(row['value']);
+    group.values[position] = value;
+    group.total += value ?? 0;
+  }
+  const series = [...groups.entries()]
+    .sort((a, b) => b[1].total - a[1].total)
+    .slice(0, maxSeries)
+    .map(([label, group]) => ({ label, values: group.values }));
+  return { xs: xs.map((time) => time / 1_000), series };
+}
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+export function barSummary(shape: AggregateShape, bars: number): string {
+  return `Bar chart: ${aggregateLabel(shape)}, ${plural(bars, 'bar')}`;
+}
+
+export function lineSummary(shape: AggregateShape, data: SeriesData): string {
+  return `Line chart: ${aggregateLabel(shape)}, ${plural(data.series.length, 'series', 'series')}, ${plural(data.xs.length, 'point')}`;
+}

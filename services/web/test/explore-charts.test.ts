@@ -1,0 +1,79 @@
+import { aggregateLabel, aggregateShape, barData, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/pages/explore/charts';
+
+const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
+  source: 'logs',
+  mode: 'aggregate' as const,
+  filters: [],
+  pipeline: [{ type: 'aggregate', ...pipeline }],
+  interval,
+});
+
+describe('aggregate labels', () => {
+  it('writes the aggregate as the query did', () => {
+    expect(aggregateLabel(aggregateShape(query({ func: 'count', field: null, group_by: ['severity'] })))).toBe('count by severity');
+    expect(aggregateLabel(aggregateShape(query({ func: 'p95', field: 'duration_ms', group_by: ['route'] }, '1m')))).toBe('p95(duration_ms) by time(1m), route');
+    expect(aggregateLabel(aggregateShape(query({ func: 'count', field: null, group_by: [] })))).toBe('count');
+  });
+});
+
+describe('barData', () => {
+  it('labels bars by their groups, with (none) for missing ones and group_value for a group named value', () => {
+    const results = [
+      { severity: 'error', route: '/a', value: 3 },
+      { severity: null, route: '/b', value: 1 },
+    ];
+    expect(barData(results, ['severity', 'route'])).toEqual({ labels: ['error / /a', '(none) / /b'], values: [3, 1] });
+    expect(barData([{ group_value: 'x', value: 2 }], ['value'])).toEqual({ labels: ['x'], values: [2] });
+    const shape = aggregateShape(query({ func: 'count', group_by: ['severity'] }));
+    expect(barSummary(shape, 3)).toBe('Bar chart: count by severity, 3 bars');
+    expect(barSummary(shape, 1)).toBe('Bar chart: count by severity, 1 bar');
+  });
+});
+
+describe('timeSeriesData', () => {
+  const shape = aggregateShape(query({ func: 'count', group_by: ['route'] }, '1m'));
+  const results = [
+    { time: '2024-05-10T11:00:00.000Z', route: '/a', value: 2 },
+    { time: '2024-05-10T11:02:00.000Z', route: '/a', value: 5 },
+    { time: '2024-05-10T11:01:00.000Z', route: '/b', value: 1 },
+  ];
+
+  it('makes one series per group, biggest first, with absent buckets filled with zero', () => {
+    const data = timeSeriesData(results, shape);
+    expect(data.xs).toEqual([1715338800, 1715338860, 1715338920]);
+    expect(data.series).toEqual([
+      { label: '/a', values: [2, 0, 5] },
+      { label: '/b', values: [0, 1, 0] },
+    ]);
+    expect(lineSummary(shape, data)).toBe('Line chart: count by time(1m), route, 2 series, 3 points');
+  });
+
+  it('covers the whole range when its bounds are known, and leaves averages of nothing as gaps', () => {
+    const average = aggregateShape(query({ func: 'avg', field: 'duration_ms', group_by: [] }, '1m'));
+    const now = Date.parse('2024-05-10T11:04:30.000Z');
+    const data = timeSeriesData([{ time: '2024-05-10T11:02:00.000Z', value: 7.5 }], average, rangeBounds({ last: '5m' }, now));
+    expect(data.xs.length).toBe(6);
+    expect(data.series).toEqual([{ label: 'value', values: [null, null, null, 7.5, null, null] }]);
+  });
+
+  it('keeps only the biggest series', () => {
+    const many = Array.from({ length: 5 }, (_, index) => ({ time: '2024-05-10T11:00:00.000Z', route: `/r${index}`, value: index }));
+    expect(timeSeriesData(many, shape, {}, 2).series.map((series) => series.label)).toEqual(['/r4', '/r3']);
+  });
+});
+
+describe('bucketStart and rangeBounds', () => {
+  it('starts weeks on Monday and other buckets at the epoch', () => {
+    const wednesday = Date.parse('2024-05-08T15:00:00Z');
+    expect(new Date(bucketStart(wednesday, 604_800_000)).toISOString()).toBe('2024-05-06T00:00:00.000Z');
+    expect(new Date(bucketStart(wednesday, 3_600_000)).toISOString()).toBe('2024-05-08T15:00:00.000Z');
+    expect(new Date(bucketStart(wednesday + 59_000, 60_000)).toISOString()).toBe('2024-05-08T15:00:00.000Z');
+  });
+
+  it('reads last, since and until', () => {
+    const now = Date.parse('2024-05-10T12:00:00Z');
+    expect(rangeBounds({ last: '1h' }, now)).toEqual({ from: Date.parse('2024-05-10T11:00:00Z'), to: now });
+    expect(rangeBounds({ since: '2024-05-10T10:00:00.000Z', until: '1h' }, now)).toEqual({ from: Date.parse('2024-05-10T10:00:00Z'), to: Date.parse('2024-05-10T11:00:00Z') });
+    expect(rangeBounds(null, now)).toEqual({});
+  });
+});

@@ -1,0 +1,131 @@
+import {
+  DEFAULT_QUERY,
+  equalsCondition,
+  errorSpan,
+  explorePath,
+  propertyCondition,
+  queryFromSearch,
+  readSource,
+  readTimeRange,
+  searchForQuery,
+  setSource,
+  setTimeRange,
+  spacedInsertion,
+} from '../src/pages/explore/queryText';
+
+describe('readTimeRange', () => {
+  it('reads last in colon and pipeline style, case-insensitively', () => {
+    expect(readTimeRange('from:logs last:24h')).toEqual({ kind: 'last', duration: '24h' });
+    expect(readTimeRange("from:logs | where severity = 'error' | LAST 1h | count")).toEqual({ kind: 'last', duration: '1h' });
+  });
+
+  it('reads since and until with quoted and unquoted times', () => {
+    expect(readTimeRange('since:"2024-05-01 10:00" until:2024-05-02')).toEqual({ kind: 'between', since: '2024-05-01 10:00', until: '2024-05-02' });
+    expect(readTimeRange('since:7d')).toEqual({ kind: 'between', since: '7d' });
+  });
+
+  it('answers none for a text without a range, and ignores the words inside strings', () => {
+    expect(readTimeRange('from:logs severity:error')).toEqual({ kind: 'none' });
+    expect(readTimeRange('"last:1h" severity:error')).toEqual({ kind: 'none' });
+  });
+});
+
+describe('setTimeRange', () => {
+  it('appends a range to a text without one', () => {
+    expect(setTimeRange('from:logs severity:error', { kind: 'last', duration: '15m' })).toBe('from:logs severity:error last:15m');
+    expect(setTimeRange('', { kind: 'last', duration: '1h' })).toBe('last:1h');
+  });
+
+  it('rewrites the range where it stands', () => {
+    expect(setTimeRange('from:logs last:1h | count by severity', { kind: 'last', duration: '7d' })).toBe('from:logs last:7d | count by severity');
+    expect(setTimeRange('severity:error | count by time(30m), route | last 1h', { kind: 'last', duration: '24h' })).toBe(
+      'severity:error | count by time(30m), route | last:24h',
+    );
+  });
+
+  it('replaces last by since and until and drops the other clauses', () => {
+    expect(
+      setTimeRange('from:logs since:2d until:1d severity:error', { kind: 'between', since: '2024-05-01T10:00:00Z', until: '2024-05-02T10:00:00Z' }),
+    ).toBe('from:logs since:2024-05-01T10:00:00Z until:2024-05-02T10:00:00Z severity:error');
+    expect(setTimeRange('from:logs since:2d until:1d severity:error', { kind: 'last', duration: '1h' })).toBe('from:logs last:1h severity:error');
+  });
+
+  it('quotes a time with a space', () => {
+    expect(setTimeRange('from:logs', { kind: 'between', since: '2024-05-01 10:00' })).toBe("from:logs since:'2024-05-01 10:00'");
+  });
+
+  it('removes the range and the pipe segment it leaves empty', () => {
+    expect(setTimeRange('from:logs | last 1h | count', { kind: 'none' })).toBe('from:logs | count');
+    expect(setTimeRange('from:logs severity:error | last:1h', { kind: 'none' })).toBe('from:logs severity:error');
+    expect(setTimeRange('last:1h | count', { kind: 'none' })).toBe('count');
+  });
+
+  it('leaves pipes inside strings alone', () => {
+    expect(setTimeRange('message:"a || b" | last:1h', { kind: 'none' })).toBe('message:"a || b"');
+  });
+});
+
+describe('source', () => {
+  it('reads from: and from with a space', () => {
+    expect(readSource('from:Errors level:fatal')).toBe('errors');
+    expect(readSource('from spans | count')).toBe('spans');
+    expect(readSource('severity:error')).toBeUndefined();
+  });
+
+  it('rewrites the source or puts one first', () => {
+    expect(setSource('from:logs severity:error last:1h', 'events')).toBe('from:events severity:error last:1h');
+    expect(setSource('severity:error', 'errors')).toBe('from:errors severity:error');
+    expect(setSource('', 'spans')).toBe('from:spans');
+  });
+
+  it('drops the time range when switching to alerts, which have no time field', () => {
+    expect(setSource('from:logs last:1h', 'alerts')).toBe('from:alerts');
+  });
+});
+
+describe('fields and conditions', () => {
+  it('writes bag keys as one word or quoted', () => {
+    expect(propertyCondition('properties', 'route')).toBe('properties.route:');
+    expect(propertyCondition('properties', 'order id')).toBe('"properties.order id":');
+  });
+
+  it('quotes trace ids so a hex id never reads as a number', () => {
+    expect(equalsCondition('trace_id', '4bf92f3577b34da6a3ce929d0e0e4736', true)).toBe("trace_id:'4bf92f3577b34da6a3ce929d0e0e4736'");
+    expect(equalsCondition('event_name', 'signup')).toBe('event_name:signup');
+    expect(equalsCondition('event_name', 'page view')).toBe("event_name:'page view'");
+  });
+
+  it('adds the spaces that keep an insertion one term', () => {
+    expect(spacedInsertion('from:logs', 'properties.route:', '')).toBe(' properties.route:');
+    expect(spacedInsertion('from:logs ', 'properties.route:', ' last:1h')).toBe('properties.route:');
+    expect(spacedInsertion('a', 'b', 'c')).toBe(' b ');
+  });
+});
+
+describe('URL state', () => {
+  it('round-trips a query through the search string', () => {
+    const query = "from:logs message:\"a & b\" | count by time(1m) | last:1h";
+    expect(searchForQuery(query)).toBe('?q=from%3Alogs+message%3A%22a+%26+b%22+%7C+count+by+time%281m%29+%7C+last%3A1h');
+    expect(queryFromSearch(searchForQuery(query))).toBe(query);
+  });
+
+  it('opens the last hour of logs without a query, and keeps an empty one', () => {
+    expect(queryFromSearch('')).toBe(DEFAULT_QUERY);
+    expect(queryFromSearch('?q=')).toBe('');
+  });
+
+  it('builds the explorer path of a query', () => {
+    expect(explorePath('o1', 'p 1', "from:spans trace_id:'ab'")).toBe("/orgs/o1/projects/p%201/explore?q=from%3Aspans+trace_id%3A%27ab%27");
+  });
+});
+
+describe('errorSpan', () => {
+  it('underlines the token at the offset', () => {
+    expect(errorSpan('from:traces | count', 5)).toEqual({ from: 5, to: 11 });
+  });
+
+  it('underlines the last character for an offset at the end', () => {
+    expect(errorSpan('severity:', 9)).toEqual({ from: 8, to: 9 });
+    expect(errorSpan('', 0)).toEqual({ from: 0, to: 0 });
+  });
+});
