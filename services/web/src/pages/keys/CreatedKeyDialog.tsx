@@ -1,22 +1,6 @@
-import { useId } from 'react';
 import type { CreatedKey } from '../../api/types';
-import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
-
-/** A read-only value with its label and a copy button, for values shown once. */
-export function SecretValue({ label, value, copyLabel, hint }: { label: string; value: string; copyLabel: string; hint?: string }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <div className="row nowrap">
-        <input id={id} type="text" readOnly className="mono secret-value" value={value} onFocus={(event) => event.target.select()} />
-        <CopyButton text={value} label={copyLabel} />
-      </div>
-      {hint ? <span className="field-hint">{hint}</span> : null}
-    </div>
-  );
-}
+import { SecretValue } from '../../components/SecretValue';
 
 /** The value of a new key, shown this once; public keys come with their Sentry DSN. */
 export function CreatedKeyDialog({ created, onClose }: { created: CreatedKey | undefined; onClose: () => void }) {
