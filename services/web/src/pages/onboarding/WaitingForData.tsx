@@ -1,0 +1,46 @@
+import { Link } from 'react-router';
+import { relativeTime, useNow } from '../../components/RelativeTime';
+import { ErrorNotice } from '../../components/States';
+import { latestQuery, useFirstRow, type Source } from './hooks';
+
+const NAMES: Record<Source, string> = { logs: 'log', events: 'event', errors: 'error' };
+
+/** Polls logs, events and errors every 2 s and says when the first of each arrives, with a link to it. */
+export function WaitingForData({ org, project }: { org: string; project: string }) {
+  return (
+    <ul className="arrivals">
+      {(['logs', 'events', 'errors'] as const).map((source) => (
+        <Arrival key={source} org={org} project={project} source={source} />
+      ))}
+    </ul>
+  );
+}
+
+function Arrival({ org, project, source }: { org: string; project: string; source: Source }) {
+  const row = useFirstRow(org, project, source);
+  const now = useNow(1_000);
+  const name = NAMES[source];
+  const explore = `/orgs/${org}/projects/${project}/explore?q=${encodeURIComponent(latestQuery(source))}`;
+  if (row.isError) {
+    return (
+      <li>
+        <ErrorNotice error={row.error} next={`Checking for ${source} failed; it is tried again every few seconds.`} />
+      </li>
+    );
+  }
+  if (!row.data) {
+    return (
+      <li className="waiting" role="status">
+        <span className="spinner" aria-hidden="true" /> Waiting for the first {name}…
+      </li>
+    );
+  }
+  return (
+    <li role="status">
+      <span className="received">
+        ✓ First {name} received {row.data.timestamp ? relativeTime(row.data.timestamp, now) : 'just now'}
+      </span>{' '}
+      <Link to={explore}>See it in the explorer</Link>
+    </li>
+  );
+}

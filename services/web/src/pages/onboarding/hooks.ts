@@ -1,0 +1,35 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../api/client';
+import { projectPath } from '../../api/hooks';
+import type { CreatedKey, GqlAnswer } from '../../api/types';
+
+/** A public key for browsers ("browser") and a secret key for servers ("server"); their values come back only here. */
+export function useCreateStarterKeys(org: string, project: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      const base = `${projectPath(org, project)}/keys`;
+      const publicKey = await api.post<CreatedKey>(base, { name: 'browser', type: 'public', scopes: ['ingest:write'] });
+      const secretKey = await api.post<CreatedKey>(base, { name: 'server', type: 'secret', scopes: ['*'] });
+      return { publicKey, secretKey };
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['orgs', org, 'projects', project, 'keys'] }),
+  });
+}
+
+export type Source = 'logs' | 'events' | 'errors';
+export const latestQuery = (source: Source) => `from:${source} | sort timestamp desc | limit 1`;
+
+/** The newest row of a source, asked every 2 s until one is there. */
+export function useFirstRow(org: string, project: string, source: Source) {
+  return useQuery({
+    queryKey: ['orgs', org, 'projects', project, 'onboarding', source],
+    queryFn: ({ signal }) =>
+      api
+        .get<GqlAnswer>(`${projectPath(org, project)}/gql`, { signal, query: { q: latestQuery(source) } })
+        .then((answer) => (answer.data.results[0] as { timestamp?: string } | undefined) ?? null),
+    enabled: Boolean(org && project),
+    refetchInterval: (query) => (query.state.data ? false : 2_000),
+    refetchIntervalInBackground: false,
+  });
+}
