@@ -1,3 +1,178 @@
+import { Link, useParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { SIGNALS, useUsage, type Signal, type UsageAnswer } from './hooks';
+
+const SIGNAL_NAMES: Record<Signal, string> = {
+  logs: 'Logs',
+  events: 'Events',
+  errors: 'Errors',
+  spans: 'Spans',
+  vitals: 'Web vitals',
+  replays: 'Replays',
+  profiles: 'Profiles',
+  ai_queries: 'AI queries',
+};
+
+const number = new Intl.NumberFormat();
+const limited = (limit: number | null | undefined): limit is number => typeof limit === 'number' && Number.isFinite(limit) && limit >= 0;
+const shown = (limit: number | null | undefined, unit = '') => (limited(limit) ? `${number.format(limit)}${unit}` : 'unlimited');
+
+function monthName(month: string): string {
+  const [year, index] = month.split('-').map(Number);
+  if (!year || !index) return month;
+  return new Date(Date.UTC(year, index - 1, 1)).toLocaleDateString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
 export default function UsagePage() {
-  return <h1>UsagePage</h1>;
+  const { org = '' } = useParams();
+  const usage = useUsage(org);
+  return (
+    <>
+      <h1>Plan and usage{usage.data ? <span className="muted"> · {usage.data.organization.name}</span> : null}</h1>
+      {usage.isPending ? (
+        <Loading what="plan and usage" />
+      ) : usage.isError ? (
+        <ErrorNotice
+          error={usage.error}
+          next={
+            usage.error instanceof ApiError && usage.error.status === 404
+              ? 'This server does not report usage yet, or the organization is not yours: pick another one above.'
+              : 'Reload the page to try again.'
+          }
+        />
+      ) : (
+        <Usage answer={usage.data} org={org} />
+      )}
+    </>
+  );
+}
+
+function Meter({ label, used, limit }: { label: string; used: number; limit: number | null | undefined }) {
+  const max = limited(limit) ? limit : undefined;
+  const share = max ? Math.min(1, used / max) : 0;
+  return (
+    <div className="quota">
+      <div className="row quota-head">
+        <strong>{label}</strong>
+        <span className="muted">
+          {number.format(used)} of {shown(limit)}
+        </span>
+      </div>
+      {max !== undefined ? (
+        <div
+          className={`meter${used >= max ? ' meter-full' : ''}`}
+          role="meter"
+          aria-label={label}
+          aria-valuemin={0}
+          aria-valuemax={max}
+          aria-valuenow={used}
+          aria-valuetext={`${used} of ${max}`}
+        >
+          <span style={{ width: `${Math.round(share * 100)}%` }} />
+        </div>
+      ) : null}
+      {max !== undefined && used >= max ? <p className="field-hint">The limit is reached: delete one you no longer use, or ask the operator for a larger plan.</p> : null}
+    </div>
+  );
+}
+
+function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
+  const { limits } = answer;
+  const total = SIGNALS.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
+  return (
+    <>
+      <section className="panel" aria-labelledby="plan">
+        <h2 id="plan" className="panel-title">
+          Plan: <span className="badge badge-ok plan-badge">{answer.organization.plan}</span>
+        </h2>
+        <p className="muted">
+          The plan is set by the operator of this deployment; there is no self-serve upgrade. To change it, ask them. Region{' '}
+          <code>{answer.organization.region}</code>.
+        </p>
+        <dl className="stats">
+          <div className="stat">
+            <dt>Requests per second</dt>
+            <dd>{shown(limits.requestsPerSecond)}</dd>
+          </div>
+          <div className="stat">
+            <dt>Retention</dt>
+            <dd>{shown(limits.retentionDays, ' days')}</dd>
+          </div>
+          <div className="stat">
+            <dt>Projects</dt>
+            <dd>{shown(limits.maxProjects)}</dd>
+          </div>
+          <div className="stat">
+            <dt>API keys</dt>
+            <dd>{shown(limits.maxApiKeys)}</dd>
+          </div>
+          <div className="stat">
+            <dt>AI queries a month</dt>
+            <dd>{shown(limits.aiQueriesPerMonth)}</dd>
+          </div>
+        </dl>
+      </section>
+      <section className="panel" aria-labelledby="quotas">
+        <h2 id="quotas" className="panel-title">
+          Quotas
+        </h2>
+        <div className="quotas">
+          <Meter label="Projects" used={answer.projects.used} limit={answer.projects.limit ?? limits.maxProjects} />
+          <Meter label="API keys" used={answer.keys.used} limit={answer.keys.limit ?? limits.maxApiKeys} />
+          <Meter label="AI queries this month" used={answer.usage.ai_queries ?? 0} limit={limits.aiQueriesPerMonth} />
+        </div>
+      </section>
+      <section className="panel" aria-labelledby="this-month">
+        <h2 id="this-month" className="panel-title">
+          {monthName(answer.month)}
+        </h2>
+        <p className="muted">What the whole organization has sent this month, per signal.</p>
+        <dl className="stats">
+          {SIGNALS.map((signal) => (
+            <div className="stat" key={signal}>
+              <dt>{SIGNAL_NAMES[signal]}</dt>
+              <dd>{number.format(answer.usage[signal] ?? 0)}</dd>
+            </div>
+          ))}
+        </dl>
+        {total === 0 ? (
+          <EmptyState title="Nothing received this month">
+            <p>
+              Open a project's <strong>Get started</strong> page to send your first log, event or error.
+            </p>
+          </EmptyState>
+        ) : null}
+        {answer.by_project.length > 0 ? (
+          <table className="grid usage-table">
+            <caption className="visually-hidden">Usage by project this month</caption>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                {SIGNALS.map((signal) => (
+                  <th scope="col" key={signal} className="numeric">
+                    {SIGNAL_NAMES[signal]}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {answer.by_project.map((project) => (
+                <tr key={project.id}>
+                  <th scope="row">
+                    <Link to={`/orgs/${org}/projects/${project.id}/explore`}>{project.name}</Link>
+                  </th>
+                  {SIGNALS.map((signal) => (
+                    <td key={signal} className="numeric">
+                      {number.format(project.usage[signal] ?? 0)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+    </>
+  );
 }
