@@ -6,12 +6,13 @@ import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
 import { replaySection } from './replaySection';
 import { spansSection } from './spansSection';
+import { webSection } from './webSection';
 
 /** BENCH_SCALE multiplies every size (0.1 for a smoke run); BENCH_ONLY picks sections, e.g. "ingest,spans,errors,query". */
 const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? '16');
 const PORT = Number(process.env['BENCH_PORT'] ?? '18080');
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query').split(',').map((name) => name.trim()));
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query,web').split(',').map((name) => name.trim()));
 
 async function main(): Promise<void> {
   const results: Record<string, unknown> = {
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
   }
   if (ONLY.has('query')) {
     results['query'] = await querySection({ sizes: [1_000_000, 10_000_000].map((size) => Math.round(size * SCALE)), port: PORT });
+  }
+  if (ONLY.has('web')) {
+    results['web'] = await webSection({ port: PORT });
   }
   const out = path.join(__dirname, '..', '..', '.bench');
   mkdirSync(out, { recursive: true });

@@ -1,0 +1,198 @@
+/// <reference lib="dom" />
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually, startTestServer, uniqueEmail, type TestServer } from '@tlm/testkit';
+import { launchChromium, screenshot } from './browser';
+
+/**
+ * The web app in Debian's Chromium against the real standalone server: sign up, create a project, create a key and
+ * copy it, send logs with it, find them in the explorer, chart an aggregate, follow the live tail, revoke the key.
+ * Each step builds on the one before, as a newcomer's first minutes do.
+ */
+
+const DIST = path.resolve(__dirname, '../dist/index.html');
+const PASSWORD = 'correct horse battery staple';
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const state = { email: uniqueEmail('e2e'), org: '', project: '', key: '' };
+
+beforeAll(async () => {
+  if (!existsSync(DIST)) throw new Error(`the web app is not built (${DIST} is missing): run make build`);
+  server = await startTestServer();
+  browser = await launchChromium();
+  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 860 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const sendLogs = (key: string, batch: { severity: string; message: string; properties?: Record<string, unknown> }[]) =>
+  server.api.post('/v1/logs', { token: key, body: { batch } });
+
+/** Types a query into the GQL editor and runs it with Ctrl+Enter. */
+async function runQuery(text: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name: 'GQL query' });
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Control+Enter');
+}
+
+describe('a newcomer in the browser', () => {
+  it('is sent to log-in, and signs up from there', async () => {
+    await page.goto('/');
+    await page.waitForURL(/\/login/);
+    await screenshot(page, '01-login');
+    await page.getByRole('link', { name: /sign up/i }).click();
+    await page.waitForURL(/\/signup/);
+    await page.getByLabel('Name').fill('Ada');
+    await page.getByLabel('Email').fill(state.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await screenshot(page, '02-signup');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL(/\/orgs\/[^/]+\/projects$/);
+    state.org = /\/orgs\/([^/]+)\//.exec(page.url())![1]!;
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'tlm_session')!;
+    expect(session.httpOnly).toBe(true);
+    expect(session.sameSite).toBe('Strict');
+    // The token is not readable by page scripts.
+    expect(await page.evaluate(() => document.cookie)).not.toContain('tlm_session');
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('eyJ');
+    await screenshot(page, '03-projects-empty');
+  });
+
+  it('creates a project and lands on its setup page', async () => {
+    await page.getByLabel('Project name').fill('checkout');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/projects\/[^/]+\/onboarding$/);
+    state.project = /\/projects\/([^/]+)\/onboarding/.exec(page.url())![1]!;
+    await page.getByText(/waiting for data/i).first().waitFor();
+    await screenshot(page, '04-onboarding');
+  });
+
+  it('creates a secret key, sees it once and copies it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL(/\/keys$/);
+    await page.getByLabel('Name', { exact: true }).fill('server');
+    await page.getByLabel(/^Secret/).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    const shown = dialog.getByLabel('API key');
+    state.key = (await shown.inputValue().catch(() => shown.textContent())) ?? '';
+    expect(state.key).toMatch(/^tlm_sk_us_[0-9A-Za-z]{32}$/);
+    await screenshot(page, '05-key-created');
+    await dialog.getByRole('button', { name: /^Copy/ }).first().click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(state.key);
+    await dialog.getByRole('button', { name: /done|close|I have copied/i }).first().click();
+    await page.getByRole('cell', { name: 'server' }).waitFor();
+    await screenshot(page, '06-keys');
+  });
+
+  it('sees logs sent with that key in the explorer, and the row in full', async () => {
+    const severities = ['info', 'info', 'info', 'warn', 'warn', 'error'];
+    const reply = await sendLogs(
+      state.key,
+      severities.map((severity, index) => ({ severity, message: `checkout step ${index} ${severity}`, properties: { route: '/checkout', step: index } })),
+    );
+    expect(reply.status).toBe(202);
+    expect(reply.body.accepted).toBe(6);
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/onboarding`);
+    await page.getByText(/first log received/i).waitFor({ timeout: 20_000 });
+    await screenshot(page, '07-onboarding-received');
+
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:1h')}`);
+    await page.getByText('checkout step 5 error').waitFor();
+    await screenshot(page, '08-explorer-search');
+    await page.getByText('checkout step 5 error').click();
+    await page.getByText('/checkout').first().waitFor();
+    await screenshot(page, '09-explorer-row');
+  });
+
+  it('runs an aggregate and draws its bar chart from the data', async () => {
+    await runQuery('from:logs | count by severity | last:1h');
+    await page.waitForURL(/q=/);
+    expect(decodeURIComponent(new URL(page.url()).searchParams.get('q') ?? '')).toBe('from:logs | count by severity | last:1h');
+    const chart = page.getByRole('img', { name: /bar chart/i });
+    await chart.waitFor();
+    expect(await chart.getAttribute('data-points')).toBe('3');
+    // The canvas holds coloured bars, not only grey axes on white.
+    const coloured = await chart.evaluate((figure) => {
+      const canvas = figure.querySelector('canvas')!;
+      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b, a] = [data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!];
+        if (a > 0 && Math.abs(r - g) + Math.abs(g - b) + Math.abs(r - b) > 80) count += 1;
+      }
+      return count;
+    });
+    expect(coloured).toBeGreaterThan(500);
+    await expect(page.getByRole('cell', { name: 'info' }).first().isVisible()).resolves.toBe(true);
+    await screenshot(page, '10-explorer-aggregate');
+  });
+
+  it('follows the live tail: a log sent after it started appears', async () => {
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:15m')}`);
+    await page.getByText('checkout step 5 error').waitFor();
+    await page.getByRole('button', { name: 'Live tail' }).click();
+    await expect(page.getByRole('button', { name: 'Live tail' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    // The stream is open once the server has answered its first poll; a log sent now is new to it.
+    await page.waitForTimeout(1_500);
+    expect((await sendLogs(state.key, [{ severity: 'info', message: 'sent while tailing' }])).status).toBe(202);
+    await page.getByText('sent while tailing').waitFor({ timeout: 10_000 });
+    await screenshot(page, '11-explorer-tail');
+    await page.getByRole('button', { name: 'Live tail' }).click();
+  });
+
+  it('revokes the key in the UI, after which ingest with it answers 401', async () => {
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
+    await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('row', { name: /server/ }).getByText('revoked').waitFor();
+    await screenshot(page, '12-key-revoked');
+    const refused = await eventually(async () => {
+      const reply = await sendLogs(state.key, [{ severity: 'info', message: 'after revoke' }]);
+      if (reply.status !== 401) throw new Error(`ingest answered ${reply.status}`);
+      return reply;
+    });
+    expect(refused.body.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('shows settings and the plan with its usage', async () => {
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/settings`);
+    await page.getByLabel(/allow browser logs/i).waitFor();
+    await screenshot(page, '13-settings');
+    await page.goto(`/orgs/${state.org}/usage`);
+    await page.getByText(/free/i).first().waitFor();
+    await screenshot(page, '14-usage');
+  });
+
+  it('sends an expired session to log-in and back to the page it was on', async () => {
+    const explore = `/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs severity:error')}`;
+    await context.clearCookies();
+    await page.goto(explore);
+    await page.waitForURL(/\/login\?next=/);
+    await page.getByLabel('Email').fill(state.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/explore') && url.searchParams.get('q') === 'from:logs severity:error');
+    await page.getByText('checkout step 5 error').waitFor();
+  });
+
+  it('logs out', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(/\/login/);
+    expect((await context.cookies()).find((cookie) => cookie.name === 'tlm_session')).toBeUndefined();
+  });
+});
