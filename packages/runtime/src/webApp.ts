@@ -4,13 +4,14 @@ import { Type } from '@sinclair/typebox';
 import { nameRoute, notFound } from '@tlm/core';
 import express, { Router, type Request } from 'express';
 
-/** The web app's build (services/web/dist) from the repository root, whether this file runs from src or dist. */
-const BUILT_WEB_APP = path.resolve(__dirname, '../../../services/web/dist');
+/** The repository root, whether this file runs from src or dist: relative WEB_DIST_DIR values start there. */
+const REPOSITORY_ROOT = path.resolve(__dirname, '../../..');
 
 export const webAppConfig = {
   WEB_DIST_DIR: Type.String({
-    default: BUILT_WEB_APP,
-    description: 'Directory of the built web app (index.html and assets/), served at / from the same origin as /api and /v1.',
+    default: 'services/web/dist',
+    description:
+      'Directory of the built web app (index.html and assets/), served at / from the same origin as /api and /v1; a relative path starts at the repository root.',
   }),
 };
 
@@ -41,8 +42,9 @@ function isPageNavigation(req: Request): boolean {
  * Serves the single-page app: its hashed assets with a year's caching, and index.html (never cached, so a new
  * build is picked up at once) for every page path. With no build present, pages answer a 404 naming the fix.
  */
-export function webAppRoutes(distDir: string): Router {
+export function webAppRoutes(configuredDir: string): Router {
   const router = Router();
+  const distDir = path.resolve(REPOSITORY_ROOT, configuredDir);
   const indexHtml = path.join(distDir, 'index.html');
   const assets = express.static(path.join(distDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: true });
   router.use('/assets', (_req, res, next) => {
