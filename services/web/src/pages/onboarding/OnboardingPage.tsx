@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useApiKeys, useProject } from '../../api/hooks';
-import type { ApiKey, CreatedKey } from '../../api/types';
+import type { ApiKey } from '../../api/types';
 import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
 import { SecretValue } from '../../components/SecretValue';
 import { ErrorNotice, Loading } from '../../components/States';
-import { useCreateStarterKeys } from './hooks';
+import { useCreateStarterKeys, type StarterKeys } from './hooks';
 import { Snippets } from './Snippets';
 import { WaitingForData } from './WaitingForData';
 
@@ -17,7 +17,7 @@ export default function OnboardingPage() {
   const projectQuery = useProject(org, project);
   const keyList = useApiKeys(org, project);
   // The values of keys made here: shown once, kept in this page's memory only.
-  const [created, setCreated] = useState<{ publicKey: CreatedKey; secretKey: CreatedKey }>();
+  const [created, setCreated] = useState<StarterKeys>();
   const [quotaClosed, setQuotaClosed] = useState(false);
   const create = useCreateStarterKeys(org, project);
   const keysPage = `/orgs/${org}/projects/${project}/keys`;
@@ -30,7 +30,7 @@ export default function OnboardingPage() {
   const activePublic = active.find((key) => key.type === 'public');
   const activeSecret = active.find((key) => key.type === 'secret');
   const publicKey = created?.publicKey.key ?? PUBLIC_PLACEHOLDER;
-  const secretKey = created?.secretKey.key ?? SECRET_PLACEHOLDER;
+  const secretKey = created?.secretKey?.key ?? SECRET_PLACEHOLDER;
   const origin = window.location.origin;
   const dsn = `${window.location.protocol}//${publicKey}@${window.location.host}/${projectQuery.data.dsn_id}`;
   const quota = quotaClosed ? undefined : quotaDetails(create.error);
@@ -53,7 +53,19 @@ export default function OnboardingPage() {
               <Link to={keysPage}>API keys page</Link> lists them by prefix, and makes new ones.
             </p>
             <SecretValue label="Public key" value={created.publicKey.key} copyLabel="Copy browser key" hint="For browsers and apps: Sentry DSN, posthog-js." />
-            <SecretValue label="Secret key" value={created.secretKey.key} copyLabel="Copy server key" hint="For servers and scripts: OpenTelemetry, @tlm/client, curl." />
+            {created.secretKey ? (
+              <SecretValue label="Secret key" value={created.secretKey.key} copyLabel="Copy server key" hint="For servers and scripts: OpenTelemetry, @tlm/client, curl." />
+            ) : (
+              <ErrorNotice
+                error={created.secretError}
+                next={
+                  <>
+                    The secret key was not created, so the server snippets say {SECRET_PLACEHOLDER}. Make one on the <Link to={keysPage}>API keys page</Link>{' '}
+                    once there is room for it.
+                  </>
+                }
+              />
+            )}
           </>
         ) : !activePublic && !activeSecret ? (
           <>

@@ -3,6 +3,12 @@ import { api } from '../../api/client';
 import { projectPath } from '../../api/hooks';
 import type { CreatedKey, GqlAnswer } from '../../api/types';
 
+export interface StarterKeys {
+  publicKey: CreatedKey;
+  secretKey?: CreatedKey;
+  secretError?: unknown;
+}
+
 /** A public key for browsers ("browser") and a secret key for servers ("server"); their values come back only here. */
 export function useCreateStarterKeys(org: string, project: string) {
   const queryClient = useQueryClient();
@@ -10,8 +16,13 @@ export function useCreateStarterKeys(org: string, project: string) {
     mutationFn: async () => {
       const base = `${projectPath(org, project)}/keys`;
       const publicKey = await api.post<CreatedKey>(base, { name: 'browser', type: 'public', scopes: ['ingest:write'] });
-      const secretKey = await api.post<CreatedKey>(base, { name: 'server', type: 'secret', scopes: ['*'] });
-      return { publicKey, secretKey };
+      // The public key's value exists now and is never shown again: keep it even when the secret key is refused.
+      try {
+        const secretKey = await api.post<CreatedKey>(base, { name: 'server', type: 'secret', scopes: ['*'] });
+        return { publicKey, secretKey } as StarterKeys;
+      } catch (secretError) {
+        return { publicKey, secretError } as StarterKeys;
+      }
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['orgs', org, 'projects', project, 'keys'] }),
   });

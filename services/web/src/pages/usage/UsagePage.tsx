@@ -1,7 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { SIGNALS, useUsage, type Signal, type UsageAnswer } from './hooks';
+import { signalsOf, useUsage, type Signal, type UsageAnswer } from './hooks';
 
 const SIGNAL_NAMES: Record<Signal, string> = {
   logs: 'Logs',
@@ -9,12 +9,14 @@ const SIGNAL_NAMES: Record<Signal, string> = {
   errors: 'Errors',
   spans: 'Spans',
   vitals: 'Web vitals',
+  sessions: 'Sessions',
   replays: 'Replays',
   profiles: 'Profiles',
   ai_queries: 'AI queries',
 };
 
 const number = new Intl.NumberFormat();
+const signalName = (signal: string) => SIGNAL_NAMES[signal as Signal] ?? signal.replace(/_/g, ' ');
 const limited = (limit: number | null | undefined): limit is number => typeof limit === 'number' && Number.isFinite(limit) && limit >= 0;
 const shown = (limit: number | null | undefined, unit = '') => (limited(limit) ? `${number.format(limit)}${unit}` : 'unlimited');
 
@@ -79,7 +81,8 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
 
 function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
   const { limits } = answer;
-  const total = SIGNALS.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
+  const signals = signalsOf(answer.usage);
+  const total = signals.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
   return (
     <>
       <section className="panel" aria-labelledby="plan">
@@ -129,9 +132,9 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         </h2>
         <p className="muted">What the whole organization has sent this month, per signal.</p>
         <dl className="stats">
-          {SIGNALS.map((signal) => (
+          {signals.map((signal) => (
             <div className="stat" key={signal}>
-              <dt>{SIGNAL_NAMES[signal]}</dt>
+              <dt>{signalName(signal)}</dt>
               <dd>{number.format(answer.usage[signal] ?? 0)}</dd>
             </div>
           ))}
@@ -149,9 +152,9 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
             <thead>
               <tr>
                 <th scope="col">Project</th>
-                {SIGNALS.map((signal) => (
+                {signals.map((signal) => (
                   <th scope="col" key={signal} className="numeric">
-                    {SIGNAL_NAMES[signal]}
+                    {signalName(signal)}
                   </th>
                 ))}
               </tr>
@@ -162,7 +165,7 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
                   <th scope="row">
                     <Link to={`/orgs/${org}/projects/${project.id}/explore`}>{project.name}</Link>
                   </th>
-                  {SIGNALS.map((signal) => (
+                  {signals.map((signal) => (
                     <td key={signal} className="numeric">
                       {number.format(project.usage[signal] ?? 0)}
                     </td>

@@ -3,9 +3,16 @@ import { api } from '../../api/client';
 import { keys, orgPath } from '../../api/hooks';
 import type { Plan } from '../../api/types';
 
-export const SIGNALS = ['logs', 'events', 'errors', 'spans', 'vitals', 'replays', 'profiles', 'ai_queries'] as const;
+/** Signals in the order they are shown; the server answers those it counts (others it adds later show too). */
+export const SIGNALS = ['logs', 'events', 'errors', 'spans', 'vitals', 'sessions', 'replays', 'profiles', 'ai_queries'] as const;
 export type Signal = (typeof SIGNALS)[number];
-export type SignalCounts = Partial<Record<Signal, number>>;
+export type SignalCounts = Partial<Record<string, number>>;
+
+/** The signals an answer counts: known ones in their order, then any other the server adds. */
+export function signalsOf(usage: SignalCounts): string[] {
+  const known: string[] = SIGNALS.filter((signal) => signal in usage);
+  return [...known, ...Object.keys(usage).filter((signal) => !known.includes(signal))];
+}
 
 /** GET /api/orgs/:org/usage: the plan's limits, the quotas in use and this month's counts per signal. */
 export interface UsageAnswer {
