@@ -16,7 +16,7 @@ export default function ProjectsPage() {
       <h1>Projects{organization ? <span className="muted"> · {organization.name}</span> : null}</h1>
       <section className="panel" aria-labelledby="projects-list">
         <h2 id="projects-list" className="panel-title">
-          Projects
+          Active projects
         </h2>
         {projects.isPending ? (
           <Loading what="projects" />
@@ -59,16 +59,18 @@ function ProjectTable({ org, projects }: { org: string; projects: Project[] }) {
               <RelativeTime iso={project.created_at} />
             </td>
             <td className="mono">{project.dsn_id}</td>
-            <td className="row">
-              <Link to={`/orgs/${org}/projects/${project.id}/explore`} aria-label={`Explore ${project.name}`}>
-                Explore
-              </Link>
-              <Link to={`/orgs/${org}/projects/${project.id}/onboarding`} aria-label={`Set up ${project.name}`}>
-                Set up
-              </Link>
-              <Link to={`/orgs/${org}/projects/${project.id}/settings`} aria-label={`Settings of ${project.name}`}>
-                Settings
-              </Link>
+            <td>
+              <div className="row">
+                <Link to={`/orgs/${org}/projects/${project.id}/explore`} aria-label={`Explore ${project.name}`}>
+                  Explore
+                </Link>
+                <Link to={`/orgs/${org}/projects/${project.id}/onboarding`} aria-label={`Set up ${project.name}`}>
+                  Set up
+                </Link>
+                <Link to={`/orgs/${org}/projects/${project.id}/settings`} aria-label={`Settings of ${project.name}`}>
+                  Settings
+                </Link>
+              </div>
             </td>
           </tr>
         ))}
