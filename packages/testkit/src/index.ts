@@ -70,8 +70,10 @@ export class Api {
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers['authorization'] = `Bearer ${options.token}`;
-    let body: string | Buffer | undefined;
-    if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
+    // Uint8Array<ArrayBuffer> is a body under both Node's fetch types and the DOM's (the browser tests compile with both).
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
+    if (typeof options.body === 'string') body = options.body;
+    else if (Buffer.isBuffer(options.body)) body = options.body as Uint8Array<ArrayBuffer>;
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
