@@ -9,7 +9,8 @@ import { equalsCondition, explorePath } from './queryText';
 type ResultRow = Record<string, unknown>;
 
 const SEVERITY_BADGES: Record<string, string> = { error: 'badge-danger', fatal: 'badge-danger', warn: 'badge-warn', warning: 'badge-warn' };
-const ROW_HEIGHT = 34;
+/** A row's height in pixels, as the stylesheet sets it (`.explore-row > td`). */
+const ROW_HEIGHT = 32;
 
 function Cell({ column, value }: { column: string; value: unknown }) {
   if ((column === 'severity' || column === 'level') && typeof value === 'string') {
@@ -73,6 +74,8 @@ export function ResultsTable({ rows, org, project, label }: { rows: ResultRow[];
     estimateSize: () => ROW_HEIGHT,
     overscan: 10,
     getItemKey: (index) => tableRows[index]?.id ?? index,
+    // Whole pixels: a fractional height that differs from the estimate would re-lay every row below it.
+    measureElement: (element) => Math.round(element.getBoundingClientRect().height),
   });
   const items = virtualizer.getVirtualItems();
   const before = items[0]?.start ?? 0;
