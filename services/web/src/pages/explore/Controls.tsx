@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../../components/States';
 import { useNaturalLanguageQuery } from './hooks';
 import {
@@ -152,10 +152,23 @@ export function NaturalLanguageBox({ org, project, onQuery }: { org: string; pro
   );
 }
 
-/** The project's recent queries; picking one runs it again. */
+/** The project's recent queries; picking one runs it again. Closes on a pick, a click or focus elsewhere, or Escape. */
 export function HistoryMenu({ history, onPick }: { history: string[]; onPick: (query: string) => void }) {
+  const menu = useRef<HTMLDetailsElement>(null);
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !menu.current?.contains(event.target as Node)) menu.current?.removeAttribute('open');
+    };
+    const events = ['pointerdown', 'focusin', 'keydown'] as const;
+    for (const name of events) document.addEventListener(name, close);
+    return () => {
+      for (const name of events) document.removeEventListener(name, close);
+    };
+  }, [open]);
   return (
-    <details className="explore-history">
+    <details ref={menu} className="explore-history" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Recent queries ({history.length})</summary>
       {history.length === 0 ? (
         <p className="muted">Queries you run appear here.</p>
@@ -166,8 +179,9 @@ export function HistoryMenu({ history, onPick }: { history: string[]; onPick: (q
               <button
                 type="button"
                 className="explore-history-item mono"
-                onClick={(event) => {
-                  (event.currentTarget.closest('details') as HTMLDetailsElement | null)?.removeAttribute('open');
+                title={query}
+                onClick={() => {
+                  menu.current?.removeAttribute('open');
                   onPick(query);
                 }}
               >

@@ -117,6 +117,15 @@ export default function ExplorePage() {
           <div className="row explore-controls">
             <SourcePicker text={draft} onPick={run} />
             <TimeRangePicker text={draft} onPick={run} />
+          </div>
+          <GqlEditor ref={editor} org={org} project={project} value={draft} onChange={setDraft} onRun={run} error={queryError} />
+          <div className="row explore-run">
+            <button type="button" className="button button-primary" onClick={() => run(draft)}>
+              Run
+            </button>
+            <span className="muted explore-hint">
+              <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> runs · completions appear as you type
+            </span>
             <span className="topbar-spacer" />
             <button
               type="button"
@@ -128,15 +137,6 @@ export default function ExplorePage() {
             >
               Live tail
             </button>
-          </div>
-          <GqlEditor ref={editor} org={org} project={project} value={draft} onChange={setDraft} onRun={run} error={queryError} />
-          <div className="row explore-run">
-            <button type="button" className="button button-primary" onClick={() => run(draft)}>
-              Run
-            </button>
-            <span className="muted explore-hint">
-              <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> runs · completions appear as you type
-            </span>
           </div>
         </section>
 

@@ -38,10 +38,14 @@ function useLiveTail(org: string, project: string, query: string, running: boole
       pendingCount = 0;
       setRows((current) => mergeTail(current, batches));
     };
-    stream.addEventListener('open', () => setStatus('live'));
+    stream.addEventListener('open', () => {
+      setStatus('live');
+      setError(null);
+    });
     stream.addEventListener('rows', (event) => {
       const message = readTailEvent('rows', (event as MessageEvent<string>).data);
       if (message.kind !== 'rows' || message.rows.length === 0) return;
+      setError(null);
       pending.push(message.rows);
       pendingCount += message.rows.length;
       // Between two flushes only the newest 1,000 rows can reach the screen; older ones are let go at once.
@@ -52,11 +56,10 @@ function useLiveTail(org: string, project: string, query: string, running: boole
       timer ??= window.setTimeout(flush, TAIL_FLUSH_MS);
     });
     stream.addEventListener('error', (event) => {
+      // The server's own `error` event: one poll failed; the stream stays open and the next poll tries again.
       if (event instanceof MessageEvent && typeof event.data === 'string') {
         const message = readTailEvent('error', event.data);
         if (message.kind === 'error') setError({ code: message.code, message: message.message });
-        stream.close();
-        setStatus('stopped');
         return;
       }
       // A dropped connection: the browser reconnects by itself unless the server refused the stream.
