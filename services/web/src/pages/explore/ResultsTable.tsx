@@ -85,7 +85,7 @@ export function ResultsTable({ rows, org, project, label }: { rows: ResultRow[];
 
   return (
     <div ref={scroller} className="explore-table-scroll" tabIndex={-1}>
-      <table className="grid explore-table" aria-label={label} aria-rowcount={rows.length + 1} style={{ minWidth: fixedWidth + 360 }}>
+      <table className="grid explore-table" aria-label={label} aria-rowcount={rows.length + 1} style={{ minWidth: fixedWidth + 280 }}>
         <colgroup>
           {columns.map((column) => (
             <col key={column.id} style={column.size ? { width: column.size } : undefined} />

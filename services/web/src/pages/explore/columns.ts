@@ -32,7 +32,7 @@ export function resultColumns(rows: readonly Record<string, unknown>[], sample =
   const ordered = [...time, ...plain, ...[...bags].filter((key) => !DETAIL_ONLY.has(key))];
   return ordered.map((key) => ({
     key,
-    width: key === wide ? 'wide' : time.includes(key) ? 200 : bags.has(key) ? 280 : 130,
+    width: key === wide ? 'wide' : time.includes(key) ? 196 : bags.has(key) ? 240 : 120,
   }));
 }
 
