@@ -96,7 +96,7 @@ export async function webSection(options: { port: number }) {
       await runPage.goto(`${explore}?q=${encodeURIComponent(seriesQuery)}`);
       const response = await answered;
       const timing = response.request().timing();
-      await runPage.locator('figure[data-points="10000"]').waitFor({ timeout: 30_000 });
+      await runPage.locator('figure[data-points="10000"][data-drawn-at]').waitFor({ timeout: 30_000 });
       // Both instants on the page's clock: the answer's last byte and the figure carrying its 10,000 points.
       const { answerEnd, drawn } = await runPage.evaluate(() => {
         const entry = performance.getEntriesByType('resource').find((resource) => resource.name.includes('/gql?q=')) as unknown as { responseEnd: number };

@@ -76,7 +76,7 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.waitForURL(/\/projects\/[^/]+\/onboarding$/);
     state.project = /\/projects\/([^/]+)\/onboarding/.exec(page.url())![1]!;
-    await page.getByText(/waiting for data/i).first().waitFor();
+    await page.getByText(/waiting for the first log/i).waitFor();
     await screenshot(page, '04-onboarding');
   });
 
@@ -158,7 +158,7 @@ describe('a newcomer in the browser', () => {
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
     await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('row', { name: /server/ }).getByText('revoked').waitFor();
+    await page.getByRole('row', { name: /server/ }).getByText('revoked', { exact: true }).waitFor();
     await screenshot(page, '12-key-revoked');
     const refused = await eventually(async () => {
       const reply = await sendLogs(state.key, [{ severity: 'info', message: 'after revoke' }]);

@@ -1,4 +1,4 @@
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, type CompletionContext } from '@codemirror/autocomplete';
+import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap, type CompletionContext } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { setDiagnostics } from '@codemirror/lint';
 import { EditorState, Prec } from '@codemirror/state';
@@ -72,6 +72,8 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
               {
                 key: 'Mod-Enter',
                 run: (target) => {
+                  // A completion list left open over the results hides them; running is the end of typing.
+                  closeCompletion(target);
                   latest.current.onRun(target.state.doc.toString());
                   return true;
                 },
