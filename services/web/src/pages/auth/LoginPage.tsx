@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { CredentialFields } from './CredentialFields';
 import { useLogin } from './hooks';
 
 export default function LoginPage() {
@@ -19,21 +20,7 @@ export default function LoginPage() {
       <div className="auth-card">
         <h1>Log in</h1>
         <form onSubmit={submit}>
-          <label className="field">
-            <span>Email</span>
-            <input type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
-          </label>
-          <label className="field">
-            <span>Password</span>
-            <input
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-          </label>
+          <CredentialFields email={email} onEmail={setEmail} password={password} onPassword={setPassword} />
           {login.isError ? (
             <ErrorNotice
               error={login.error}

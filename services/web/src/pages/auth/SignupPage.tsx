@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { CredentialFields } from './CredentialFields';
 import { useRestoreAccount, useSignup } from './hooks';
 
 export default function SignupPage() {
@@ -28,26 +29,7 @@ export default function SignupPage() {
             <span>Name</span>
             <input type="text" name="name" autoComplete="name" value={name} onChange={(event) => setName(event.target.value)} />
           </label>
-          <label className="field">
-            <span>Email</span>
-            <input type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
-          </label>
-          <label className="field">
-            <span>Password</span>
-            <input
-              type="password"
-              name="password"
-              autoComplete="new-password"
-              required
-              minLength={8}
-              aria-describedby="password-hint"
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-            />
-            <span id="password-hint" className="field-hint">
-              At least 8 characters.
-            </span>
-          </label>
+          <CredentialFields email={email} onEmail={setEmail} password={password} onPassword={setPassword} newPassword />
           {signup.isError && !canRestore ? (
             <ErrorNotice
               error={signup.error}

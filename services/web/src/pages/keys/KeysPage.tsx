@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useApiKeys, useProject } from '../../api/hooks';
-import type { ApiKey, CreatedKey, QuotaDetails } from '../../api/types';
+import type { ApiKey, CreatedKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
-import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
+import { RecentlyDeleted } from '../../components/RecentlyDeleted';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { CreatedKeyDialog } from './CreatedKeyDialog';
@@ -128,81 +128,19 @@ export default function KeysPage() {
 
 function DeletedKeys({ org, project, mutations }: { org: string; project: string; mutations: ReturnType<typeof useKeyMutations> }) {
   const deleted = useApiKeys(org, project, true);
-  const [blocked, setBlocked] = useState<{ key: ApiKey; quota: QuotaDetails }>();
-  const restore = mutations.restore;
-  const run = (key: ApiKey, force = false) =>
-    restore.mutate(
-      { id: key.id, force },
-      {
-        onSuccess: () => setBlocked(undefined),
-        onError: (error) => {
-          const quota = quotaDetails(error);
-          if (quota) setBlocked({ key, quota });
-        },
-      },
-    );
   return (
-    <section className="panel" aria-labelledby="deleted-keys">
-      <h2 id="deleted-keys" className="panel-title">
-        Recently deleted
-      </h2>
-      {deleted.isPending ? (
-        <Loading what="recently deleted keys" />
-      ) : deleted.isError ? (
-        <ErrorNotice error={deleted.error} next="Reload the page to try again." />
-      ) : deleted.data.length === 0 ? (
-        <p className="muted">No key was deleted in the last 30 days. Deleted keys stay here for 30 days and can be restored.</p>
-      ) : (
-        <table className="grid">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Key</th>
-              <th scope="col">Deleted</th>
-              <th scope="col">Restorable until</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deleted.data.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>{key.type}</td>
-                <td className="mono">{key.prefix}…</td>
-                <td>
-                  <RelativeTime iso={key.deleted_at} fallback="—" />
-                </td>
-                <td>
-                  {key.restore_until ? (
-                    <>
-                      {new Date(key.restore_until).toLocaleDateString()} (<RelativeTime iso={key.restore_until} />)
-                    </>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  <button type="button" className="button button-small" disabled={restore.isPending} onClick={() => run(key)}>
-                    Restore
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {restore.isError && !quotaDetails(restore.error) ? <ErrorNotice error={restore.error} next="Reload the page and try again." /> : null}
-      <QuotaDialog
-        details={blocked?.quota}
-        what="API keys"
-        title={blocked ? `Restoring "${blocked.key.name}" goes past the key limit` : 'Key limit reached'}
-        onClose={() => setBlocked(undefined)}
-        onForce={blocked ? () => run(blocked.key, true) : undefined}
-        forcing={restore.isPending}
-      />
-    </section>
+    <RecentlyDeleted
+      what="keys"
+      list={deleted}
+      empty="No key was deleted in the last 30 days. Deleted keys stay here for 30 days and can be restored."
+      columns={[
+        { header: 'Type', cell: (key) => key.type },
+        { header: 'Key', cell: (key) => `${key.prefix}…`, className: 'mono' },
+      ]}
+      restore={mutations.restore}
+      variables={(key, force) => ({ id: key.id, force })}
+      quotaWhat="API keys"
+      quotaTitle={(key) => (key ? `Restoring "${key.name}" goes past the key limit` : 'Key limit reached')}
+    />
   );
 }

@@ -3,6 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useOrganization, useProjects } from '../../api/hooks';
 import type { Project, QuotaDetails } from '../../api/types';
 import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
+import { RecentlyDeleted } from '../../components/RecentlyDeleted';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useCreateProject, useDeletedProjects, useRestoreProject } from './hooks';
@@ -114,89 +115,16 @@ function CreateProject({ org }: { org: string }) {
 function DeletedProjects({ org }: { org: string }) {
   const deleted = useDeletedProjects(org);
   const restore = useRestoreProject(org);
-  const [blocked, setBlocked] = useState<{ project: Project; quota: QuotaDetails }>();
-  const [restoring, setRestoring] = useState<string>();
-  const run = (project: Project, force = false) => {
-    setRestoring(project.id);
-    restore.mutate(
-      { project: project.id, force },
-      {
-        onSuccess: () => {
-          setBlocked(undefined);
-          void deleted.refetch();
-        },
-        onError: (error) => {
-          const quota = quotaDetails(error);
-          if (quota) setBlocked({ project, quota });
-        },
-        onSettled: () => setRestoring(undefined),
-      },
-    );
-  };
   return (
-    <section className="panel" aria-labelledby="deleted-projects">
-      <h2 id="deleted-projects" className="panel-title">
-        Recently deleted
-      </h2>
-      <p className="muted">Deleted projects can be restored for 30 days, with the keys their deletion revoked. After that they and their data are gone.</p>
-      {deleted.isPending ? (
-        <Loading what="recently deleted projects" />
-      ) : deleted.isError ? (
-        <ErrorNotice error={deleted.error} next="Reload the page to try again." />
-      ) : deleted.data.length === 0 ? (
-        <p className="muted">No project was deleted in the last 30 days.</p>
-      ) : (
-        <table className="grid">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Deleted</th>
-              <th scope="col">Restorable until</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deleted.data.map((project) => (
-              <tr key={project.id}>
-                <td>{project.name}</td>
-                <td>
-                  <RelativeTime iso={project.deleted_at} fallback="—" />
-                </td>
-                <td>
-                  {project.restore_until ? (
-                    <>
-                      {new Date(project.restore_until).toLocaleDateString()} (<RelativeTime iso={project.restore_until} />)
-                    </>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    className="button button-small"
-                    disabled={restoring === project.id}
-                    onClick={() => run(project)}
-                  >
-                    Restore
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {restore.isError && !quotaDetails(restore.error) ? <ErrorNotice error={restore.error} next="Reload the page and try again." /> : null}
-      <QuotaDialog
-        details={blocked?.quota}
-        what="projects"
-        title={blocked ? `Restoring ${blocked.project.name} goes past the project limit` : 'Project limit reached'}
-        onClose={() => setBlocked(undefined)}
-        onForce={blocked ? () => run(blocked.project, true) : undefined}
-        forcing={restore.isPending}
-      />
-    </section>
+    <RecentlyDeleted
+      what="projects"
+      intro={<p className="muted">Deleted projects can be restored for 30 days, with the keys their deletion revoked. After that they and their data are gone.</p>}
+      list={deleted}
+      empty="No project was deleted in the last 30 days."
+      restore={restore}
+      variables={(project, force) => ({ project: project.id, force })}
+      quotaWhat="projects"
+      quotaTitle={(project) => (project ? `Restoring ${project.name} goes past the project limit` : 'Project limit reached')}
+    />
   );
 }
