@@ -168,6 +168,24 @@ describe('a newcomer in the browser', () => {
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
   });
 
+  it('deletes the key and restores it from Recently deleted', async () => {
+    await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
+    const deleted = page.getByRole('region', { name: 'Recently deleted' });
+    await deleted.getByRole('row', { name: /server/ }).waitFor();
+    await screenshot(page, '12b-key-deleted');
+    await deleted.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Restore' }).click();
+    await deleted.getByRole('row', { name: /server/ }).waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /server/ }).getByText('active', { exact: true }).waitFor();
+    // Restored means active again: the key authenticates.
+    const accepted = await eventually(async () => {
+      const reply = await sendLogs(state.key, [{ severity: 'info', message: 'after restore' }]);
+      if (reply.status !== 202) throw new Error(`ingest answered ${reply.status}`);
+      return reply;
+    });
+    expect(accepted.body.accepted).toBe(1);
+  });
+
   it('shows settings and the plan with its usage', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/settings`);
     await page.getByLabel(/allow browser logs/i).waitFor();
