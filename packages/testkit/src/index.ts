@@ -248,3 +248,4 @@ export function paddedGzip(text: string, padBytes: number): Buffer {
 }
 
 export * from './postgres';
+export * from './browser';

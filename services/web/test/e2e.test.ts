@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, startTestServer, uniqueEmail, type TestServer } from '@tlm/testkit';
-import { launchChromium, screenshot } from './browser';
+import { eventually, launchChromium, screenshot, startTestServer, uniqueEmail, type TestServer } from '@tlm/testkit';
 
 /**
  * The web app in Debian's Chromium against the real standalone server: sign up, create a project, create a key and
