@@ -166,7 +166,7 @@ const SPAN_STATUSES = ['ok', 'error'];
 const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'];
 const VITAL_NAMES = ['lcp', 'inp', 'cls', 'fcp', 'ttfb'];
 const VITAL_RATINGS = ['good', 'needs-improvement', 'poor'];
-const SESSION_STATUSES = ['ok', 'exited', 'crashed', 'abnormal', 'errored'];
+const SESSION_STATUSES = ['ok', 'exited', 'crashed', 'abnormal', 'errored', 'unhandled'];
 const SESSION_OUTCOMES = ['healthy', 'errored', 'abnormal', 'crashed'];
 
 /** Every GQL source; adding one is one entry here. */

@@ -19,6 +19,8 @@ describe('sessionOutcome', () => {
     ['errored', 0, 'errored'],
     ['abnormal', 3, 'abnormal'],
     ['crashed', 1, 'crashed'],
+    ['unhandled', 1, 'errored'],
+    ['unhandled', 0, 'errored'],
   ] as const)('%s with %d errors is %s', (status, errors, outcome) => {
     expect(sessionOutcome(status, errors)).toBe(outcome);
   });
@@ -52,6 +54,21 @@ describe('toSessionRecord', () => {
     expect(result.ok && [result.value.status, result.value.timestamp, result.value.durationMs, result.value.environment]).toEqual(['ok', RECEIVED_AT, 2_500, null]);
   });
 
+  it('keeps @sentry/browser\'s unhandled status as sent: errored, not crashed, with at least the one error that ended it', () => {
+    const update = { sid: 'page-1', started: '2026-05-01T11:59:00Z', timestamp: '2026-05-01T11:59:02Z', attrs };
+    const sent = toSessionRecord({ ...update, status: 'unhandled', errors: 1 }, context);
+    expect(sent.ok && [sent.value.status, sent.value.outcome, sent.value.errors]).toEqual(['unhandled', 'errored', 1]);
+    const uncounted = toSessionRecord({ ...update, status: 'unhandled', errors: 0 }, context);
+    expect(uncounted.ok && [uncounted.value.status, uncounted.value.outcome, uncounted.value.errors]).toEqual(['unhandled', 'errored', 1]);
+  });
+
+  it('still refuses a status no SDK sends, naming the ones it takes', () => {
+    expect(toSessionRecord({ sid: 's', started: '2026-05-01T11:00:00Z', status: 'fine', attrs }, context)).toEqual({
+      ok: false,
+      reason: 'status must be one of ok, exited, crashed, abnormal, errored, unhandled',
+    });
+  });
+
   it('refuses a start more than a day ahead', () => {
     expect(toSessionRecord({ sid: 's', started: '2026-05-03T12:00:00Z', attrs }, context)).toEqual({ ok: false, reason: 'started is more than 24 hours in the future' });
   });
@@ -66,6 +83,15 @@ describe('toSessionAggregateRecords', () => {
       ['crashed', 'crashed', 1, 'u1', null],
     ]);
     expect(new Set(result.value.map((record) => record.id)).size).toBe(2);
+  });
+
+  it('counts an aggregate\'s unhandled sessions as errored, not crashed', () => {
+    const result = toSessionAggregateRecords({ aggregates: [{ started: '2026-05-01T11:59:00Z', unhandled: 3, crashed: 1 }], attrs }, context);
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.value.map((record) => [record.status, record.outcome, record.quantity])).toEqual([
+      ['unhandled', 'errored', 3],
+      ['crashed', 'crashed', 1],
+    ]);
   });
 
   it('names the bucket whose start is unreadable', () => {

@@ -7,13 +7,17 @@ import { sentryTime } from './sentrySpans';
 import { epochTimestamp } from './time';
 import { itemValidator } from './validation';
 
-/** What a Sentry SDK says of a session (`errored` only in Ruby's aggregates; Relay takes it too). */
-export const SESSION_STATUSES = ['ok', 'exited', 'crashed', 'abnormal', 'errored'] as const;
+/**
+ * What a Sentry SDK says of a session (`errored` only in Ruby's aggregates; Relay takes it too). `unhandled` is what
+ * @sentry/browser ends a page's session with after an unhandled error: the page saw it and went on running.
+ */
+export const SESSION_STATUSES = ['ok', 'exited', 'crashed', 'abnormal', 'errored', 'unhandled'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /**
  * How a session ended for release health, Sentry's buckets: crashed, abnormal, errored (it saw an error and did not
- * crash), healthy. Crash-free sessions are the share not `crashed`.
+ * crash; `unhandled` sessions too, as Relay counts them errored and not fatal), healthy. Crash-free sessions are the
+ * share not `crashed`.
  */
 export const SESSION_OUTCOMES = ['healthy', 'errored', 'abnormal', 'crashed'] as const;
 export type SessionOutcome = (typeof SESSION_OUTCOMES)[number];
@@ -52,7 +56,15 @@ const AggregateCount = Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COU
 /** A `sessions` item: counts of request-mode sessions per started minute (what server SDKs send). */
 export const SessionAggregatesSchema = Type.Object({
   aggregates: Type.Array(
-    Type.Object({ started: SentryTime, did: Type.Optional(DistinctId), exited: AggregateCount, errored: AggregateCount, abnormal: AggregateCount, crashed: AggregateCount }),
+    Type.Object({
+      started: SentryTime,
+      did: Type.Optional(DistinctId),
+      exited: AggregateCount,
+      errored: AggregateCount,
+      abnormal: AggregateCount,
+      unhandled: AggregateCount,
+      crashed: AggregateCount,
+    }),
     { minItems: 1, maxItems: MAX_SESSION_AGGREGATES },
   ),
   attrs: ReleaseAttributes,
@@ -90,8 +102,11 @@ const validateSessionAggregates = itemValidator(SessionAggregatesSchema);
 
 export function sessionOutcome(status: SessionStatus, errors: number): SessionOutcome {
   if (status === 'crashed' || status === 'abnormal') return status;
-  return status === 'errored' || errors > 0 ? 'errored' : 'healthy';
+  return status === 'errored' || status === 'unhandled' || errors > 0 ? 'errored' : 'healthy';
 }
+
+/** The errors a session saw: an `unhandled` session saw at least the one that ended it, whatever count it sent. */
+export const sessionErrors = (status: SessionStatus, errors: number): number => (status === 'unhandled' ? Math.max(1, errors) : errors);
 
 function time(value: string | number, field: string, receivedAt: number): ItemResult<number> {
   const ms = sentryTime(value);
@@ -122,7 +137,7 @@ export function toSessionRecord(input: unknown, context: IngestContext): ItemRes
   const timestamp = update.timestamp === undefined ? accept(context.receivedAt) : time(update.timestamp, 'timestamp', context.receivedAt);
   if (!timestamp.ok) return timestamp;
   const status = update.status ?? 'ok';
-  const errors = update.errors ?? 0;
+  const errors = sessionErrors(status, update.errors ?? 0);
   return accept({
     ...itemFields(update.attrs, context),
     id: update.sid.toLowerCase(),
@@ -138,7 +153,7 @@ export function toSessionRecord(input: unknown, context: IngestContext): ItemRes
   });
 }
 
-const AGGREGATE_STATUSES = ['exited', 'errored', 'abnormal', 'crashed'] as const;
+const AGGREGATE_STATUSES = ['exited', 'errored', 'abnormal', 'unhandled', 'crashed'] as const;
 
 /** One record per bucket and status with a count above zero; an item with nothing to count is rejected. */
 export function toSessionAggregateRecords(input: unknown, context: IngestContext): ItemResult<SessionRecord[]> {

@@ -102,7 +102,7 @@ describe('session items', () => {
 
   it.each([
     ['a session without a release', { type: 'session' }, { sid: 'a1', started: at(0), attrs: {} }, 'session item: attrs.release is required'],
-    ['an unknown status', { type: 'session' }, sessionUpdate('a2', { status: 'exploded' }), 'session item: status must be one of ok, exited, crashed, abnormal, errored'],
+    ['an unknown status', { type: 'session' }, sessionUpdate('a2', { status: 'exploded' }), 'session item: status must be one of ok, exited, crashed, abnormal, errored, unhandled'],
     ['an unreadable start', { type: 'session' }, sessionUpdate('a3', { started: 'yesterday' }), 'session item: started must be an RFC 3339 date-time or epoch seconds'],
     ['a negative error count', { type: 'session' }, sessionUpdate('a4', { errors: -1 }), 'session item: errors must be >= 0'],
     ['an error count beyond 32 bits', { type: 'session' }, sessionUpdate('a5', { errors: 5e9 }), 'session item: errors must be <= 2147483647'],
