@@ -68,8 +68,17 @@ async function runProbe(probe: ReadinessCheck): Promise<{ name: string; status: 
   }
 }
 
+/**
+ * The 404 of a path no route serves. It may be read from any origin (no credentials ride along and it holds nothing
+ * but "no such route"), so a browser SDK calling a path the service lacks sees the 404 instead of a CORS error.
+ */
+export const unmatchedRoute: RequestHandler = (_req, res, next) => {
+  res.set('Access-Control-Allow-Origin', '*');
+  next(notFound('no such route'));
+};
+
 export function finishServiceApp(app: Express, logger: Logger): void {
-  app.use((_req, _res, next) => next(notFound('no such route')));
+  app.use(unmatchedRoute);
   app.use(errorHandler(logger));
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, nameRoute, notFound, type ReadinessCheck } from '@tlm/core';
+import { ApiError, nameRoute, unmatchedRoute, type ReadinessCheck } from '@tlm/core';
 import { webAppRoutes } from '@tlm/runtime';
 import { Router } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -32,7 +32,7 @@ export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: numb
   });
   router.use((req, res, next) => {
     const upstream = upstreamOf(req.path, req.method);
-    if (!upstream) throw notFound('no such route');
+    if (!upstream) return unmatchedRoute(req, res, next);
     // Metrics and logs by the service answering: every proxied path would otherwise count as 'unmatched'.
     nameRoute(res, `upstream:${upstream}`);
     return proxy(req, res, next);

@@ -11,6 +11,9 @@ export const ROUTE_TABLE: readonly { upstream: Upstream; pattern: RegExp; method
   { upstream: 'ingest-gateway', pattern: /^\/v1\/(logs|events|envelope|otlp|replay|profiles|artifacts|symbolicate)(\/|$)/ },
   { upstream: 'ingest-gateway', pattern: /^\/api\/\d+\/(envelope|store)\/?$/ },
   { upstream: 'ingest-gateway', pattern: /^\/(batch|e|capture|i\/v0\/e)\/?$/ },
+  // posthog-js's feature flags and remote config (posthog-node and older posthog-js ask /decide).
+  { upstream: 'ingest-gateway', pattern: /^\/(flags|decide)\/?$/ },
+  { upstream: 'ingest-gateway', pattern: /^\/array\/[^/]+\/config(\.js)?$/ },
   // Natural language to GQL belongs to the AI service, before the query service's /v1/gql paths.
   { upstream: 'ai', pattern: /^\/v1\/(gql\/nl|ai)(\/|$)/ },
   { upstream: 'ai', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/gql\/nl\/?$/ },

@@ -16,6 +16,11 @@ describe('the route table', () => {
     ['/api/42/envelope/', 'ingest-gateway'],
     ['/batch/', 'ingest-gateway'],
     ['/i/v0/e/', 'ingest-gateway'],
+    ['/flags/', 'ingest-gateway'],
+    ['/flags', 'ingest-gateway'],
+    ['/decide/', 'ingest-gateway'],
+    ['/array/tlm_pk_us_abc/config', 'ingest-gateway'],
+    ['/array/tlm_pk_us_abc/config.js', 'ingest-gateway'],
     ['/v1/otlp/v1/traces', 'ingest-gateway'],
     ['/v1/artifacts', 'ingest-gateway'],
     ['/v1/symbolicate', 'ingest-gateway'],
@@ -68,6 +73,8 @@ describe('the route table', () => {
     expect(upstreamOf('/')).toBeUndefined();
     expect(upstreamOf('/v1/unknown')).toBeUndefined();
     expect(upstreamOf('/admin/cleanup')).toBeUndefined();
+    expect(upstreamOf('/array/tlm_pk_us_abc/array.js')).toBeUndefined();
+    expect(upstreamOf('/flags/extra')).toBeUndefined();
   });
 });
 
@@ -134,10 +141,21 @@ describe('the API gateway in front of running services', () => {
     expect(reply.body.error.code).toBe('UNAUTHORIZED');
   });
 
-  it('answers 404 NOT_FOUND for paths no service owns', async () => {
-    const reply = await api.get('/nowhere');
+  it('answers 404 NOT_FOUND for paths no service owns, readable from any origin', async () => {
+    const reply = await api.get('/nowhere', { headers: { origin: 'http://shop.example' } });
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe('NOT_FOUND');
+    expect(reply.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it("carries posthog-js's flags and remote-config requests to the ingest gateway", async () => {
+    const setup = await setupProject(api);
+    const flags = await api.post('/flags/?v=2', { body: { token: setup.publicKey, distinct_id: 'gw-user' }, headers: { origin: 'http://shop.example' } });
+    expect(flags.status).toBe(200);
+    expect(flags.body).toMatchObject({ flags: {}, errorsWhileComputingFlags: false });
+    expect(flags.headers.get('access-control-allow-origin')).toBe('http://shop.example');
+    const config = await api.get(`/array/${setup.publicKey}/config`);
+    expect([config.status, config.body.token]).toEqual([200, setup.publicKey]);
   });
 
   it('is ready when every upstream answers /healthz', async () => {

@@ -27,6 +27,7 @@ import { ingestCors } from './cors';
 import { envelopeRoutes } from './envelope/route';
 import { exportLogs, exportTraces, otlpBody } from './otlp';
 import { posthogRoutes } from './posthog';
+import { posthogFlagsRoutes } from './posthogFlags';
 import { profileRoutes } from './profiles';
 import { replayRoutes } from './replay';
 import { batchItems, ingestContext, publishOutcome, withinItemSize } from './request';
@@ -95,6 +96,6 @@ export function ingestRoutes(deps: IngestGatewayDeps): Router {
   router.use(['/v1/artifacts', '/v1/symbolicate'], ingestCors);
   router.post('/v1/otlp/v1/traces', ...writer, otlpBody, exportTraces(deps.bus));
   router.post('/v1/otlp/v1/logs', ...writer, browserLogsAllowed, otlpBody, exportLogs(deps.bus));
-  router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), posthogRoutes(deps), artifactRoutes(deps));
+  router.use(replayRoutes(deps, writer), profileRoutes(deps, writer), envelopeRoutes(deps), posthogRoutes(deps), posthogFlagsRoutes(deps), artifactRoutes(deps));
   return router;
 }

@@ -137,33 +137,45 @@ function skewCorrected(timestamp: unknown, sentAt: string | undefined, receivedA
 /** How long another region may take to answer a relayed capture. */
 const RELAY_TIMEOUT_MS = 30_000;
 
-const posthogBody = rawBody(MAX_BODY_BYTES);
+export const posthogBody = rawBody(MAX_BODY_BYTES);
+
+/** The body's JSON after PostHog's encodings, and its text (charged to the item sizes); lone surrogates and NUL repaired. */
+export function posthogPayload(req: Request): { payload: unknown; text: string } {
+  const text = payloadText(req, bodyOf(req));
+  try {
+    // As jsonBody does for every other JSON door: lone surrogates and NUL become U+FFFD.
+    return { payload: parseRepairedJson(text), text };
+  } catch (error) {
+    if (error instanceof SyntaxError) throw validationError('request body is not valid JSON');
+    throw error;
+  }
+}
+
+/**
+ * Resolves the project key a PostHog SDK named (in the body or the path) into `res.locals.apiKey`. A key of another
+ * region is relayed there as received and answered from it: then this answers false and the request is done.
+ */
+export async function resolvePosthogKey(deps: PosthogDeps, req: Request, res: Response, key: string): Promise<boolean> {
+  const region = parseApiKey(key)?.region;
+  if (region && region !== deps.region) {
+    const target = deps.regionUrls[region];
+    if (!target) throw wrongRegion(region);
+    await relay(region, `${target}${req.originalUrl}`, req, bodyOf(req), res);
+    return false;
+  }
+  const resolved = await deps.keys.resolve(key);
+  if (!resolved) throw unauthorized('invalid, revoked or deleted key');
+  res.locals['apiKey'] = resolved;
+  return true;
+}
 
 /** Decodes the body and resolves its key; a key of another region is relayed there with the body as received. */
 function posthogAuth(deps: PosthogDeps): RequestHandler {
   return async (req, res, next) => {
-    const body = bodyOf(req);
-    let payload: unknown;
-    const text = payloadText(req, body);
-    try {
-      // As jsonBody does for every other JSON door: lone surrogates and NUL become U+FFFD.
-      payload = parseRepairedJson(text);
-    } catch (error) {
-      if (error instanceof SyntaxError) throw validationError('request body is not valid JSON');
-      throw error;
-    }
+    const { payload, text } = posthogPayload(req);
     const parsed = posthogRequest(payload);
     if (!parsed.key) throw unauthorized('missing key: send the project key as "api_key" in the body (or "token" on the events)');
-    const region = parseApiKey(parsed.key)?.region;
-    if (region && region !== deps.region) {
-      const target = deps.regionUrls[region];
-      if (!target) throw wrongRegion(region);
-      await relay(region, `${target}${req.originalUrl}`, req, body, res);
-      return;
-    }
-    const key = await deps.keys.resolve(parsed.key);
-    if (!key) throw unauthorized('invalid, revoked or deleted key');
-    res.locals['apiKey'] = key;
+    if (!(await resolvePosthogKey(deps, req, res, parsed.key))) return;
     res.locals['posthogEvents'] = parsed.events;
     res.locals['posthogSentAt'] = parsed.sentAt;
     res.locals['posthogBytes'] = Buffer.byteLength(text);
@@ -180,9 +192,10 @@ async function relay(region: string, url: string, req: Request, body: Buffer, re
   }
   // rawBody has already inflated a Content-Encoding; the body goes on inflated.
   headers['x-forwarded-for'] = [req.get('x-forwarded-for'), req.socket.remoteAddress].filter(Boolean).join(', ');
+  const withBody = req.method !== 'GET' && req.method !== 'HEAD';
   let answer: globalThis.Response;
   try {
-    answer = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(RELAY_TIMEOUT_MS) });
+    answer = await fetch(url, { method: req.method, headers, ...(withBody ? { body } : {}), signal: AbortSignal.timeout(RELAY_TIMEOUT_MS) });
   } catch {
     throw regionUnreachable(region);
   }
