@@ -11,7 +11,7 @@ node_modules/.modules.yaml: package.json pnpm-lock.yaml pnpm-workspace.yaml $(wi
 install: node_modules/.modules.yaml
 
 # The web app is rebuilt only when its sources changed: Vite's build is the slowest step of `make start`.
-WEB_SOURCES := $(shell find services/web/src services/web/public -type f 2>/dev/null) services/web/index.html services/web/vite.config.ts services/web/package.json services/web/tsconfig.json
+WEB_SOURCES := $(shell find services/web/src services/web/public packages/api-schemas/src -type f 2>/dev/null) services/web/index.html services/web/vite.config.ts services/web/package.json services/web/tsconfig.json
 
 services/web/dist/index.html: node_modules/.modules.yaml $(WEB_SOURCES)
 	$(PNPM) --filter @tlm/web build

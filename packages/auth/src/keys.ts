@@ -2,8 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** DECISIONS.md "Names and formats": `tlm_pk_<region>_<32 base62>` and `tlm_sk_<region>_<32 base62>`. */
 export const KEY_PREFIX = 'tlm';
-export const REGIONS = ['us', 'eu', 'ap'] as const;
-export type Region = (typeof REGIONS)[number];
+import { REGIONS, type Region } from '@tlm/api-schemas';
+
+export { REGIONS, type Region };
 export type KeyType = 'public' | 'secret';
 
 const RANDOM_LENGTH = 32;

@@ -1,16 +1,6 @@
-/** Scope names of SPEC.md's scope table plus `alerts:read`/`alerts:write` (DECISIONS.md "Conflicts resolved"). */
-export const SCOPES = [
-  '*',
-  'ingest:write',
-  'data:read',
-  'data:write',
-  'exports:read',
-  'exports:write',
-  'ai:chat',
-  'alerts:read',
-  'alerts:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+import { SCOPES, type Scope } from '@tlm/api-schemas';
+
+export { SCOPES, type Scope };
 
 export const DEFAULT_SCOPES: Record<'public' | 'secret', Scope[]> = {
   public: ['ingest:write'],

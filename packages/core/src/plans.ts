@@ -1,6 +1,7 @@
 /** Per-plan limits (SPEC.md Limits). Project and AI quotas are not in the spec; the values here are ours (docs/decisions.md). */
-export const PLAN_NAMES = ['free', 'starter', 'pro', 'team'] as const;
-export type PlanName = (typeof PLAN_NAMES)[number];
+import { PLAN_NAMES, type PlanName } from '@tlm/api-schemas';
+
+export { PLAN_NAMES, type PlanName };
 
 export interface PlanLimits {
   requestsPerSecond: number;

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { validationError } from './errors';
@@ -7,9 +7,7 @@ const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: f
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 
 /** A string restricted to listed values, as a plain JSON Schema `enum` so errors can list them. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
+export { StringEnum } from '@tlm/api-schemas';
 
 /** Checks a request body (or query object) against a TypeBox schema; 400 VALIDATION_ERROR naming the field otherwise. */
 export function parseBody<S extends TSchema>(schema: S, body: unknown, what = 'request body'): Static<S> {
@@ -32,6 +30,8 @@ function explain(error: ErrorObject | undefined): string {
 }
 
 /** ISO 8601 UTC with milliseconds (DECISIONS.md), or null. */
+export function isoTime(value: Date | string | number): string;
+export function isoTime(value: Date | string | number | null | undefined): string | null;
 export function isoTime(value: Date | string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return new Date(value).toISOString();

@@ -1,12 +1,13 @@
+import type { Organization, Project, User } from '@tlm/api-schemas';
 import { isoTime, restoreDeadline } from '@tlm/core';
 import { issueSnapshot } from '@tlm/issues';
 import type { IssueStateRow, MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
 
-/** Stored rows to the JSON the dashboard API answers with. */
+/** Stored rows to the JSON the dashboard API answers with, typed by the shared schemas the web app reads them with. */
 
-export const userJson = (user: Pick<UserRow, 'id' | 'email' | 'name'>) => ({ id: user.id, email: user.email, name: user.name });
+export const userJson = (user: Pick<UserRow, 'id' | 'email' | 'name'>): User => ({ id: user.id, email: user.email, name: user.name });
 
-export const organizationJson = (organization: OrganizationRow, role?: Role) => ({
+export const organizationJson = (organization: OrganizationRow, role?: Role): Organization => ({
   id: organization.id,
   name: organization.name,
   plan: organization.plan,
@@ -23,7 +24,7 @@ export const memberJson = (member: MemberRow) => ({
   joined_at: isoTime(member.created_at),
 });
 
-export const projectJson = (project: ProjectRow) => ({
+export const projectJson = (project: ProjectRow): Project => ({
   id: project.id,
   org_id: project.org_id,
   name: project.name,

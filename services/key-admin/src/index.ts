@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { NewKey } from '@tlm/api-schemas';
 import {
   DEFAULT_SCOPES,
   PUBLIC_KEY_SCOPES,
-  SCOPES,
   announceKeyChange,
   displayPrefix,
   generateApiKey,
@@ -18,7 +17,6 @@ import {
 import type { Bus } from '@tlm/bus';
 import {
   PLANS,
-  StringEnum,
   isUuid,
   jsonBody,
   newId,
@@ -52,11 +50,6 @@ export interface KeyAdminDeps {
   tokens: TokenIssuer;
 }
 
-const NewKey = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  type: StringEnum(['public', 'secret'] as const),
-  scopes: Type.Optional(Type.Array(StringEnum(SCOPES), { minItems: 1, uniqueItems: true })),
-});
 
 /** 402 with the quota and the plans allowing one more key: the key maximum counts every non-deleted key of the account. */
 async function ensureKeyRoom(sql: SqlClient, orgId: string, plan: PlanName): Promise<void> {

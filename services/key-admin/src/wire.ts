@@ -1,8 +1,9 @@
+import type { ApiKey } from '@tlm/api-schemas';
 import { isoTime, restoreDeadline } from '@tlm/core';
 import type { ApiKeyRow } from '@tlm/metadata-store';
 
 /** A key as listed: never its value or hash. */
-export function keyJson(key: ApiKeyRow, dsnId: number) {
+export function keyJson(key: ApiKeyRow, dsnId: number): ApiKey {
   return {
     id: key.id,
     project_id: key.project_id,

@@ -1,3 +1,4 @@
+import type { Scope } from '@tlm/api-schemas';
 import type { SqlClient } from '../store';
 
 export type RevokedBy = 'user' | 'project_deleted';
@@ -8,7 +9,7 @@ export interface ApiKeyRow {
   org_id: string;
   name: string;
   type: 'public' | 'secret';
-  scopes: string[];
+  scopes: Scope[];
   prefix: string;
   key_hash: string;
   region: string;

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { CredentialsBody, SignupBody } from '@tlm/api-schemas';
 import {
   LoginThrottle,
-  REGIONS,
   clearSessionCookie,
   hashPassword,
   lacksCsrfProof,
@@ -12,7 +11,6 @@ import {
   wantsCookieSession,
 } from '@tlm/auth';
 import {
-  StringEnum,
   conflict,
   forbidden,
   isoTime,
@@ -37,18 +35,6 @@ import { Router, type Request, type Response } from 'express';
 import { purgeAccount, restoreAccount, softDeleteAccount } from '../accounts';
 import type { DashboardDeps } from '../deps';
 import { organizationJson, userJson } from '../wire';
-
-const SignupBody = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 320 }),
-  password: Type.String({ minLength: 8, maxLength: 1024 }),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  region: Type.Optional(StringEnum(REGIONS)),
-});
-
-const CredentialsBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 320 }),
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
-});
 
 /** Compared against when the email is unknown, so a login takes as long whether or not the account exists. */
 const NO_SUCH_USER_HASH = hashPassword('no such user, no such password');

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { NewProject, ProjectPatch } from '@tlm/api-schemas';
 import { announceKeyChange, requestMembership, requestProject, requireMember, requireProject, requireUser } from '@tlm/auth';
 import { PLANS, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, withinRestoreWindow, type PlanName } from '@tlm/core';
 import {
@@ -16,18 +16,6 @@ import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 import { projectJson } from '../wire';
 
-const NewProject = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  allow_browser_logs: Type.Optional(Type.Boolean()),
-});
-
-const ProjectPatch = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    allow_browser_logs: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 /** 402 with the quota and the plans that would allow one more project (SPEC.md Project lifecycle). */
 async function ensureProjectRoom(sql: SqlClient, orgId: string, plan: PlanName): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Usage } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser } from '@tlm/auth';
 import { PLANS } from '@tlm/core';
 import { runQuery } from '@tlm/gql';
@@ -10,8 +11,6 @@ const COUNTED_SIGNALS = ['logs', 'events', 'ai_queries'] as const;
 /** Signals with no counter, counted from the stored rows of the month (GQL, so both analytics dialects answer). */
 const QUERIED_SIGNALS = ['errors', 'spans', 'vitals', 'sessions'] as const;
 
-type Signal = (typeof COUNTED_SIGNALS)[number] | (typeof QUERIED_SIGNALS)[number];
-type Usage = Record<Signal, number>;
 
 /**
  * GET /api/orgs/:org/usage: the plan, its limits, the key and project quotas in use, and this month's items per
@@ -20,7 +19,7 @@ type Usage = Record<Signal, number>;
 export function usageRoutes(deps: DashboardDeps): Router {
   const router = Router();
 
-  async function projectUsage(project: ProjectRow, month: string, monthStart: string, retentionDays: number): Promise<Usage> {
+  async function projectUsage(project: ProjectRow, month: string, monthStart: string, retentionDays: number): Promise<Usage['usage']> {
     const counters = await readUsage(deps.metadata, project.id, month);
     const guard = { projectId: project.id, retentionDays, now: new Date() };
     const queried = await Promise.all(
@@ -45,8 +44,8 @@ export function usageRoutes(deps: DashboardDeps): Router {
     );
     const usage = Object.fromEntries(
       [...COUNTED_SIGNALS, ...QUERIED_SIGNALS].map((signal) => [signal, byProject.reduce((sum, project) => sum + project.usage[signal], 0)]),
-    ) as Usage;
-    res.json({
+    ) as Usage['usage'];
+    const answer: Usage = {
       organization: { id: organization.id, name: organization.name, plan: organization.plan, region: organization.region },
       month: month.slice(0, 7),
       limits,
@@ -54,7 +53,8 @@ export function usageRoutes(deps: DashboardDeps): Router {
       projects: { used: projects.length, limit: limits.maxProjects },
       usage,
       by_project: byProject,
-    });
+    };
+    res.json(answer);
   });
 
   return router;

@@ -1,69 +1,10 @@
 /** The answers of the dashboard API (docs/api.md), as the web app reads them. */
 
-export type Plan = 'free' | 'starter' | 'pro' | 'team';
-export type Role = 'owner' | 'member';
+import type { ApiKey, CreatedKey, Me, Organization, PlanName, Project, QuotaDetails, Role, Scope, Usage, User } from '@tlm/api-schemas';
 
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-}
-
-export interface Organization {
-  id: string;
-  name: string;
-  plan: Plan;
-  region: string;
-  created_at?: string;
-  role?: Role;
-}
-
-export interface Me extends User {
-  organizations: Organization[];
-}
-
-export interface Project {
-  id: string;
-  org_id: string;
-  name: string;
-  dsn_id: number;
-  allow_browser_logs: boolean;
-  created_at: string;
-  deleted_at?: string;
-  restore_until?: string;
-}
-
-export type Scope = '*' | 'ingest:write' | 'data:read' | 'data:write' | 'alerts:read' | 'alerts:write' | 'exports:read' | 'exports:write' | 'ai:chat';
-
-export interface ApiKey {
-  id: string;
-  project_id: string;
-  name: string;
-  type: 'public' | 'secret';
-  scopes: Scope[];
-  prefix: string;
-  region: string;
-  dsn_id: number;
-  status: 'active' | 'revoked' | 'deleted';
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  deleted_at?: string;
-  restore_until?: string;
-}
-
-/** The answer to creating a key: the only time its value is shown; public keys come with their Sentry DSN. */
-export interface CreatedKey extends ApiKey {
-  key: string;
-  dsn?: string;
-}
-
-export interface QuotaDetails {
-  limit: number;
-  used: number;
-  plan: Plan;
-  upgrade: Plan[];
-}
+/** The dashboard's resources: the shared schemas the server validates and answers with (packages/api-schemas). */
+export type { ApiKey, CreatedKey, Me, Organization, Project, QuotaDetails, Role, Scope, Usage, User };
+export type Plan = PlanName;
 
 export interface SchemaProperty {
   key: string;

@@ -1,7 +1,8 @@
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { signalsOf, useUsage, type Signal, type UsageAnswer } from './hooks';
+import type { Usage as UsageAnswer } from '../../api/types';
+import { SIGNALS, useUsage, type Signal } from './hooks';
 
 const SIGNAL_NAMES: Record<Signal, string> = {
   logs: 'Logs',
@@ -10,13 +11,11 @@ const SIGNAL_NAMES: Record<Signal, string> = {
   spans: 'Spans',
   vitals: 'Web vitals',
   sessions: 'Sessions',
-  replays: 'Replays',
-  profiles: 'Profiles',
   ai_queries: 'AI queries',
 };
 
 const number = new Intl.NumberFormat();
-const signalName = (signal: string) => SIGNAL_NAMES[signal as Signal] ?? signal.replace(/_/g, ' ');
+const signalName = (signal: Signal) => SIGNAL_NAMES[signal];
 const limited = (limit: number | null | undefined): limit is number => typeof limit === 'number' && Number.isFinite(limit) && limit >= 0;
 const shown = (limit: number | null | undefined, unit = '') => (limited(limit) ? `${number.format(limit)}${unit}` : 'unlimited');
 
@@ -81,8 +80,7 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
 
 function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
   const { limits } = answer;
-  const signals = signalsOf(answer.usage);
-  const total = signals.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
+  const total = SIGNALS.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
   return (
     <>
       <section className="panel" aria-labelledby="plan">
@@ -132,7 +130,7 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         </h2>
         <p className="muted">What the whole organization has sent this month, per signal.</p>
         <dl className="stats">
-          {signals.map((signal) => (
+          {SIGNALS.map((signal) => (
             <div className="stat" key={signal}>
               <dt>{signalName(signal)}</dt>
               <dd>{number.format(answer.usage[signal] ?? 0)}</dd>
@@ -152,7 +150,7 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
             <thead>
               <tr>
                 <th scope="col">Project</th>
-                {signals.map((signal) => (
+                {SIGNALS.map((signal) => (
                   <th scope="col" key={signal} className="numeric">
                     {signalName(signal)}
                   </th>
@@ -165,7 +163,7 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
                   <th scope="row">
                     <Link to={`/orgs/${org}/projects/${project.id}/explore`}>{project.name}</Link>
                   </th>
-                  {signals.map((signal) => (
+                  {SIGNALS.map((signal) => (
                     <td key={signal} className="numeric">
                       {number.format(project.usage[signal] ?? 0)}
                     </td>
