@@ -158,16 +158,7 @@ function RowDetail({ row, org, project }: { row: Row<ResultRow>; org: string; pr
       </div>
       <section aria-label="Fields">
         <h4>Fields</h4>
-        <dl className="explore-kv">
-          {fields.map(([key, value]) => (
-            <Fragment key={key}>
-              <dt>{key}</dt>
-              <dd>
-                <Value value={value} />
-              </dd>
-            </Fragment>
-          ))}
-        </dl>
+        <KeyValues entries={fields} />
       </section>
       {bags.map(([bag, entries]) => (
         <section key={bag} aria-label={bag}>
@@ -175,19 +166,26 @@ function RowDetail({ row, org, project }: { row: Row<ResultRow>; org: string; pr
           {Object.keys(entries).length === 0 ? (
             <p className="muted">empty</p>
           ) : (
-            <dl className="explore-kv">
-              {Object.entries(entries).map(([key, value]) => (
-                <Fragment key={key}>
-                  <dt>{key}</dt>
-                  <dd>
-                    <Value value={value} />
-                  </dd>
-                </Fragment>
-              ))}
-            </dl>
+            <KeyValues entries={Object.entries(entries)} />
           )}
         </section>
       ))}
     </div>
+  );
+}
+
+/** A row's fields, or one property bag, as a list of names and values. */
+function KeyValues({ entries }: { entries: [string, unknown][] }) {
+  return (
+    <dl className="explore-kv">
+      {entries.map(([key, value]) => (
+        <Fragment key={key}>
+          <dt>{key}</dt>
+          <dd>
+            <Value value={value} />
+          </dd>
+        </Fragment>
+      ))}
+    </dl>
   );
 }
