@@ -50,6 +50,7 @@ describe('a newcomer in the browser', () => {
   it('is sent to log-in, and signs up from there', async () => {
     await page.goto('/');
     await page.waitForURL(/\/login/);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await screenshot(page, '01-login');
     await page.getByRole('link', { name: /sign up/i }).click();
     await page.waitForURL(/\/signup/);
@@ -67,6 +68,7 @@ describe('a newcomer in the browser', () => {
     // The token is not readable by page scripts.
     expect(await page.evaluate(() => document.cookie)).not.toContain('tlm_session');
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('eyJ');
+    await page.getByText('No projects yet').waitFor();
     await screenshot(page, '03-projects-empty');
   });
 
