@@ -104,10 +104,23 @@ export function toReplaySessionRecord(input: unknown, context: IngestContext, re
 export interface InspectedRecording {
   gzipped: Buffer;
   eventCount: number;
-  /** Smallest and largest rrweb `timestamp` (epoch milliseconds), null when no event has one. */
+  /** Smallest and largest plausible rrweb `timestamp` (epoch milliseconds, `rrwebTimeMs`), null when no event has one. */
   firstTs: number | null;
   lastTs: number | null;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Below this an event's `timestamp` is seconds: 1e11 ms is March 1973, 1e11 s the year 5138. */
+const SECONDS_BELOW = 1e11;
+
+/**
+ * An rrweb event's `timestamp` as epoch milliseconds. rrweb counts in milliseconds, but Sentry's replay SDK writes its
+ * custom events (type 5: `performanceSpan`, `breadcrumb`) with Sentry's float seconds beside them.
+ */
+export const rrwebTimeMs = (timestamp: number): number => (timestamp < SECONDS_BELOW ? timestamp * 1_000 : timestamp);
+
+/** The first day a project's reads still see (the GQL guard's bound): a chunk older than it could never be read. */
+const retentionStart = (context: IngestContext): number => context.receivedAt - context.retentionDays * DAY_MS;
 
 const isGzip = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 /** RFC 1950: deflate method, and the header's two bytes are a multiple of 31. */
@@ -132,9 +145,15 @@ function containersBeyond(json: Buffer, limit: number): boolean {
  * Checks a recording body: gzip (required at `POST /v1/replay/chunks`; Sentry SDKs may also send zlib or plain
  * JSON) holding a JSON array of rrweb events, at most 100 MiB inflated, its objects and arrays charged to the
  * request's `budget` when it was compressed. Stored bodies are always gzip: a gzip body is kept byte for byte, others
- * are gzipped.
+ * are gzipped. Event times before the project's retention (a timestamp of 0, a relative clock) say nothing of when the
+ * chunk was recorded and are left out of its time span.
  */
-export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zlib or json', budget: JsonBudget): Promise<ItemResult<InspectedRecording>> {
+export async function inspectRecording(
+  body: Buffer,
+  accepts: 'gzip' | 'gzip, zlib or json',
+  budget: JsonBudget,
+  context: IngestContext,
+): Promise<ItemResult<InspectedRecording>> {
   const gzipped = isGzip(body);
   if (!gzipped && accepts === 'gzip') return reject('the body must be gzip (a gzipped JSON array of rrweb events)');
   const zlibbed = !gzipped && isZlib(body);
@@ -160,13 +179,16 @@ export async function inspectRecording(body: Buffer, accepts: 'gzip' | 'gzip, zl
     return reject('the recording is not JSON (expected a JSON array of rrweb events)');
   }
   if (!Array.isArray(events)) return reject('the recording must be a JSON array of rrweb events');
+  const notBefore = retentionStart(context);
   let firstTs: number | null = null;
   let lastTs: number | null = null;
   for (const event of events) {
     const timestamp = (event as { timestamp?: unknown } | null)?.timestamp;
     if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) continue;
-    if (firstTs === null || timestamp < firstTs) firstTs = timestamp;
-    if (lastTs === null || timestamp > lastTs) lastTs = timestamp;
+    const ms = rrwebTimeMs(timestamp);
+    if (ms < notBefore) continue;
+    if (firstTs === null || ms < firstTs) firstTs = ms;
+    if (lastTs === null || ms > lastTs) lastTs = ms;
   }
   return accept({ gzipped: gzipped ? body : await gzipAsync(json), eventCount: events.length, firstTs, lastTs });
 }
@@ -194,7 +216,10 @@ export function replayChunkParams(query: ChunkQuery, receivedAt: number): ItemRe
   return accept({ sessionId: sessionId.value!, seq: seq.value!, startTs: startTs.value, endTs: endTs.value, eventCount: eventCount.value });
 }
 
-/** The chunk's metadata: the parameters as given, the rest from the recording itself. */
+/**
+ * The chunk's metadata: the parameters as given, the rest from the recording itself. A chunk that starts before the
+ * project's retention is refused: it would be stored where no read finds it.
+ */
 export function toReplayChunkRecord(
   params: ReplayChunkParams,
   recording: InspectedRecording,
@@ -208,6 +233,7 @@ export function toReplayChunkRecord(
     ['start_ts', 'end_ts'],
   );
   if (!span.ok) return span;
+  if (span.value.start < retentionStart(context)) return reject(`start_ts is older than the project's retention of ${context.retentionDays} days`);
   return accept({
     kind: 'chunk',
     projectId: context.projectId,

@@ -55,7 +55,7 @@ export function replayRoutes(deps: { bus: Bus; blobs: BlobStore }, writer: Reque
     async (req, res) => {
       const { context, params } = res.locals['replayChunk'] as { context: IngestContext; params: ReplayChunkParams };
       const body = bodyOf(req);
-      const recording = await inspectRecording(body, 'gzip', jsonBudget(req, body));
+      const recording = await inspectRecording(body, 'gzip', jsonBudget(req, body), context);
       if (!recording.ok) throw validationError(recording.reason);
       const blobKey = replayChunkKey(context.projectId, context.receivedAt, params.sessionId, params.seq);
       const chunk = toReplayChunkRecord(params, recording.value, blobKey, context);

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, servePage, serverWithProject, type PageServer } from '@tlm/testkit';
 
 // playwright-core is the testkit's dependency, not this service's: its types are taken from the testkit's functions.
@@ -51,7 +52,8 @@ async function visit(page: Page): Promise<void> {
   await page.waitForTimeout(600);
   await page.evaluate(`document.getElementById('basket').insertAdjacentHTML('beforebegin', '<div style="height:240px">Free delivery today</div>')`);
   await page.evaluate(`setTimeout(() => { throw new Error('boom at checkout') })`);
-  await page.waitForTimeout(1_000);
+  // Replay drops a first segment shorter than its minReplayDuration (5 s).
+  await page.waitForTimeout(3_000);
   await screenshot(page, 'ingest-sentry-browser-checkout');
   await page.evaluate(`window.Sentry.getReplay().flush()`);
   await page.evaluate(`window.Sentry.flush(5000)`);
@@ -75,19 +77,53 @@ afterAll(async () => {
 });
 
 const gql = (q: string) => gqlRows(fixture.server.api, fixture.setup.secretKey, q);
+const read = (path: string) => fixture.server.api.get(path, { token: fixture.setup.secretKey });
+/** Waits for `check`, and on a timeout names what the SDK sent and what it was answered. */
+const awaitStored = <T>(check: () => Promise<T>) =>
+  eventually(check, 10_000).catch((error) => {
+    throw new Error(`${error}\n${exchanges.join('\n')}`);
+  });
 
 describe('@sentry/browser 11 in Chromium, from another origin', () => {
   it('ends the session that saw an uncaught error as unhandled with 1 error, counted errored and not crashed', async () => {
-    const rows = await eventually(async () => {
+    const rows = await awaitStored(async () => {
       const found = await gql(`from:sessions release:${RELEASE} | last:1h`);
       expect(found).toHaveLength(1);
       expect(found[0]!['status']).toBe('unhandled');
       return found;
-    }, 10_000).catch((error) => {
-      throw new Error(`${error}\n${exchanges.join('\n')}`);
     });
     expect(rows[0]).toMatchObject({ status: 'unhandled', outcome: 'errored', errors: 1, quantity: 1, environment: 'production' });
     const outcomes = await gql(`from:sessions release:${RELEASE} | sum(quantity) by outcome | last:1h`);
     expect(outcomes).toEqual([{ outcome: 'errored', value: 1 }]);
+  });
+
+  it('keeps the replay readable: its session lists its chunks, and chunk 0 is the recording with a full snapshot', async () => {
+    const started = Date.now() - 5 * 60_000;
+    const [replay] = await awaitStored(async () => {
+      const list = await read('/v1/replay/sessions');
+      expect(list.status).toBe(200);
+      expect(list.body.sessions).toHaveLength(1);
+      expect(list.body.sessions[0].chunk_count).toBeGreaterThanOrEqual(1);
+      return list.body.sessions as Record<string, any>[];
+    });
+    expect(replay).toMatchObject({ url: `${site.url}/`, properties: expect.objectContaining({ replay_type: 'session', release: RELEASE, sdk_name: 'sentry.javascript.browser' }) });
+    const session = await read(`/v1/replay/sessions/${replay!['session_id']}`);
+    expect(session.status).toBe(200);
+    const [first] = session.body.chunks as Record<string, any>[];
+    // The segment's times are this visit's, not 1970's: its custom events' seconds were read as seconds.
+    expect(Date.parse(first!['start_ts'])).toBeGreaterThan(started);
+    expect(Date.parse(first!['end_ts'])).toBeGreaterThanOrEqual(Date.parse(first!['start_ts']));
+    const chunk = await read(`/v1/replay/sessions/${replay!['session_id']}/chunks/0`);
+    expect(chunk.status).toBe(200);
+    expect(chunk.headers.get('content-type')).toBe('application/gzip');
+    const body = await fetch(`${fixture.server.url}/v1/replay/sessions/${replay!['session_id']}/chunks/0`, { headers: { authorization: `Bearer ${fixture.setup.secretKey}` } });
+    const events = JSON.parse(gunzipSync(Buffer.from(await body.arrayBuffer())).toString('utf8')) as { type: number; timestamp: number }[];
+    expect(events.length).toBe(first!['event_count']);
+    expect(events.some((event) => event.type === 2)).toBe(true);
+    // Sentry's custom events (type 5) count in seconds, and the page's navigation span among them starts the segment.
+    expect(events.some((event) => event.type === 5 && event.timestamp < 1e11)).toBe(true);
+    const earliest = Math.min(...events.map((event) => (event.timestamp < 1e11 ? event.timestamp * 1_000 : event.timestamp)));
+    expect(earliest).toBeLessThan(Math.min(...events.filter((event) => event.type !== 5).map((event) => event.timestamp)));
+    expect(Math.abs(Date.parse(first!['start_ts']) - earliest)).toBeLessThan(1);
   });
 });

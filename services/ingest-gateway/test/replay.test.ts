@@ -115,6 +115,32 @@ describe('POST /v1/replay/chunks', () => {
     ]);
   });
 
+  it('derives the times of a chunk sent without start_ts and end_ts from its events, seconds and all, and reads it back', async () => {
+    const sessionId = newSessionId();
+    // As Sentry's replay SDK records: rrweb events in ms, its custom events (type 5) in float seconds.
+    const events = [...rrwebEvents(3), { type: 5, timestamp: (T0 - 250) / 1000, data: { tag: 'performanceSpan', payload: { op: 'navigation.navigate' } } }];
+    const reply = await postChunk(`session_id=${sessionId}&seq=0`, gzipSync(JSON.stringify(events)));
+    expect(reply.status).toBe(202);
+    const session = await fixture.server.api.get(`/v1/replay/sessions/${sessionId}`, { token: fixture.setup.secretKey });
+    expect(session.status).toBe(200);
+    expect(session.body.chunks).toEqual([
+      { seq: 0, start_ts: new Date(T0 - 250).toISOString(), end_ts: new Date(T0 + 200).toISOString(), event_count: 4, size_bytes: expect.any(Number) },
+    ]);
+    const chunk = await fixture.server.api.get(`/v1/replay/sessions/${sessionId}/chunks/0`, { token: fixture.setup.secretKey });
+    expect(chunk.status).toBe(200);
+  });
+
+  it('answers 400 VALIDATION_ERROR for a start_ts older than the retention, where no read would find the chunk, and stores nothing', async () => {
+    const sessionId = newSessionId();
+    const old = Date.now() - 400 * 86_400_000;
+    const reply = await postChunk(`session_id=${sessionId}&seq=0&start_ts=${old}`, gzipSync(JSON.stringify(rrwebEvents(2))));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^start_ts is older than the project's retention of \d+ days$/) });
+    expect(await storedChunks(sessionId)).toEqual([]);
+    const session = await fixture.server.api.get(`/v1/replay/sessions/${sessionId}`, { token: fixture.setup.secretKey });
+    expect(session.status).toBe(404);
+  });
+
   it('keeps a chunk labelled Content-Encoding: gzip as the gzip it is, byte for byte', async () => {
     const sessionId = newSessionId();
     const body = gzipSync(JSON.stringify(rrwebEvents(3)));
