@@ -58,9 +58,9 @@ export function requireUser(tokens: TokenIssuer, store: SqlClient): RequestHandl
     if (credential.via === 'cookie' && lacksCsrfProof(req)) {
       throw forbidden(`a write authenticated by the session cookie must send the ${CSRF_HEADER} header`);
     }
-    const userId = await tokens.verify(credential.token);
-    const user = userId ? await findUserById(store, userId) : undefined;
-    if (!user || user.deleted_at) throw unauthorized('invalid or expired token');
+    const claims = await tokens.verify(credential.token);
+    const user = claims ? await findUserById(store, claims.userId) : undefined;
+    if (!user || user.deleted_at || claims!.sessionEpoch !== user.session_epoch) throw unauthorized('invalid or expired token');
     res.locals['user'] = { id: user.id, email: user.email, name: user.name } satisfies SessionUser;
     next();
   };

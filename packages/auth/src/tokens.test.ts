@@ -9,13 +9,14 @@ const key = new TextEncoder().encode(SECRET);
 const base64url = (value: string) => Buffer.from(value, 'utf8').toString('base64url');
 
 describe('TokenIssuer.issue', () => {
-  it('signs an HS256 JWT with sub = user id, iss = tlm and a 12 hour lifetime', async () => {
+  it('signs an HS256 JWT with sub = user id, iss = tlm, the session epoch and a 12 hour lifetime', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const token = await issuer.issue(USER_ID);
+    const token = await issuer.issue(USER_ID, 3);
     const after = Math.floor(Date.now() / 1000);
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
     const claims = decodeJwt(token);
-    expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'iss', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['exp', 'iat', 'iss', 'sev', 'sub']);
+    expect(claims['sev']).toBe(3);
     expect(claims.sub).toBe(USER_ID);
     expect(claims.iss).toBe('tlm');
     expect(claims.iat).toBeGreaterThanOrEqual(before);
@@ -26,22 +27,44 @@ describe('TokenIssuer.issue', () => {
 });
 
 describe('TokenIssuer.verify', () => {
-  it('returns the user id of a token it issued', async () => {
-    expect(await issuer.verify(await issuer.issue(USER_ID))).toBe(USER_ID);
+  it('returns the user id and session epoch of a token it issued', async () => {
+    expect(await issuer.verify(await issuer.issue(USER_ID, 2))).toEqual({ userId: USER_ID, sessionEpoch: 2 });
   });
 
   it('accepts a token of another issuer instance with the same secret (every service shares it)', async () => {
-    expect(await new TokenIssuer(SECRET).verify(await issuer.issue(USER_ID))).toBe(USER_ID);
+    expect(await new TokenIssuer(SECRET).verify(await issuer.issue(USER_ID, 0))).toEqual({ userId: USER_ID, sessionEpoch: 0 });
   });
 
+  it.each([
+    ['no expiry', (jwt: SignJWT) => jwt.setIssuedAt()],
+    ['no issue time', (jwt: SignJWT) => jwt.setExpirationTime('1h')],
+  ])('returns null for a token with %s', async (_label, claims) => {
+    const token = await claims(new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(USER_ID).setIssuer('tlm')).sign(key);
+    expect(await issuer.verify(token)).toBeNull();
+  });
+
+  it.each([['a subject that is not a user id', { sub: 'not-a-uuid' }], ['a session epoch that is not a whole number', { sev: 1.5 }]])(
+    'returns null for a token with %s',
+    async (_label, claims) => {
+      const token = await new SignJWT('sev' in claims ? { sev: claims.sev } : {})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('sub' in claims ? claims.sub : USER_ID)
+        .setIssuer('tlm')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key);
+      expect(await issuer.verify(token)).toBeNull();
+    },
+  );
+
   it('returns null for a token whose payload was changed', async () => {
-    const [header, , signature] = (await issuer.issue(USER_ID)).split('.');
+    const [header, , signature] = (await issuer.issue(USER_ID, 0)).split('.');
     const forged = base64url(JSON.stringify({ sub: 'someone-else', iss: 'tlm', iat: 1, exp: 4_102_444_800 }));
     expect(await issuer.verify(`${header}.${forged}.${signature}`)).toBeNull();
   });
 
   it('returns null for a token whose signature was changed', async () => {
-    const token = await issuer.issue(USER_ID);
+    const token = await issuer.issue(USER_ID, 0);
     // The signature's first character: its last one also carries two padding bits, so A and B can decode the same.
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const changed = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
@@ -72,7 +95,7 @@ describe('TokenIssuer.verify', () => {
   });
 
   it('returns null for a token signed with a foreign secret', async () => {
-    const foreign = await new TokenIssuer('another-secret-that-is-also-32-characters').issue(USER_ID);
+    const foreign = await new TokenIssuer('another-secret-that-is-also-32-characters').issue(USER_ID, 0);
     expect(await issuer.verify(foreign)).toBeNull();
   });
 

@@ -3,6 +3,7 @@ import { deleteProjectBlobs, type BlobStore } from '@tlm/blob-store';
 import { announceKeyChange } from '@tlm/auth';
 import type { Bus } from '@tlm/bus';
 import {
+  endUserSessions,
   lockOrganizationsOwnedBy,
   purgeOrganizations,
   purgeProjectKeyedRows,
@@ -73,6 +74,8 @@ export async function softDeleteAccount(stores: AccountStores, userId: string, d
     // Co-owners deleting their accounts at once take turns: the second sees the first gone.
     await lockOrganizationsOwnedBy(tx, userId);
     await setUserDeletedAt(tx, userId, deletedAt);
+    // Tokens issued before the deletion stay dead after a restore, which issues new ones.
+    await endUserSessions(tx, userId);
     return deactivateOrganizations(tx, await organizationsLeftWithoutOwner(tx, userId), deletedAt);
   });
   await announceKeyChange(stores.bus, { orgIds });

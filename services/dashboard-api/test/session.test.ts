@@ -1,11 +1,16 @@
+import { SignJWT } from 'jose';
 import { startTestServer, uniqueEmail, type TestServer } from '@tlm/testkit';
 
-/** The web app's session: an httpOnly cookie set at log-in, and the CSRF header every cookie-authenticated write needs. */
+/**
+ * The web app's session: an httpOnly cookie set at log-in, the CSRF header every cookie-authenticated write needs,
+ * and the claims every token must carry; log-out and account deletion end a person's sessions.
+ */
 
+const JWT_SECRET = 'dashboard-session-test-secret-0123456789abcdef';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ JWT_SECRET });
 });
 afterAll(() => server.close());
 
@@ -138,5 +143,83 @@ describe('log-out', () => {
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe('FORBIDDEN');
     expect(reply.headers.getSetCookie()).toEqual([]);
+  });
+});
+
+describe('ending sessions', () => {
+  const me = (headers: Record<string, string>) => server.api.get('/api/auth/me', { headers });
+
+  it('log-out ends the token behind the cookie, as a cookie and as a Bearer copy', async () => {
+    const { cookie } = await webSignup();
+    const token = cookie.slice('tlm_session='.length);
+    expect((await me({ cookie })).status).toBe(200);
+    expect((await server.api.post('/api/auth/logout', { headers: { ...WEB, cookie } })).status).toBe(204);
+    const again = await me({ cookie });
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe('UNAUTHORIZED');
+    expect((await me({ authorization: `Bearer ${token}` })).status).toBe(401);
+  });
+
+  it('log-out in one place ends the person\'s other sessions, and a new log-in works', async () => {
+    const { email, cookie: first } = await webSignup();
+    const second = sessionCookieOf((await server.api.post('/api/auth/login', { headers: WEB, body: { email, password: PASSWORD } })).headers);
+    expect((await server.api.post('/api/auth/logout', { headers: { ...WEB, cookie: second } })).status).toBe(204);
+    expect((await me({ cookie: first })).status).toBe(401);
+    const third = sessionCookieOf((await server.api.post('/api/auth/login', { headers: WEB, body: { email, password: PASSWORD } })).headers);
+    expect((await me({ cookie: third })).status).toBe(200);
+  });
+
+  it('a log-out with an expired or foreign token still clears the cookie', async () => {
+    const reply = await server.api.post('/api/auth/logout', { headers: { ...WEB, cookie: 'tlm_session=not-a-token' } });
+    expect(reply.status).toBe(204);
+    expect(reply.headers.getSetCookie()[0]).toMatch(/^tlm_session=;/);
+  });
+
+  it('deleting the account ends its tokens, which stay dead after a restore', async () => {
+    const { email, cookie } = await webSignup();
+    expect((await server.api.delete('/api/auth/account', { headers: { ...WEB, cookie } })).status).toBe(200);
+    const restored = await server.api.post('/api/auth/account/restore', { headers: WEB, body: { email, password: PASSWORD } });
+    expect(restored.status).toBe(200);
+    expect(restored.body.restored).toBe(true);
+    expect((await me({ cookie })).status).toBe(401);
+    expect((await me({ cookie: sessionCookieOf(restored.headers) })).status).toBe(200);
+  });
+});
+
+describe('token claims', () => {
+  async function userId(): Promise<string> {
+    const { cookie } = await webSignup();
+    return (await server.api.get('/api/auth/me', { headers: { cookie } })).body.id;
+  }
+
+  /** A token signed with the server's secret, with the claims given and no others. */
+  function forge(claims: { sub?: string; iss?: string; iat?: boolean; exp?: boolean; sev?: unknown }) {
+    const jwt = new SignJWT(claims.sev === undefined ? {} : { sev: claims.sev }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' });
+    if (claims.sub !== undefined) jwt.setSubject(claims.sub);
+    if (claims.iss !== undefined) jwt.setIssuer(claims.iss);
+    if (claims.iat) jwt.setIssuedAt();
+    if (claims.exp) jwt.setExpirationTime('1h');
+    return jwt.sign(new TextEncoder().encode(JWT_SECRET));
+  }
+
+  it('accepts a token with every claim', async () => {
+    const token = await forge({ sub: await userId(), iss: 'tlm', iat: true, exp: true, sev: 0 });
+    expect((await server.api.get('/api/auth/me', { token })).status).toBe(200);
+  });
+
+  it.each([
+    ['a sub that is not a user id', { sub: 'not-a-uuid', iss: 'tlm', iat: true, exp: true }],
+    ['no exp', { iss: 'tlm', iat: true }],
+    ['no iat', { iss: 'tlm', exp: true }],
+    ['no iss', { iat: true, exp: true }],
+    ['a sev that is not a whole number', { iss: 'tlm', iat: true, exp: true, sev: 'zero' }],
+    ['an old sev', { iss: 'tlm', iat: true, exp: true, sev: -1 }],
+  ])('answers 401 UNAUTHORIZED to a token with %s, on every /api route', async (_name, claims) => {
+    const sub = 'sub' in claims ? claims.sub : await userId();
+    const token = await forge({ ...claims, sub });
+    for (const path of ['/api/auth/me', '/api/orgs', `/api/orgs/00000000-0000-4000-8000-000000000000/projects`]) {
+      const reply = await server.api.get(path, { token });
+      expect([path, reply.status, reply.body.error.code]).toEqual([path, 401, 'UNAUTHORIZED']);
+    }
   });
 });

@@ -7,6 +7,8 @@ export interface UserRow {
   password_hash: string;
   created_at: Date;
   deleted_at: Date | null;
+  /** Raised by log-out and account deletion: tokens issued under a lower epoch are no longer accepted. */
+  session_epoch: number;
 }
 
 /** Inserts a user; null when the address is taken (by a live or a soft-deleted account). */
@@ -29,6 +31,11 @@ export async function findUserByEmail(sql: SqlClient, email: string): Promise<Us
 
 export async function findUserById(sql: SqlClient, id: string): Promise<UserRow | undefined> {
   return (await sql.query<UserRow>('select * from users where id = $1', [id]))[0];
+}
+
+/** Ends every dashboard session of the user: tokens issued before this answer 401. */
+export async function endUserSessions(sql: SqlClient, id: string): Promise<void> {
+  await sql.query('update users set session_epoch = session_epoch + 1 where id = $1', [id]);
 }
 
 export async function setUserDeletedAt(sql: SqlClient, id: string, deletedAt: Date | null): Promise<void> {

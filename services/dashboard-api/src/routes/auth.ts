@@ -2,6 +2,7 @@ import { CredentialsBody, SignupBody } from '@tlm/api-schemas';
 import {
   LoginThrottle,
   clearSessionCookie,
+  dashboardCredential,
   hashPassword,
   lacksCsrfProof,
   requireUser,
@@ -24,7 +25,9 @@ import {
   withinRestoreWindow,
 } from '@tlm/core';
 import {
+  endUserSessions,
   findUserByEmail,
+  findUserById,
   insertMembership,
   insertOrganization,
   insertUser,
@@ -71,7 +74,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     });
     if (!created) throw conflict('an account with this email already exists');
     res.status(201).json({
-      ...(await session(req, res, created.newUser.id)),
+      ...(await session(req, res, created.newUser)),
       user: userJson(created.newUser),
       organization: {
         id: created.organization.id,
@@ -90,11 +93,16 @@ export function authRoutes(deps: DashboardDeps): Router {
       if (!withinRestoreWindow(account.deleted_at)) throw unauthorized('wrong email or password');
       await restoreAccount(deps, account.id);
     }
-    res.json({ ...(await session(req, res, account.id)), user: userJson(account) });
+    res.json({ ...(await session(req, res, account)), user: userJson(account) });
   });
 
-  router.post('/api/auth/logout', (req, res) => {
+  router.post('/api/auth/logout', async (req, res) => {
     if (lacksCsrfProof(req)) throw forbidden('log-out from the web app sends the x-tlm-csrf header');
+    // A live token's user has every session ended: the cookie's token, and any copy of it, answer 401 from now on.
+    const credential = dashboardCredential(req);
+    const claims = credential ? await deps.tokens.verify(credential.token) : null;
+    const account = claims ? await findUserById(deps.metadata, claims.userId) : undefined;
+    if (account && account.session_epoch === claims!.sessionEpoch) await endUserSessions(deps.metadata, account.id);
     clearSessionCookie(req, res);
     res.status(204).end();
   });
@@ -124,15 +132,15 @@ export function authRoutes(deps: DashboardDeps): Router {
       if (!withinRestoreWindow(account.deleted_at)) throw notFound('the restore window of this account has passed');
       await restoreAccount(deps, account.id);
     }
-    res.json({ restored: account.deleted_at !== null, ...(await session(req, res, account.id)), user: userJson(account) });
+    res.json({ restored: account.deleted_at !== null, ...(await session(req, res, account)), user: userJson(account) });
   });
 
   /**
    * A new session: for the web app an httpOnly cookie and no token in the body, so page scripts never see it; for
    * API clients the token in the body, as before.
    */
-  async function session(req: Request, res: Response, userId: string): Promise<{ token?: string }> {
-    const token = await deps.tokens.issue(userId);
+  async function session(req: Request, res: Response, account: Pick<UserRow, 'id' | 'session_epoch'>): Promise<{ token?: string }> {
+    const token = await deps.tokens.issue(account.id, account.session_epoch);
     if (!wantsCookieSession(req)) return { token };
     setSessionCookie(req, res, token);
     return {};
