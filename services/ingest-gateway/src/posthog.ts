@@ -137,7 +137,7 @@ function skewCorrected(timestamp: unknown, sentAt: string | undefined, receivedA
 /** How long another region may take to answer a relayed capture. */
 const RELAY_TIMEOUT_MS = 30_000;
 
-export const posthogBody = rawBody(MAX_BODY_BYTES);
+export const posthogBody: RequestHandler = rawBody(MAX_BODY_BYTES);
 
 /** The body's JSON after PostHog's encodings, and its text (charged to the item sizes); lone surrogates and NUL repaired. */
 export function posthogPayload(req: Request): { payload: unknown; text: string } {
