@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { platform } from 'node:os';
+import { ClientError, STACK_FRAME, Transport, asError, randomHex, resolveEndpoint, stackFrames, uuid4, type Properties, type Severity } from './transport';
+
+export { ClientError, resolveEndpoint, type Severity } from './transport';
 
 /**
  * The service's own client library (SPEC.md "Client-library conventions"): logs and events are queued and sent in
@@ -12,9 +14,6 @@ import { platform } from 'node:os';
 
 export const SDK_NAME = 'tlm.node';
 export const SDK_VERSION = '0.1.0';
-
-export type Severity = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-type Properties = Record<string, unknown>;
 
 export interface ClientOptions {
   /** A project key (`tlm_pk_…` or `tlm_sk_…`); required: without one the client is disabled and says so to onError. */
@@ -51,38 +50,6 @@ export interface ClientOptions {
   onError?: (error: Error) => void;
 }
 
-/** An answer other than 2xx to an explicit call (alerts, SLOs, queries), with the service's error code. */
-export class ClientError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ClientError';
-  }
-}
-
-const KEY_REGION = /^tlm_(?:pk|sk)_([a-z]{2})_/;
-/** The longest one wait between attempts lasts, `Retry-After` included. */
-const MAX_RETRY_WAIT_MS = 30_000;
-/** SPEC.md Limits: at most 500 items and 2 MB per ingest request. */
-const MAX_REQUEST_ITEMS = 500;
-const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
-/** An envelope item may hold 1 MiB, an envelope 20 MiB (docs/api.md); a little is left for the framing. */
-const MAX_ENVELOPE_ITEM_BYTES = 1024 * 1024 - 1024;
-const MAX_ENVELOPE_BYTES = 20 * 1024 * 1024 - 64 * 1024;
-
-/** The base URL for a key: an explicit endpoint, its region's URL, `TLM_ENDPOINT`, else the local standalone server. */
-export function resolveEndpoint(options: Pick<ClientOptions, 'apiKey' | 'endpoint' | 'regionEndpoints'>): string {
-  const region = KEY_REGION.exec(options.apiKey ?? '')?.[1];
-  const url = options.endpoint ?? (region ? options.regionEndpoints?.[region] : undefined) ?? process.env['TLM_ENDPOINT'] ?? 'http://localhost:8080';
-  return url.replace(/\/+$/, '');
-}
-
-/** One V8 stack line: function (absent for anonymous top-level code), file, line, column. */
-const STACK_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
-
 /**
  * This file as stack traces name it: taken from a stack made here, so it is right however frames are mapped
  * (`--enable-source-maps` names src/index.ts, plain Node dist/index.js).
@@ -98,10 +65,6 @@ export function callerLocation(stack: string | undefined = new Error().stack, ow
   }
   return undefined;
 }
-
-type Kind = 'log' | 'event' | 'error' | 'span' | 'vital';
-/** A queued item, already serialised: an item that cannot be is reported and dropped alone when it is queued. */
-type Queued = { kind: Kind; text: string };
 
 /** W3C trace context: `00-<32 hex trace id>-<16 hex parent id>-<flags>`; all-zero ids are invalid. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(?:-.*)?$/;
@@ -128,7 +91,7 @@ export interface SpanOptions {
  */
 export class Span {
   readonly traceId: string;
-  readonly spanId = randomBytes(8).toString('hex');
+  readonly spanId = randomHex(8);
   readonly parentSpanId: string | undefined;
   readonly startedAt = Date.now();
   private status: 'ok' | 'error' = 'ok';
@@ -143,7 +106,7 @@ export class Span {
     attributes: Properties | undefined,
     parent: { traceId: string; parentSpanId: string } | undefined,
   ) {
-    this.traceId = parent?.traceId ?? randomBytes(16).toString('hex');
+    this.traceId = parent?.traceId ?? randomHex(16);
     this.parentSpanId = parent?.parentSpanId;
     this.attributes = { ...attributes };
   }
@@ -221,34 +184,43 @@ function installExitHook(): void {
     for (const client of liveClients) void client.flushAtExit();
   });
 }
-/** At exit a request is tried once, for at most this long: a service that is down must not hold a script's exit. */
-const EXIT_REQUEST_TIMEOUT_MS = 2_000;
-
 export class Client {
   readonly endpoint: string;
-  readonly sessionId = randomUUID();
+  readonly sessionId = uuid4();
   readonly distinctId: string;
   readonly alerts: Alerts;
   readonly slos: Slos;
-  private queue: Queued[] = [];
   private readonly timer: NodeJS.Timeout | undefined;
-  private sending: Promise<void> = Promise.resolve();
   private readonly active = activeSpan;
   private exitFlushes = 0;
-  private exiting = false;
+  private readonly transport: Transport;
   private readonly options: Required<Pick<ClientOptions, 'batchSize' | 'flushInterval' | 'maxRetries' | 'retryBaseMs' | 'requestTimeoutMs'>> & ClientOptions;
 
   constructor(options: ClientOptions) {
     this.options = { batchSize: 50, flushInterval: 5.0, maxRetries: 5, retryBaseMs: 500, requestTimeoutMs: 30_000, ...options };
     this.endpoint = resolveEndpoint(options);
-    this.distinctId = options.distinctId ?? randomUUID();
+    this.distinctId = options.distinctId ?? uuid4();
     this.alerts = new Alerts(this);
     this.slos = new Slos(this);
+    const { apiKey, batchSize, flushInterval, maxRetries, retryBaseMs, requestTimeoutMs, onError } = this.options;
+    this.transport = new Transport({
+      apiKey,
+      endpoint: this.endpoint,
+      batchSize,
+      flushInterval,
+      maxRetries,
+      retryBaseMs,
+      requestTimeoutMs,
+      onError,
+      useEnvelope: this.options.useEnvelope === true,
+      disabled: this.options.disabled === true,
+      sdk: { name: SDK_NAME, version: SDK_VERSION },
+    });
     if (!options.disabled && (typeof options.apiKey !== 'string' || options.apiKey === '')) {
-      this.options.disabled = true;
+      this.transport.disabled = true;
       this.report(new TypeError('apiKey is required; the client sends nothing without one'));
     }
-    if (!this.options.disabled) {
+    if (!this.transport.disabled) {
       this.timer = setInterval(() => void this.flush(), this.options.flushInterval * 1000);
       this.timer.unref();
       liveClients.add(this);
@@ -264,8 +236,10 @@ export class Client {
 
   /** Queues a log with the default context, the client's fields, where it was called from and the active span. */
   log(severity: Severity, message: string, properties: Properties = {}): void {
+    if (this.transport.disabled) return;
+    // Taken here, not in the queue's builder, so the stack holds no frame of the shared transport.
+    const location = callerLocation();
     this.enqueue('log', () => {
-      const location = callerLocation();
       return {
         severity,
         message,
@@ -316,7 +290,7 @@ export class Client {
       const failure = asError(error);
       const span = this.active.getStore();
       return {
-        event_id: randomUUID().replace(/-/g, ''),
+        event_id: uuid4().replace(/-/g, ''),
         timestamp: Date.now() / 1000,
         platform: 'node',
         level: 'error',
@@ -399,30 +373,27 @@ export class Client {
 
   /** Sends everything queued; resolves when sent or given up on (never rejects). */
   flush(): Promise<void> {
-    const taken = this.queue;
-    this.queue = [];
-    if (taken.length > 0) this.sending = this.sending.then(() => this.send(taken)).catch((error: unknown) => this.report(asError(error)));
-    return this.sending;
+    return this.transport.flush();
   }
 
   /** @internal The exit hook's flush: one attempt per request, a short timeout, at most MAX_EXIT_FLUSHES times. */
   async flushAtExit(): Promise<void> {
-    if (this.queue.length === 0 || this.exitFlushes >= MAX_EXIT_FLUSHES) return;
+    if (this.transport.queued === 0 || this.exitFlushes >= MAX_EXIT_FLUSHES) return;
     this.exitFlushes += 1;
-    this.exiting = true;
+    this.transport.exiting = true;
     try {
       await this.flush();
     } finally {
-      this.exiting = false;
+      this.transport.exiting = false;
     }
   }
 
   /** Flushes until nothing is queued (items logged meanwhile too) and stops the timer; the client sends nothing after. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    while (this.queue.length > 0) await this.flush();
-    await this.sending;
-    this.options.disabled = true;
+    while (this.transport.queued > 0) await this.flush();
+    await this.transport.settled();
+    this.transport.disabled = true;
     liveClients.delete(this);
   }
 
@@ -481,165 +452,13 @@ export class Client {
     return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
   }
 
-  /**
-   * Builds and serialises an item now: whatever the host passed (a getter that throws, a BigInt, a cycle) fails this
-   * item alone, reported and dropped, never the call and never its neighbours.
-   */
-  private enqueue(kind: Kind, build: () => Properties): void {
-    if (this.options.disabled) return;
-    try {
-      this.queue.push({ kind, text: JSON.stringify(build()) });
-    } catch (error) {
-      this.report(asError(error));
-      return;
-    }
-    if (this.queue.length >= this.options.batchSize) void this.flush();
-  }
-
-  /** Requests within the service's limits (items and bytes per request, per envelope item); failures are swallowed. */
-  private async send(entries: Queued[]): Promise<void> {
-    const of = (kind: Kind) => entries.filter((entry) => entry.kind === kind).map((entry) => entry.text);
-    if (this.options.useEnvelope) {
-      const items: string[] = [];
-      const container = (type: string, texts: string[], wrap: (joined: string) => string) => {
-        for (const group of this.groups(texts, MAX_ENVELOPE_ITEM_BYTES - 64)) items.push(`${JSON.stringify({ type })}\n${wrap(group.join(','))}`);
-      };
-      container('log', of('log'), (joined) => `{"items":[${joined}]}`);
-      container('analytics_event', of('event'), (joined) => `{"items":[${joined}]}`);
-      container('span', of('span'), (joined) => `{"version":2,"items":[${joined}]}`);
-      container('web_vital', of('vital'), (joined) => `{"items":[${joined}]}`);
-      for (const group of this.groups(of('error'), MAX_ENVELOPE_ITEM_BYTES, 1)) items.push(`${JSON.stringify({ type: 'event' })}\n${group[0]}`);
-      const header = JSON.stringify({ sent_at: new Date().toISOString(), sdk: { name: SDK_NAME, version: SDK_VERSION } });
-      for (const envelope of this.groups(items, MAX_ENVELOPE_BYTES, Number.MAX_SAFE_INTEGER)) {
-        await this.deliver('/v1/envelope', `${header}\n${envelope.join('\n')}\n`, 'application/x-sentry-envelope');
-      }
-      return;
-    }
-    for (const group of this.groups(of('log'), MAX_REQUEST_BYTES - 64)) await this.deliver('/v1/logs', `{"batch":[${group.join(',')}]}`, 'application/json');
-    for (const group of this.groups(of('event'), MAX_REQUEST_BYTES - 64)) await this.deliver('/v1/events', `{"batch":[${group.join(',')}]}`, 'application/json');
-    const untraced = entries.length - of('log').length - of('event').length;
-    if (untraced > 0) this.report(new Error(`${untraced} spans or web vitals dropped: they are sent only with useEnvelope`));
-  }
-
-  /** Texts in groups of at most `maxItems` and about `maxBytes`; one text larger than that alone is reported and dropped. */
-  private groups(texts: string[], maxBytes: number, maxItems = MAX_REQUEST_ITEMS): string[][] {
-    const groups: string[][] = [];
-    let group: string[] = [];
-    let bytes = 0;
-    for (const text of texts) {
-      const size = Buffer.byteLength(text) + 1;
-      if (size > maxBytes) {
-        this.report(new Error(`an item of ${size} bytes is larger than a request may be (${maxBytes} bytes); dropped`));
-        continue;
-      }
-      if (group.length > 0 && (bytes + size > maxBytes || group.length >= maxItems)) {
-        groups.push(group);
-        group = [];
-        bytes = 0;
-      }
-      group.push(text);
-      bytes += size;
-    }
-    if (group.length > 0) groups.push(group);
-    return groups;
-  }
-
-  private async deliver(path: string, body: string, contentType: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      let retryAfterMs = 0;
-      try {
-        const response = await fetch(`${this.endpoint}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': contentType },
-          body,
-          signal: AbortSignal.timeout(this.exiting ? Math.min(EXIT_REQUEST_TIMEOUT_MS, this.options.requestTimeoutMs) : this.options.requestTimeoutMs),
-        });
-        const answer = await response.text();
-        if (response.ok) {
-          this.reportRejectedItems(path, response.status, answer);
-          return;
-        }
-        if (response.status !== 429 && response.status < 500) {
-          this.report(new ClientError(response.status, 'REJECTED', `${path} refused the batch with ${response.status}`));
-          return;
-        }
-        const retryAfter = Number(response.headers.get('retry-after'));
-        if (response.headers.has('retry-after') && Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
-        if (attempt >= this.options.maxRetries || this.exiting) {
-          this.report(new ClientError(response.status, 'GAVE_UP', `${path} still answered ${response.status} after ${attempt + 1} attempts`));
-          return;
-        }
-      } catch (error) {
-        if (attempt >= this.options.maxRetries || this.exiting) {
-          this.report(asError(error));
-          return;
-        }
-      }
-      // Exponential backoff, never shorter than the service's Retry-After: a limit that says "1 s" every time would
-      // otherwise be retried every second in step with every other client.
-      const wait = Math.min(Math.max(retryAfterMs, this.options.retryBaseMs * 2 ** attempt), MAX_RETRY_WAIT_MS);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-
-  /**
-   * A 2xx answer may still reject items one by one (`{rejected, errors: [{index, message}]}`): the client drops them,
-   * so it tells onError, as it does for every item it drops.
-   */
-  private reportRejectedItems(path: string, status: number, answer: string): void {
-    let outcome: { rejected?: unknown; errors?: unknown };
-    try {
-      outcome = JSON.parse(answer) as { rejected?: unknown; errors?: unknown };
-    } catch {
-      return;
-    }
-    if (typeof outcome?.rejected !== 'number' || outcome.rejected === 0) return;
-    // The first ten reasons are enough to find the bug; a batch of 500 bad items would make a very long message.
-    const reasons = Array.isArray(outcome.errors)
-      ? (outcome.errors as { index?: unknown; message?: unknown }[]).slice(0, 10).map((error) => `item ${String(error.index)}: ${String(error.message)}`)
-      : [];
-    this.report(new ClientError(status, 'ITEMS_REJECTED', `${path} rejected ${outcome.rejected} item(s)${reasons.length > 0 ? `: ${reasons.join('; ')}` : ''}`));
+  private enqueue(kind: 'log' | 'event' | 'error' | 'span' | 'vital', build: () => Properties): void {
+    this.transport.enqueue(kind, build);
   }
 
   private report(error: Error): void {
-    try {
-      this.options.onError?.(error);
-    } catch {
-      // The host's own handler failing must not reach the host either.
-    }
+    this.transport.report(error);
   }
-}
-
-/** Any thrown value as an Error; a value that cannot even be turned into text (a null-prototype object) is named so. */
-function asError(error: unknown): Error {
-  if (error instanceof Error) return error;
-  try {
-    const failure = new Error(String(error));
-    // An error from another realm or a DOMException (fetch's TimeoutError) keeps its name.
-    const name = (error as { name?: unknown } | null)?.name;
-    if (typeof name === 'string') failure.name = name;
-    return failure;
-  } catch {
-    return new Error('a value that cannot be shown as text was thrown');
-  }
-}
-
-/** Sentry frames from a V8 stack, innermost last. */
-function stackFrames(stack: string | undefined): Properties[] {
-  const frames: Properties[] = [];
-  for (const line of (stack ?? '').split('\n').slice(1)) {
-    const match = STACK_FRAME.exec(line);
-    if (!match) continue;
-    const filename = match[2]!;
-    frames.push({
-      function: match[1] ?? '<anonymous>',
-      filename,
-      lineno: Number(match[3]),
-      colno: Number(match[4]),
-      in_app: !filename.includes('node_modules') && !filename.startsWith('node:'),
-    });
-  }
-  return frames.reverse();
 }
 
 export interface AlertRuleInput {
