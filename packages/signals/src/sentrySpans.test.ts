@@ -1,4 +1,4 @@
-import { sentryStatus, sentryTime, spanV2Item, transactionParts } from './sentrySpans';
+import { sentryStatus, sentryTime, spanV2Item, spanV2Vitals, transactionParts } from './sentrySpans';
 
 describe('sentryTime and sentryStatus', () => {
   it('reads float seconds and RFC 3339 text as epoch milliseconds', () => {
@@ -161,5 +161,47 @@ describe('spanV2Item', () => {
 
   it('maps any status but ok to error and keeps a parent span id', () => {
     expect(spanV2Item({ status: 'error', parent_span_id: 'aaaaaaaaaaaaaaaa' })).toMatchObject({ status: 'error', parent_span_id: 'aaaaaaaaaaaaaaaa' });
+  });
+});
+
+describe('spanV2Vitals', () => {
+  const T = 1_777_636_800;
+  const attribute = (value: unknown) => ({ value, type: typeof value === 'number' ? 'double' : 'string' });
+  const span = (fields: Record<string, unknown>, attributes: Record<string, unknown>) =>
+    spanV2Item({ trace_id: 'a'.repeat(32), start_timestamp: T, end_timestamp: T + 1, status: 'ok', ...fields, attributes: Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, attribute(value)])) });
+  const pageload = span(
+    { span_id: 'p'.repeat(16), name: 'Pageload', is_segment: true },
+    { 'sentry.op': 'pageload', 'url.path': '/checkout', 'browser.web_vital.ttfb.value': 120, 'browser.web_vital.fcp.value': 240, 'browser.web_vital.fp.value': 240, 'sentry.release': 'shop@1' },
+  );
+  const lcpSpan = (value: number) =>
+    span({ span_id: 'l'.repeat(16), parent_span_id: 'p'.repeat(16), name: 'Largest contentful paint' }, { 'sentry.op': 'ui.webvital.lcp', 'browser.web_vital.lcp.value': value, 'sentry.pageload.span_id': 'p'.repeat(16), 'sentry.segment.name': 'Pageload' });
+
+  it("makes TTFB and FCP of the pageload span and LCP of its ui.webvital span into vitals of the page's path, not the span name", () => {
+    expect(spanV2Vitals([pageload, lcpSpan(300)])).toEqual([
+      { name: 'ttfb', value: 120, route: '/checkout', timestamp: new Date(T * 1000).toISOString(), trace_id: 'a'.repeat(32), release: 'shop@1' },
+      { name: 'fcp', value: 240, route: '/checkout', timestamp: new Date(T * 1000).toISOString(), trace_id: 'a'.repeat(32), release: 'shop@1' },
+      { name: 'lcp', value: 300, route: '/checkout', timestamp: new Date(T * 1000).toISOString(), trace_id: 'a'.repeat(32) },
+    ]);
+  });
+
+  it('finds the route of a vital span sent after its pageload span, in another item, from the remembered page routes', () => {
+    const remembered = new Map<string, string>();
+    spanV2Vitals([pageload], remembered);
+    expect(spanV2Vitals([lcpSpan(300)], remembered).map((vital) => vital['route'])).toEqual(['/checkout']);
+    expect(spanV2Vitals([lcpSpan(300)]).map((vital) => vital['route'])).toEqual(['Pageload']);
+  });
+
+  it('counts a vital given both as a pageload attribute and as a ui.webvital span once, with the span\'s value, in either order', () => {
+    const withLcp = span({ span_id: 'p'.repeat(16), name: 'Pageload' }, { 'sentry.op': 'pageload', 'url.path': '/', 'browser.web_vital.lcp.value': 250 });
+    for (const order of [[withLcp, lcpSpan(310)], [lcpSpan(310), withLcp]]) {
+      expect(spanV2Vitals(order).filter((vital) => vital['name'] === 'lcp').map((vital) => vital['value'])).toEqual([310]);
+    }
+  });
+
+  it('takes the route template a router set before the path, and leaves out measurements that are no Core Web Vital', () => {
+    const routed = span({ span_id: 'n'.repeat(16), name: '/users/:id' }, { 'sentry.op': 'navigation', 'url.template': '/users/:id', 'url.path': '/users/7', 'browser.web_vital.fp.value': 90, 'browser.web_vital.ttfb.value': 'fast' });
+    expect(spanV2Vitals([routed])).toEqual([]);
+    const inp = span({ span_id: 'i'.repeat(16), parent_span_id: 'n'.repeat(16), name: 'Click' }, { 'sentry.op': 'ui.interaction.click', 'browser.web_vital.inp.value': 48 });
+    expect(spanV2Vitals([routed, inp]).map((vital) => [vital['name'], vital['route']])).toEqual([['inp', '/users/:id']]);
   });
 });

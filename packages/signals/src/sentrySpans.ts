@@ -155,3 +155,74 @@ export function spanV2Item(value: unknown): Json {
     events,
   });
 }
+
+/** Attributes naming the page a browser span belongs to: the route template a router set first, then the path. */
+const ROUTE_ATTRIBUTES = ['url.template', 'http.route', 'url.path'];
+
+/** The page's path from a span's own attributes, or undefined when it names none. */
+function pageRoute(attributes: Json): string | undefined {
+  for (const name of ROUTE_ATTRIBUTES) {
+    const route = text(attributes[name]);
+    if (route !== undefined) return route;
+  }
+  const full = text(attributes['url.full']);
+  if (full === undefined || !URL.canParse(full)) return undefined;
+  return new URL(full).pathname;
+}
+
+/** Routes of pageload and navigation spans by span id, kept between items: a Map, or a bounded memory of one. */
+export interface PageRoutes {
+  get(spanId: string): string | undefined;
+  set(spanId: string, route: string): unknown;
+}
+
+const WEB_VITAL_ATTRIBUTE = /^browser\.web_vital\.([a-z]+)\.value$/;
+
+/**
+ * The Core Web Vitals among span v2 items (`spanV2Item` output), as @sentry/browser streams them: TTFB and FCP as
+ * `browser.web_vital.*.value` attributes of the pageload span, LCP, CLS and INP as `ui.webvital.*` spans of their own
+ * (one attribute each). A vital's route is the page's path: the span's own `url.*` attributes, else those of its page
+ * span (`sentry.pageload.span_id`, `sentry.segment.id`, its parent) in the same item or remembered in `pageRoutes`
+ * from an earlier one (the SDK sends LCP, CLS and INP after the pageload span, in later envelopes), else the segment's
+ * name. The same vital of one page counts once; given twice (attribute and span), the `ui.webvital.*` span wins.
+ */
+export function spanV2Vitals(spans: Json[], pageRoutes: PageRoutes = new Map()): Json[] {
+  const routes = new Map<string, string>();
+  for (const span of spans) {
+    const route = pageRoute(object(span['attributes']));
+    if (route === undefined || typeof span['span_id'] !== 'string') continue;
+    routes.set(span['span_id'], route);
+    if (span['op'] === 'pageload' || span['op'] === 'navigation') pageRoutes.set(span['span_id'], route);
+  }
+  const vitals = new Map<string, { vital: Json; fromVitalSpan: boolean }>();
+  for (const span of spans) {
+    const attributes = object(span['attributes']);
+    const page = text(attributes['sentry.pageload.span_id']) ?? text(attributes['sentry.segment.id']) ?? text(span['span_id']);
+    const route =
+      pageRoute(attributes) ??
+      (page === undefined ? undefined : (routes.get(page) ?? pageRoutes.get(page))) ??
+      routes.get(text(span['parent_span_id']) ?? '') ??
+      text(attributes['sentry.segment.name']) ??
+      text(span['name']);
+    const fromVitalSpan = text(span['op'])?.startsWith('ui.webvital.') ?? false;
+    const start = span['start_timestamp'];
+    for (const [attribute, value] of Object.entries(attributes)) {
+      const name = WEB_VITAL_ATTRIBUTE.exec(attribute)?.[1];
+      if (name === undefined || !(VITAL_NAMES as readonly string[]).includes(name) || typeof value !== 'number') continue;
+      const key = `${String(span['trace_id'])}:${page}:${name}`;
+      if (vitals.get(key)?.fromVitalSpan && !fromVitalSpan) continue;
+      const vital = defined({
+        name,
+        value,
+        route,
+        timestamp: typeof start === 'number' && Math.abs(start) <= 8.64e15 ? new Date(Math.floor(start)).toISOString() : undefined,
+        trace_id: text(span['trace_id']),
+        release: span['release'],
+        environment: span['environment'],
+      });
+      vitals.set(key, { vital, fromVitalSpan });
+    }
+  }
+  return [...vitals.values()].map(({ vital }) => vital);
+}
+

@@ -126,4 +126,26 @@ describe('@sentry/browser 11 in Chromium, from another origin', () => {
     expect(earliest).toBeLessThan(Math.min(...events.filter((event) => event.type !== 5).map((event) => event.timestamp)));
     expect(Math.abs(Date.parse(first!['start_ts']) - earliest)).toBeLessThan(1);
   });
+
+  it("makes the web vitals of the streamed pageload into vitals of the page's path, once each, and keeps the spans", async () => {
+    const vitals = await awaitStored(async () => {
+      const rows = await gql(`from:vitals release:${RELEASE} | sort name asc | last:1h`);
+      expect(rows.map((row) => row['name'])).toEqual(expect.arrayContaining(['fcp', 'lcp', 'ttfb']));
+      return rows;
+    });
+    const pageload = await gql(`from:spans op:pageload release:${RELEASE} | last:1h`);
+    expect(pageload.map((span) => span['name'])).toEqual(['Pageload']);
+    const ratings: Record<string, [number, number]> = { lcp: [2_500, 4_000], fcp: [1_800, 3_000], ttfb: [800, 1_800], cls: [0.1, 0.25], inp: [200, 500] };
+    for (const vital of vitals) {
+      const [good, poor] = ratings[vital['name']]!;
+      expect(vital).toMatchObject({ route: '/', trace_id: pageload[0]!['trace_id'], environment: 'production' });
+      expect(vital['rating']).toBe(vital['value'] <= good ? 'good' : vital['value'] <= poor ? 'needs-improvement' : 'poor');
+    }
+    // TTFB and FCP come as attributes of the pageload span, LCP (and CLS and INP, reported when the tab goes) as spans.
+    const counts = Object.fromEntries(Object.keys(ratings).map((name) => [name, vitals.filter((vital) => vital['name'] === name).length]));
+    expect(counts).toMatchObject({ lcp: 1, fcp: 1, ttfb: 1 });
+    expect(counts['cls']).toBeLessThanOrEqual(1);
+    expect(counts['inp']).toBeLessThanOrEqual(1);
+    expect(await gql(`from:spans op:ui.webvital.lcp release:${RELEASE} | count | last:1h`)).toEqual([{ value: 1 }]);
+  });
 });

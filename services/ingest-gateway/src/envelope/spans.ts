@@ -1,6 +1,6 @@
 import { Topics } from '@tlm/bus';
 import { metrics } from '@tlm/core';
-import { jsonPayload, processBatch, spanV2Item, toSpanRecord, toVitalRecord, transactionParts } from '@tlm/signals';
+import { jsonPayload, processBatch, spanV2Item, spanV2Vitals, toSpanRecord, toVitalRecord, transactionParts, type PageRoutes } from '@tlm/signals';
 import type { EnvelopeItemHandler, RoutedRecord } from './items';
 
 /**
@@ -18,26 +18,51 @@ export const transactionItem: EnvelopeItemHandler = (item, context) => {
   const children = processBatch(parts.value.children, (span) => toSpanRecord(span, context.ingest));
   const vitals = processBatch(parts.value.vitals, (vital) => toVitalRecord(vital, context.ingest));
   countSpans(1 + children.records.length, children.errors.length);
-  metrics.ingestItems.inc({ signal: 'vitals', outcome: 'accepted' }, vitals.records.length);
-  metrics.ingestItems.inc({ signal: 'vitals', outcome: 'rejected' }, vitals.errors.length);
+  countVitals(vitals.records.length, vitals.errors.length);
   const routed: RoutedRecord[] = [root.value, ...children.records].map((record) => ({ topic: Topics.spans, record }));
   for (const record of vitals.records) routed.push({ topic: Topics.vitals, record });
   return { routed };
 };
 
-/** `span` items (span v2, `{version: 2, items: [...]}`): accepted when at least one of its spans is. */
+/** Page spans remembered per gateway process; a browser's later vital spans usually reach the same one. */
+const MAX_PAGE_ROUTES = 10_000;
+const pageRoutes = new Map<string, string>();
+
+/** The project's page routes, forgetting the oldest beyond MAX_PAGE_ROUTES. */
+const projectPageRoutes = (projectId: string): PageRoutes => ({
+  get: (spanId) => pageRoutes.get(`${projectId}:${spanId}`),
+  set: (spanId, route) => {
+    if (pageRoutes.size >= MAX_PAGE_ROUTES) pageRoutes.delete(pageRoutes.keys().next().value!);
+    pageRoutes.set(`${projectId}:${spanId}`, route);
+  },
+});
+
+/**
+ * `span` items (span v2, `{version: 2, items: [...]}`): accepted when at least one of its spans is. The web vitals
+ * browser SDKs put on their spans become vitals too (`spanV2Vitals`); the spans are kept as they are.
+ */
 export const spanItem: EnvelopeItemHandler = (item, context) => {
   const payload = jsonPayload(item);
   if (!payload.ok) return { rejected: payload.reason };
   const spans = payload.value['items'];
   if (!Array.isArray(spans)) return { rejected: 'span item: the payload must be {"version": 2, "items": [...]}' };
-  const outcome = processBatch(spans, (span) => toSpanRecord(spanV2Item(span), context.ingest));
+  const items = spans.map(spanV2Item);
+  const outcome = processBatch(items, (span) => toSpanRecord(span, context.ingest));
   countSpans(outcome.records.length, outcome.errors.length);
   if (outcome.records.length === 0) return { rejected: `span item: ${outcome.errors[0]?.message ?? 'no spans'}` };
-  return { routed: outcome.records.map((record) => ({ topic: Topics.spans, record })) };
+  const vitals = processBatch(spanV2Vitals(items, projectPageRoutes(context.ingest.projectId)), (vital) => toVitalRecord(vital, context.ingest));
+  countVitals(vitals.records.length, vitals.errors.length);
+  const routed: RoutedRecord[] = outcome.records.map((record) => ({ topic: Topics.spans, record }));
+  for (const record of vitals.records) routed.push({ topic: Topics.vitals, record });
+  return { routed };
 };
 
 function countSpans(accepted: number, rejected: number): void {
   metrics.ingestItems.inc({ signal: 'spans', outcome: 'accepted' }, accepted);
   metrics.ingestItems.inc({ signal: 'spans', outcome: 'rejected' }, rejected);
+}
+
+function countVitals(accepted: number, rejected: number): void {
+  metrics.ingestItems.inc({ signal: 'vitals', outcome: 'accepted' }, accepted);
+  metrics.ingestItems.inc({ signal: 'vitals', outcome: 'rejected' }, rejected);
 }
