@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const STANDALONE_MAIN = path.join(__dirname, '..', '..', 'services', 'standalone', 'dist', 'main.js');
+/** The operator's token of the bench server: provisioning puts the bench organization on the team plan with it. */
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
 export interface BenchServer {
   url: string;
@@ -30,7 +32,7 @@ export async function startServer(
   // BENCH_SERVER_ARGS passes Node flags to the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles".
   const nodeArgs = (process.env['BENCH_SERVER_ARGS'] ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, STANDALONE_MAIN], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -76,7 +78,7 @@ async function call(url: string, method: string, body: unknown, token?: string):
 export async function provisionKey(url: string): Promise<{ key: string; projectId: string; token: string; orgId: string }> {
   const session = await call(`${url}/api/auth/signup`, 'POST', { email: `bench-${Date.now()}@example.com`, password: 'benchmark password' });
   const orgId = session.organization.id as string;
-  await call(`${url}/api/orgs/${orgId}`, 'PATCH', { plan: 'team' }, session.token);
+  await call(`${url}/admin/orgs/${orgId}/plan`, 'PUT', { plan: 'team' }, ADMIN_TOKEN);
   const project = await call(`${url}/api/orgs/${orgId}/projects`, 'POST', { name: 'bench' }, session.token);
   const key = await call(`${url}/api/orgs/${orgId}/projects/${project.id}/keys`, 'POST', { name: 'bench', type: 'secret' }, session.token);
   return { key: key.key, projectId: project.id, token: session.token, orgId };

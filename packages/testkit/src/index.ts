@@ -19,21 +19,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The operator's token of test servers, which `setPlan` uses; a test passes ADMIN_TOKEN: '' for a server without one. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
 /**
  * Starts the standalone server on 127.0.0.1 and an ephemeral port with a fresh data directory. Rate limits are
- * off unless a test turns them on; `logs` receives the server's JSON log lines.
+ * off unless a test turns them on; `logs` receives the server's JSON log lines. A variable given as '' is unset.
  */
 export async function startTestServer(env: Record<string, string> = {}, logs?: Writable): Promise<TestServer> {
   const dataDir = env['DATA_DIR'] ?? mkdtempSync(path.join(tmpdir(), 'tlm-test-'));
-  const config = loadConfig(StandaloneConfig, {
+  const settings: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     RATE_LIMIT_ENABLED: 'false',
     KEY_LAST_USED_FLUSH_MS: '100',
     STATS_FLUSH_MS: '50',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     ...env,
-  });
+  };
+  const config = loadConfig(StandaloneConfig, Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== '')));
   const logger = logs ? pino({ level: 'info', base: { service: 'standalone' } }, logs) : pino({ level: 'silent' });
   const standalone = await startStandalone(config, logger);
   return {
@@ -141,8 +146,9 @@ export async function createKey(api: Api, session: Session, projectId: string, i
   return reply.body as { id: string; key: string; prefix: string; type: string; scopes: string[]; dsn?: string };
 }
 
+/** Sets the organization's plan as the operator does (PUT /admin/orgs/:org/plan with the test servers' admin token). */
 export async function setPlan(api: Api, session: Session, plan: 'free' | 'starter' | 'pro' | 'team'): Promise<void> {
-  const reply = await api.patch(`/api/orgs/${session.organization.id}`, { token: session.token, body: { plan } });
+  const reply = await api.put(`/admin/orgs/${session.organization.id}/plan`, { token: TEST_ADMIN_TOKEN, body: { plan } });
   if (reply.status !== 200) throw new Error(`plan change failed: ${reply.status} ${reply.text}`);
 }
 

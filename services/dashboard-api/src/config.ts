@@ -2,9 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
 import { jwtConfig, regionConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
-import { httpConfig } from '@tlm/core';
+import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
+
+/** Settings of sign-up, shared by the fleet's dashboard API and the standalone server. */
+export const signupConfig = {
+  DEFAULT_PLAN: StringEnum(PLAN_NAMES, {
+    default: 'free',
+    description: 'The plan of every new organization; afterwards only the operator (PUT /admin/orgs/:org/plan) changes it.',
+  }),
+};
 
 /** Fleet configuration of the dashboard API; docs/configuration.md describes every variable. */
 export const DashboardConfig = Type.Object({
@@ -15,4 +23,5 @@ export const DashboardConfig = Type.Object({
   ...kafkaConfig,
   ...regionConfig,
   ...jwtConfig,
+  ...signupConfig,
 });

@@ -2,6 +2,7 @@ import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { Region, TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
+import type { PlanName } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
 
 export interface DashboardDeps {
@@ -13,4 +14,6 @@ export interface DashboardDeps {
   tokens: TokenIssuer;
   /** The region this deployment serves; new organizations default to it. */
   region: Region;
+  /** The plan of new organizations (DEFAULT_PLAN). */
+  defaultPlan: PlanName;
 }

@@ -8,6 +8,7 @@ import { projectRoutes } from './routes/projects';
 import { usageRoutes } from './routes/usage';
 
 export type { DashboardDeps } from './deps';
+export { signupConfig } from './config';
 export { purgeAccount, purgeProjectData } from './accounts';
 
 /** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions). */

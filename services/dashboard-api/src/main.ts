@@ -11,7 +11,7 @@ start(() =>
     const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'dashboard-api', logger);
     return {
-      routes: dashboardRoutes({ metadata, analytics, blobs, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION }),
+      routes: dashboardRoutes({ metadata, analytics, blobs, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
         await bus.close();

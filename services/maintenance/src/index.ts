@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { bearerCredential, hashApiKey, sameDigest } from '@tlm/auth';
-import { notFound, unauthorized, type Logger } from '@tlm/core';
-import { Router } from 'express';
+import { announceKeyChange, bearerCredential, hashApiKey, sameDigest } from '@tlm/auth';
+import { PLANS, PLAN_NAMES, StringEnum, isUuid, jsonBody, notFound, parseBody, unauthorized, type Logger } from '@tlm/core';
+import { findOrganization, updateOrganization } from '@tlm/metadata-store';
+import { Router, type RequestHandler } from 'express';
 import cron from 'node-cron';
 import { runCleanup, type CleanupDeps } from './cleanup';
 
@@ -13,7 +14,11 @@ export const maintenanceConfig = {
     description: 'When the daily cleanup runs (cron syntax, server time zone): restore windows and retention.',
   }),
   ADMIN_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, secret: true, description: 'Bearer token of POST /admin/cleanup; the endpoint is disabled when unset.' }),
+    Type.String({
+      minLength: 16,
+      secret: true,
+      description: "Bearer token of the operator's endpoints (POST /admin/cleanup, PUT /admin/orgs/:org/plan); they are disabled when unset.",
+    }),
   ),
 };
 
@@ -38,14 +43,38 @@ export function scheduleCleanup(deps: CleanupDeps, expression: string, logger: L
   return { stop: async () => void (await task.destroy()) };
 }
 
-/** `POST /admin/cleanup` runs the cleanup now (DECISIONS.md: "on demand from an admin command"). */
-export function maintenanceRoutes(deps: CleanupDeps, adminToken: string | undefined): Router {
-  const router = Router();
-  router.post('/admin/cleanup', async (req, res) => {
+const PlanBody = Type.Object({ plan: StringEnum(PLAN_NAMES) }, { additionalProperties: false });
+
+/** The operator's endpoints take `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; without one they are off. */
+function requireAdmin(adminToken: string | undefined): RequestHandler {
+  return (req, _res, next) => {
     if (!adminToken) throw notFound('the admin endpoint is disabled: set ADMIN_TOKEN');
     const given = bearerCredential(req.headers.authorization);
     if (!given || !sameDigest(hashApiKey(given), hashApiKey(adminToken))) throw unauthorized('invalid admin token');
+    next();
+  };
+}
+
+/**
+ * The operator's endpoints: `POST /admin/cleanup` runs the cleanup now (DECISIONS.md: "on demand from an admin
+ * command"); `PUT /admin/orgs/:org/plan` sets an organization's plan, which only the operator (or a billing provider)
+ * may change.
+ */
+export function maintenanceRoutes(deps: CleanupDeps, adminToken: string | undefined): Router {
+  const router = Router();
+  const admin = requireAdmin(adminToken);
+  router.post('/admin/cleanup', admin, async (_req, res) => {
     res.json(await runCleanup(deps));
+  });
+  router.put('/admin/orgs/:org/plan', admin, jsonBody(), async (req, res) => {
+    const { plan } = parseBody(PlanBody, req.body);
+    const orgId = String(req.params['org']);
+    const organization = isUuid(orgId) ? await findOrganization(deps.metadata, orgId) : undefined;
+    if (!organization) throw notFound('organization not found');
+    const updated = await updateOrganization(deps.metadata, orgId, { plan });
+    // The plan sets retention and limits, which gateways cache with each key.
+    if (plan !== organization.plan) await announceKeyChange(deps.bus, { orgIds: [orgId] });
+    res.json({ id: updated.id, name: updated.name, plan: updated.plan, region: updated.region, limits: PLANS[updated.plan] });
   });
   return router;
 }

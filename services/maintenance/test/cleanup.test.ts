@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { exportFileKey } from '@tlm/blob-store';
 import { finishExportJob, insertExportJob } from '@tlm/metadata-store';
-import { createKey, eventually, setPlan, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+import { TEST_ADMIN_TOKEN, createKey, eventually, setPlan, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
 
-const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+/** Test servers start with this token; setPlan uses it too. */
+const ADMIN_TOKEN = TEST_ADMIN_TOKEN;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ ADMIN_TOKEN });
+  server = await startTestServer();
 });
 afterAll(() => server.close());
 
@@ -193,7 +194,7 @@ describe('POST /admin/cleanup', () => {
 
 describe('POST /admin/cleanup without ADMIN_TOKEN configured', () => {
   it('is disabled with 404 NOT_FOUND', async () => {
-    const plain = await startTestServer();
+    const plain = await startTestServer({ ADMIN_TOKEN: '' });
     try {
       const reply = await plain.api.post('/admin/cleanup', { token: ADMIN_TOKEN });
       expect(reply.status).toBe(404);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
+import { signupConfig } from '@tlm/dashboard-api';
 import { evaluatorConfig } from '@tlm/alerts';
 import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
@@ -35,4 +36,5 @@ export const StandaloneConfig = Type.Object({
   ...aiProviderConfig,
   ...keyAccessConfig,
   ...webAppConfig,
+  ...signupConfig,
 });

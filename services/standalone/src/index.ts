@@ -115,7 +115,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     ingestRoutes({ ...access, bus, blobs, metadata, symbolicator }),
     queryRoutes({ ...access, metadata, analytics, tokens, logger, blobs }),
     keyAdminRoutes({ metadata, bus, tokens }),
-    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, region: config.REGION }),
+    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger }),
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),

@@ -21,12 +21,13 @@ export interface MembershipRow {
 
 export async function insertOrganization(
   sql: SqlClient,
-  organization: { id: string; name: string; region: string },
+  organization: { id: string; name: string; region: string; plan?: PlanName },
 ): Promise<OrganizationRow> {
-  const rows = await sql.query<OrganizationRow>('insert into organizations (id, name, region) values ($1, $2, $3) returning *', [
+  const rows = await sql.query<OrganizationRow>('insert into organizations (id, name, region, plan) values ($1, $2, $3, $4) returning *', [
     organization.id,
     organization.name,
     organization.region,
+    organization.plan ?? 'free',
   ]);
   return rows[0]!;
 }

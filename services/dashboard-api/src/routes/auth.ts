@@ -65,6 +65,7 @@ export function authRoutes(deps: DashboardDeps): Router {
       const newUser = await insertUser(tx, { id: newId(), email: input.email.trim(), name: input.name ?? null, passwordHash });
       if (!newUser) return null;
       const organization = await insertOrganization(tx, {
+        plan: deps.defaultPlan,
         id: newId(),
         name: `${input.name ?? input.email.split('@')[0]}'s organization`,
         region,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { announceKeyChange, requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
-import { PLANS, PLAN_NAMES, StringEnum, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
+import { requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
+import { PLANS, StringEnum, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
 import {
   countOwners,
   deleteMembership,
@@ -16,13 +16,8 @@ import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 import { memberJson, organizationJson } from '../wire';
 
-const OrganizationPatch = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    plan: Type.Optional(StringEnum(PLAN_NAMES)),
-  },
-  { additionalProperties: false },
-);
+/** Owners rename their organization; the plan is the operator's (PUT /admin/orgs/:org/plan), so it is not here. */
+const OrganizationPatch = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
 
 const NewMember = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),
@@ -50,8 +45,6 @@ export function organizationRoutes(deps: DashboardDeps): Router {
     const changes = parseBody(OrganizationPatch, req.body);
     const { organization, role } = requestMembership(res);
     const updated = await updateOrganization(deps.metadata, organization.id, changes);
-    // The plan sets retention and limits, which gateways cache with each key.
-    if (changes.plan && changes.plan !== organization.plan) await announceKeyChange(deps.bus, { orgIds: [organization.id] });
     res.json({ ...organizationJson(updated, role), limits: PLANS[updated.plan] });
   });
 
