@@ -65,4 +65,15 @@ export const httpConfig = {
     default: 10_000,
     description: 'How long SIGTERM/SIGINT wait for in-flight requests and consumers to drain before closing stores.',
   }),
+  HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    default: 10_000,
+    description: 'How long a client may take to send a request line and headers before its connection is closed (a slow client holds a socket).',
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    default: 120_000,
+    description:
+      'How long a client may take to send a whole request, body included (10 MiB at about 90 KB/s); answers streamed back, such as the live tail, are not bound by it.',
+  }),
 };

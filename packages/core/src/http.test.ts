@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import express from 'express';
@@ -6,6 +7,7 @@ import pino from 'pino';
 import { ConfigError } from './config';
 import { conflict, rateLimited } from './errors';
 import { bodyBytes, byteLimitText, createServiceApp, finishServiceApp, jsonBody, listen, MAX_BODY_BYTES, rawBody, type ReadinessCheck, type RunningServer } from './http';
+import { createLogger } from './logger';
 import { metricsRegistry } from './metrics';
 
 /** The metrics registry is process-wide; a service name of this file's own keeps its samples apart. */
@@ -131,7 +133,7 @@ describe('error mapping', () => {
     const response = await post('/echo', JSON.stringify({ message: 'x'.repeat(BODY_LIMIT_BYTES) }));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
-      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 1 KB limit' },
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 1 KiB limit' },
     });
   });
 
@@ -142,11 +144,11 @@ describe('error mapping', () => {
     expect(await accepted.json()).toEqual({ bytes: Buffer.byteLength(fits) });
     const refused = await post('/default-limit', JSON.stringify({ message: 'x'.repeat(MAX_BODY_BYTES) }));
     expect(refused.status).toBe(413);
-    expect(await refused.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 2 MB limit' } });
+    expect(await refused.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds the 2 MiB limit' } });
   });
 
   it('writes byte limits as people do', () => {
-    expect([byteLimitText(2 * 1024 * 1024), byteLimitText(64 * 1024), byteLimitText(1_500)]).toEqual(['2 MB', '64 KB', '1,500 bytes']);
+    expect([byteLimitText(2 * 1024 * 1024), byteLimitText(64 * 1024), byteLimitText(1_500)]).toEqual(['2 MiB', '64 KiB', '1,500 bytes']);
   });
 
   it('counts the limit on the inflated body, so a small gzip that inflates past it is 413', async () => {
@@ -416,5 +418,51 @@ describe('trusted proxies', () => {
     } finally {
       await direct.close();
     }
+  });
+});
+
+describe('slow clients', () => {
+  /** Opens a raw connection and writes `parts` one every `gapMs`; resolves with what the server sent and when it closed. */
+  async function trickle(url: string, parts: string[], gapMs: number): Promise<{ answer: string; closedAfterMs: number }> {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    const started = Date.now();
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    let index = 0;
+    const timer = setInterval(() => {
+      if (index < parts.length && !socket.destroyed) socket.write(parts[index++]!);
+    }, gapMs);
+    await closed;
+    clearInterval(timer);
+    return { answer, closedAfterMs: Date.now() - started };
+  }
+
+  let slow: RunningServer;
+  beforeAll(async () => {
+    const app = createServiceApp({ service: 'slow', logger: createLogger('slow', 'silent'), readiness: [], trustedProxies: [] });
+    app.post('/upload', jsonBody(), (_req, res) => res.json({ ok: true }));
+    finishServiceApp(app, createLogger('slow', 'silent'));
+    slow = await listen(app, 0, '127.0.0.1', 1_000, { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+  });
+  afterAll(() => slow.close());
+
+  it('closes a connection whose headers trickle in past HEADERS_TIMEOUT_MS with 408', async () => {
+    const headers = ['GET /healthz HTTP/1.1\r\n', ...Array.from({ length: 100 }, (_, n) => `X-Slow-${n}: a\r\n`)];
+    const { answer, closedAfterMs } = await trickle(slow.url, headers, 200);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    // 1 s of headers allowed, checked every half second: closed well before the 20 s the headers would take.
+    expect(closedAfterMs).toBeGreaterThanOrEqual(1_000);
+    expect(closedAfterMs).toBeLessThan(6_000);
+  });
+
+  it('closes a connection whose body trickles in past REQUEST_TIMEOUT_MS with 408', async () => {
+    const body = JSON.stringify({ message: 'x'.repeat(200) });
+    const head = `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const { answer, closedAfterMs } = await trickle(slow.url, [head, ...body.match(/.{1,2}/g)!], 100);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(2_000);
+    expect(closedAfterMs).toBeLessThan(8_000);
   });
 });

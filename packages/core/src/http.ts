@@ -123,7 +123,7 @@ function toApiError(error: unknown): ApiError | undefined {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.too.large') {
     const limit = (error as { limit?: unknown }).limit;
-    return payloadTooLarge(`request body exceeds the ${typeof limit === 'number' ? byteLimitText(limit) : '2 MB'} limit`);
+    return payloadTooLarge(`request body exceeds the ${typeof limit === 'number' ? byteLimitText(limit) : byteLimitText(MAX_BODY_BYTES)} limit`);
   }
   if (type === 'entity.parse.failed') return validationError('request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported')
@@ -174,15 +174,15 @@ export function mayHoldLoneSurrogate(jsonText: string): boolean {
 }
 
 /**
- * SPEC.md Limits: a request body may be 2 MB (body-parser reads "2mb" as 2 * 1024 * 1024 bytes). Every JSON body may
+ * SPEC.md Limits: a request body may be 2 MB, taken as 2 MiB (2,097,152 bytes), the size it is said in everywhere. Every JSON body may
  * be that large; DECISIONS.md answers 413 only above it, so smaller limits would contradict it.
  */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-/** A byte limit as people write it: 2 MB, 64 KB, 1,500 bytes. */
+/** A byte limit as people read it, in binary units since the limits are powers of two: 2 MiB, 64 KiB, 1,500 bytes. */
 export function byteLimitText(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes.toLocaleString('en-US')} bytes`;
 }
 
@@ -283,8 +283,31 @@ const DRAIN_SWEEP_MS = 50;
  */
 export const MAX_HEADER_BYTES = 160 * 1024;
 
-export async function listen(app: Express, port: number, host: string, shutdownTimeoutMs: number): Promise<RunningServer> {
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
+/** How long a client may take to send its headers, and its whole request; a slow client otherwise holds a socket. */
+export interface ClientTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 120_000 };
+
+export async function listen(
+  app: Express,
+  port: number,
+  host: string,
+  shutdownTimeoutMs: number,
+  timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS,
+): Promise<RunningServer> {
+  const server = http.createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      // How often both timeouts are checked: Node's 30 s default would let a trickling client stay far past them.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersTimeoutMs / 2),
+    },
+    app,
+  );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     // EADDRINUSE, EACCES, ENOTFOUND: named with the variables that chose the address.

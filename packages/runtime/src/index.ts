@@ -72,6 +72,8 @@ export interface BaseServiceConfig {
   TRUSTED_PROXIES: string;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  HEADERS_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS: number;
 }
 
 /**
@@ -89,7 +91,10 @@ export async function runService<S extends TObject>(
   const app = createServiceApp({ service, logger, readiness: parts.readiness, trustedProxies: splitList(config.TRUSTED_PROXIES) });
   if (parts.routes) app.use(parts.routes);
   finishServiceApp(app, logger);
-  const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
+  const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS, {
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
   logger.info({ url: server.url }, `${service} listening`);
   exitOnSignals(logger, async () => {
     await server.close();

@@ -33,6 +33,10 @@ export async function findUserById(sql: SqlClient, id: string): Promise<UserRow 
   return (await sql.query<UserRow>('select * from users where id = $1', [id]))[0];
 }
 
+export async function setUserPasswordHash(sql: SqlClient, id: string, passwordHash: string): Promise<void> {
+  await sql.query('update users set password_hash = $2 where id = $1', [id, passwordHash]);
+}
+
 /** Ends every dashboard session of the user: tokens issued before this answer 401. */
 export async function endUserSessions(sql: SqlClient, id: string): Promise<void> {
   await sql.query('update users set session_epoch = session_epoch + 1 where id = $1', [id]);
