@@ -142,7 +142,8 @@ export type CreatedKey = Static<typeof CreatedKey>;
 // Plan and usage.
 
 export const PlanLimits = Type.Object({
-  requestsPerSecond: Type.Integer(),
+  requestsPerSecond: Type.Integer({ description: '/v1 requests per second of the account, over all its keys' }),
+  apiRequestsPerSecond: Type.Integer({ description: '/api requests per second of the account, over all its members' }),
   maxApiKeys: Type.Integer(),
   retentionDays: Type.Integer(),
   maxProjects: Type.Integer(),

@@ -1,21 +1,14 @@
 /** Per-plan limits (SPEC.md Limits). Project and AI quotas are not in the spec; the values here are ours (docs/decisions.md). */
-import { PLAN_NAMES, type PlanName } from '@tlm/api-schemas';
+import { PLAN_NAMES, type PlanLimits, type PlanName } from '@tlm/api-schemas';
 
-export { PLAN_NAMES, type PlanName };
-
-export interface PlanLimits {
-  requestsPerSecond: number;
-  maxApiKeys: number;
-  retentionDays: number;
-  maxProjects: number;
-  aiQueriesPerMonth: number;
-}
+// The limits' type is the usage answer's schema (packages/api-schemas), so the table and the wire cannot drift apart.
+export { PLAN_NAMES, type PlanLimits, type PlanName };
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { requestsPerSecond: 10, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50 },
-  starter: { requestsPerSecond: 20, maxApiKeys: 10, retentionDays: 14, maxProjects: 10, aiQueriesPerMonth: 500 },
-  pro: { requestsPerSecond: 50, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000 },
-  team: { requestsPerSecond: 100, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000 },
+  free: { requestsPerSecond: 10, apiRequestsPerSecond: 25, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50 },
+  starter: { requestsPerSecond: 20, apiRequestsPerSecond: 50, maxApiKeys: 10, retentionDays: 14, maxProjects: 10, aiQueriesPerMonth: 500 },
+  pro: { requestsPerSecond: 50, apiRequestsPerSecond: 100, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000 },
+  team: { requestsPerSecond: 100, apiRequestsPerSecond: 200, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000 },
 };
 
 /** Plans above `plan` whose limit `limitOf` is higher than `needed - 1`, cheapest first: the upgrade offer of a 402. */

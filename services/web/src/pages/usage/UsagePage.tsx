@@ -93,8 +93,12 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         </p>
         <dl className="stats">
           <div className="stat">
-            <dt>Requests per second</dt>
+            <dt>API key requests per second</dt>
             <dd>{shown(limits.requestsPerSecond)}</dd>
+          </div>
+          <div className="stat">
+            <dt>Dashboard requests per second</dt>
+            <dd>{shown(limits.apiRequestsPerSecond)}</dd>
           </div>
           <div className="stat">
             <dt>Retention</dt>
