@@ -4,7 +4,7 @@ import type { SqlClient } from '@tlm/metadata-store';
 import type { RequestHandler } from 'express';
 import { requireApiKey, requireScope } from './guards';
 import type { Region } from './keys';
-import { RateLimiter, rateLimitConfig, requireWithinRate } from './rateLimit';
+import { rateLimitConfig, requireWithinRate, startRateLimiter, type RateLimiter } from './rateLimit';
 import { parseRegionUrls, regionRouting, type RegionUrls } from './regions';
 import { regionConfig } from './config';
 import { KeyResolver, keyCacheConfig } from './resolver';
@@ -60,8 +60,7 @@ export async function startKeyAccess(
 ): Promise<RunningKeyAccess> {
   const keys = KeyResolver.fromConfig(store, config, logger);
   await keys.start(bus);
-  const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
-  await limiter.share(bus, config.RATE_LIMIT_SHARE_MS, logger);
+  const limiter = await startRateLimiter(bus, config, logger);
   return {
     keys,
     limiter,

@@ -1,4 +1,4 @@
-import { forbidden, isUuid, notFound, unauthorized } from '@tlm/core';
+import { PLANS, forbidden, isUuid, notFound, unauthorized } from '@tlm/core';
 import {
   findMembership,
   findProject,
@@ -9,6 +9,8 @@ import {
   type SqlClient,
 } from '@tlm/metadata-store';
 import type { RequestHandler, Response } from 'express';
+import { API_USER_REQUESTS_PER_SECOND, apiBudget, takeApiBudget } from './apiRateLimit';
+import type { RateLimiter } from './rateLimit';
 import type { KeyResolver, ResolvedKey } from './resolver';
 import { grantsAny, type Scope } from './scopes';
 import { CSRF_HEADER, bearerCredential, dashboardCredential, lacksCsrfProof } from './session';
@@ -49,9 +51,10 @@ export interface SessionUser {
 
 /**
  * `/api` guard: a valid dashboard JWT of a live account, from the Bearer header or the web app's session cookie.
- * Cookie-authenticated writes must carry the CSRF header, which a cross-site page cannot send.
+ * Cookie-authenticated writes must carry the CSRF header, which a cross-site page cannot send. A route of no
+ * organization counts against the person's own budget; a route naming one counts against it in `requireMember`.
  */
-export function requireUser(tokens: TokenIssuer, store: SqlClient): RequestHandler {
+export function requireUser(tokens: TokenIssuer, store: SqlClient, limiter: RateLimiter): RequestHandler {
   return async (req, res, next) => {
     const credential = dashboardCredential(req);
     if (!credential) throw unauthorized('missing token: send Authorization: Bearer <JWT> or log in');
@@ -61,6 +64,7 @@ export function requireUser(tokens: TokenIssuer, store: SqlClient): RequestHandl
     const claims = await tokens.verify(credential.token);
     const user = claims ? await findUserById(store, claims.userId) : undefined;
     if (!user || user.deleted_at || claims!.sessionEpoch !== user.session_epoch) throw unauthorized('invalid or expired token');
+    if (req.params['org'] === undefined) takeApiBudget(limiter, apiBudget.user(user.id), API_USER_REQUESTS_PER_SECOND);
     res.locals['user'] = { id: user.id, email: user.email, name: user.name } satisfies SessionUser;
     next();
   };
@@ -77,13 +81,15 @@ export interface Membership {
 
 /**
  * The `:org` route parameter must be an organization the user belongs to. Outsiders get 404, so the existence
- * of other organizations is not revealed; members asking for an owner-only action get 403.
+ * of other organizations is not revealed; members asking for an owner-only action get 403. Each request of a
+ * member counts against the organization's `/api` budget, its plan's `apiRequestsPerSecond`.
  */
-export function requireMember(store: SqlClient, options: { ownerOnly?: boolean } = {}): RequestHandler {
+export function requireMember(store: SqlClient, limiter: RateLimiter, options: { ownerOnly?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const orgId = String(req.params['org'] ?? '');
     const membership = isUuid(orgId) ? await findMembership(store, orgId, sessionUser(res).id) : undefined;
     if (!membership) throw notFound('organization not found');
+    takeApiBudget(limiter, apiBudget.organization(membership.id), PLANS[membership.plan].apiRequestsPerSecond);
     if (options.ownerOnly && membership.role !== 'owner') throw forbidden('only an owner of this organization may do this');
     const { role, ...organization } = membership;
     res.locals['membership'] = { organization, role } satisfies Membership;

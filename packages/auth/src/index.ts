@@ -6,6 +6,7 @@ export * from './scopes';
 export * from './session';
 export * from './tokens';
 export * from './rateLimit';
+export * from './apiRateLimit';
 export * from './config';
 export * from './regions';
 export * from './chains';

@@ -9,7 +9,7 @@ export const rateLimitConfig = {
   RATE_LIMIT_ENABLED: Type.Boolean({
     default: true,
     description:
-      "Enforce the per-plan requests-per-second limit per organization (the plan's requestsPerSecond, shown in the limits of GET /api/orgs/:org); off for self-hosting or benchmarks.",
+      "Enforce the per-plan requests-per-second limits per organization: /v1 at the plan's requestsPerSecond, /api apart at its apiRequestsPerSecond (both shown in the limits of GET /api/orgs/:org), and /api per person and per client address (docs/api.md); off for self-hosting or benchmarks.",
   }),
   RATE_LIMIT_SHARE_MS: Type.Integer({
     minimum: 10,
@@ -131,6 +131,17 @@ export class RateLimiter {
     for (const report of this.peers.values()) if (report.second >= this.second - 1) count += report.counts.get(orgId) ?? 0;
     return count;
   }
+}
+
+/** A limiter sharing its counts with the other processes over the bus every RATE_LIMIT_SHARE_MS; `stop` it when the service closes. */
+export async function startRateLimiter(
+  bus: Bus,
+  config: { RATE_LIMIT_ENABLED: boolean; RATE_LIMIT_SHARE_MS: number },
+  logger: Logger,
+): Promise<RateLimiter> {
+  const limiter = new RateLimiter(config.RATE_LIMIT_ENABLED);
+  await limiter.share(bus, config.RATE_LIMIT_SHARE_MS, logger);
+  return limiter;
 }
 
 /**

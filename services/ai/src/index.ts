@@ -69,7 +69,7 @@ const MAX_HISTORY_TURNS = 400;
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */
   async function translateValidated(projectId: string, prompt: string, mode: NlMode, history: readonly NlTurn[] = []): Promise<Translation> {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { jwtConfig, regionConfig } from '@tlm/auth';
+import { jwtConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
@@ -23,5 +23,6 @@ export const DashboardConfig = Type.Object({
   ...kafkaConfig,
   ...regionConfig,
   ...jwtConfig,
+  ...rateLimitConfig,
   ...signupConfig,
 });

@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import type { Region, TokenIssuer } from '@tlm/auth';
+import type { RateLimiter, Region, TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import type { PlanName } from '@tlm/core';
@@ -12,6 +12,8 @@ export interface DashboardDeps {
   blobs: BlobStore;
   bus: Bus;
   tokens: TokenIssuer;
+  /** Counts `/api` requests against their organization's, person's or client address's budget (docs/api.md). */
+  limiter: RateLimiter;
   /** The region this deployment serves; new organizations default to it. */
   region: Region;
   /** The plan of new organizations (DEFAULT_PLAN). */

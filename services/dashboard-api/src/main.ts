@@ -1,4 +1,4 @@
-import { TokenIssuer } from '@tlm/auth';
+import { TokenIssuer, startRateLimiter } from '@tlm/auth';
 import { S3BlobStore } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { DashboardConfig } from './config';
@@ -10,10 +10,21 @@ start(() =>
     const analytics = await connectAnalytics(config);
     const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'dashboard-api', logger);
+    const limiter = await startRateLimiter(bus, config, logger);
     return {
-      routes: dashboardRoutes({ metadata, analytics, blobs, bus, tokens: new TokenIssuer(config.JWT_SECRET), region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
+      routes: dashboardRoutes({
+        metadata,
+        analytics,
+        blobs,
+        bus,
+        tokens: new TokenIssuer(config.JWT_SECRET),
+        limiter,
+        region: config.REGION,
+        defaultPlan: config.DEFAULT_PLAN,
+      }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
+        await limiter.stop();
         await bus.close();
         await blobs.close();
         await analytics.close();

@@ -11,6 +11,7 @@ import {
   requireMember,
   requireProject,
   requireUser,
+  type RateLimiter,
   type Region,
   type TokenIssuer,
 } from '@tlm/auth';
@@ -48,6 +49,8 @@ export interface KeyAdminDeps {
   metadata: MetadataStore;
   bus: Bus;
   tokens: TokenIssuer;
+  /** Counts `/api` requests against the organization's dashboard budget. */
+  limiter: RateLimiter;
 }
 
 
@@ -72,7 +75,7 @@ function sentryDsn(req: Request, key: string, dsnId: number): string {
 export function keyAdminRoutes(deps: KeyAdminDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter)];
   const project = [...member, requireProject(deps.metadata)];
   const base = '/api/orgs/:org/projects/:project/keys';
 

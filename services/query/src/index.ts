@@ -76,7 +76,7 @@ export function queryRoutes(deps: QueryDeps): Router {
     requireWithinRate(deps.limiter),
     requireScope('data:read'),
   ];
-  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   router.get('/v1/schema', ...reader, async (_req, res) => {
     res.json(await readSchemaDocument(deps.metadata, requestKey(res).projectId));

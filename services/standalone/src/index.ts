@@ -114,12 +114,13 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   app.use(
     ingestRoutes({ ...access, bus, blobs, metadata, symbolicator }),
     queryRoutes({ ...access, metadata, analytics, tokens, logger, blobs }),
-    keyAdminRoutes({ metadata, bus, tokens }),
-    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
+    // One limiter for /v1 and /api: their budgets are kept apart by key (apiBudget in @tlm/auth).
+    keyAdminRoutes({ metadata, bus, tokens, limiter: access.limiter }),
+    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, limiter: access.limiter, region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger }),
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
-    statusPageRoutes({ metadata, tokens }),
+    statusPageRoutes({ metadata, tokens, limiter: access.limiter }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
     exportRoutes({ ...access, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
     // Last: the web app answers page navigations no API route took, from the same origin as /api and /v1.

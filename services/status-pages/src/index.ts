@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { requestMembership, requireMember, requireUser, type TokenIssuer } from '@tlm/auth';
+import { requestMembership, requireMember, requireUser, type RateLimiter, type TokenIssuer } from '@tlm/auth';
 import { StringEnum, conflict, isUuid, jsonBody, newId, notFound, parseBody, validationError } from '@tlm/core';
 import {
   deleteStatusPage,
@@ -21,6 +21,8 @@ import { UPTIME_WINDOW_DAYS, incidentJson, pageJson, snapshotJson } from './stat
 export interface StatusPageDeps {
   metadata: MetadataStore;
   tokens: TokenIssuer;
+  /** Counts the managing routes against the organization's `/api` budget. */
+  limiter: RateLimiter;
 }
 
 const STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
@@ -87,7 +89,7 @@ function intParam(req: Request, name: string, fallback: number, min: number, max
 export function statusPageRoutes(deps: StatusPageDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter)];
 
   async function publicPage(req: Request) {
     const page = await findStatusPageBySlug(deps.metadata, String(req.params['slug']));

@@ -5,6 +5,7 @@ import {
   dashboardCredential,
   hashPassword,
   lacksCsrfProof,
+  requireAddressWithinRate,
   requireUser,
   sessionUser,
   setSessionCookie,
@@ -45,10 +46,12 @@ const NO_SUCH_USER_HASH = hashPassword('no such user, no such password');
 export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const user = requireUser(deps.tokens, deps.metadata);
+  const user = requireUser(deps.tokens, deps.metadata, deps.limiter);
+  // Before an account there is only the client address to count against (docs/api.md "Rate limits").
+  const byAddress = requireAddressWithinRate(deps.limiter);
   const logins = new LoginThrottle();
 
-  router.post('/api/auth/signup', body, async (req, res) => {
+  router.post('/api/auth/signup', byAddress, body, async (req, res) => {
     const input = parseBody(SignupBody, req.body);
     const existing = await findUserByEmail(deps.metadata, input.email);
     if (existing?.deleted_at && !withinRestoreWindow(existing.deleted_at)) {
@@ -86,7 +89,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     });
   });
 
-  router.post('/api/auth/login', body, async (req, res) => {
+  router.post('/api/auth/login', byAddress, body, async (req, res) => {
     const input = parseBody(CredentialsBody, req.body);
     const account = await checkCredentials(input.email, input.password, req.ip ?? '');
     if (account.deleted_at) {
@@ -97,7 +100,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ ...(await session(req, res, account)), user: userJson(account) });
   });
 
-  router.post('/api/auth/logout', async (req, res) => {
+  router.post('/api/auth/logout', byAddress, async (req, res) => {
     if (lacksCsrfProof(req)) throw forbidden('log-out from the web app sends the x-tlm-csrf header');
     // A live token's user has every session ended: the cookie's token, and any copy of it, answer 401 from now on.
     const credential = dashboardCredential(req);
@@ -126,7 +129,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ deleted: true, immediate: false, restore_until: isoTime(restoreDeadline(deletedAt)) });
   });
 
-  router.post('/api/auth/account/restore', body, async (req, res) => {
+  router.post('/api/auth/account/restore', byAddress, body, async (req, res) => {
     const input = parseBody(CredentialsBody, req.body);
     const account = await checkCredentials(input.email, input.password, req.ip ?? '');
     if (account.deleted_at) {

@@ -27,7 +27,7 @@ const keyMetadata = (key: ApiKeyRow) => ({
 
 export function gdprRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  const owner = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata, { ownerOnly: true })];
+  const owner = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter, { ownerOnly: true })];
 
   // SPEC.md Dashboard API: organization owners only.
   router.get('/api/orgs/:org/gdpr/export', ...owner, async (_req, res) => {

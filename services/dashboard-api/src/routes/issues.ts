@@ -31,7 +31,7 @@ const ACTIONS: Record<IssueAction['action'], (body: unknown) => IssueAction> = {
  */
 export function issueRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  const liveProject = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), requireProject(deps.metadata)];
+  const liveProject = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   for (const [name, actionOf] of Object.entries(ACTIONS)) {
     router.post(`/api/orgs/:org/projects/:project/issues/:issue/${name}`, ...liveProject, jsonBody(), async (req, res) => {

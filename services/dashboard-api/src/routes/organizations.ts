@@ -27,9 +27,9 @@ const NewMember = Type.Object({
 export function organizationRoutes(deps: DashboardDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const user = requireUser(deps.tokens, deps.metadata);
-  const member = [user, requireMember(deps.metadata)];
-  const owner = [user, requireMember(deps.metadata, { ownerOnly: true })];
+  const user = requireUser(deps.tokens, deps.metadata, deps.limiter);
+  const member = [user, requireMember(deps.metadata, deps.limiter)];
+  const owner = [user, requireMember(deps.metadata, deps.limiter, { ownerOnly: true })];
 
   router.get('/api/orgs', user, async (_req, res) => {
     const organizations = await listOrganizationsOfUser(deps.metadata, sessionUser(res).id);

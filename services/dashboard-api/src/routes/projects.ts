@@ -33,7 +33,7 @@ async function ensureProjectRoom(sql: SqlClient, orgId: string, plan: PlanName):
 export function projectRoutes(deps: DashboardDeps): Router {
   const router = Router();
   const body = jsonBody();
-  const member = [requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata)];
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter)];
   const liveProject = [...member, requireProject(deps.metadata)];
   const anyProject = [...member, requireProject(deps.metadata, { includeDeleted: true })];
 

@@ -34,7 +34,7 @@ export function usageRoutes(deps: DashboardDeps): Router {
     };
   }
 
-  router.get('/api/orgs/:org/usage', requireUser(deps.tokens, deps.metadata), requireMember(deps.metadata), async (_req, res) => {
+  router.get('/api/orgs/:org/usage', requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), async (_req, res) => {
     const { organization } = requestMembership(res);
     const limits = PLANS[organization.plan];
     const month = monthOf(Date.now());
