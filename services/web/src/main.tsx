@@ -6,11 +6,18 @@ import { ApiError, onUnauthorized } from './api/client';
 import { router } from './routes';
 import './styles.css';
 
+const rateLimited = (error: unknown) => error instanceof ApiError && error.code === 'RATE_LIMITED';
+
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      // 4xx answers are final; retrying them only delays the message people need to see.
-      retry: (failures, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && failures < 2,
+      // 4xx answers are final; retrying them only delays the message people need to see. A 429 is a spent second of
+      // the dashboard's budget (docs/api.md "Rate limits"), answered again after its Retry-After of one second.
+      retry: (failures, error) => {
+        if (rateLimited(error)) return failures < 3;
+        return !(error instanceof ApiError && error.status >= 400 && error.status < 500) && failures < 2;
+      },
+      retryDelay: (failures, error) => (rateLimited(error) ? 1_000 : Math.min(1_000 * 2 ** failures, 30_000)),
       refetchOnWindowFocus: false,
     },
   },
