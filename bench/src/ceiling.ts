@@ -14,6 +14,7 @@ const appenders: Partial<Record<ColumnType, (appender: DuckDBAppender, value: un
   nullable_string: (appender, value) => (value == null ? appender.appendNull() : appender.appendVarchar(value as string)),
   timestamp: (appender, value) => appender.appendTimestamp(new DuckDBTimestampValue(BigInt(value as number) * 1000n)),
   uint16: (appender, value) => appender.appendUSmallInt(value as number),
+  uint64: (appender, value) => appender.appendUBigInt(BigInt(value as number)),
   properties: (appender, value) => appender.appendVarchar(JSON.stringify(value)),
 };
 
@@ -25,7 +26,8 @@ export async function appenderCeiling<R, Row extends object>(options: {
   total: number;
   makeItem: (i: number) => unknown;
   toRecord: (item: unknown, context: IngestContext) => ItemResult<R>;
-  toRow: (record: R) => Row;
+  /** The row of the `index`th record, numbered in its stream as the ingest writer numbers it. */
+  toRow: (record: R, index: number) => Row;
   table: TableDefinition<Row>;
 }): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tlm-ceiling-'));
@@ -46,7 +48,7 @@ export async function appenderCeiling<R, Row extends object>(options: {
     for (let i = 0; i < options.total; i++) {
       const record = options.toRecord(options.makeItem(i), context);
       if (!record.ok) throw new Error(record.reason);
-      rows.push(options.toRow(record.value));
+      rows.push(options.toRow(record.value, i));
     }
     const columns = options.table.columns.map((column) => ({ name: column.name, append: appenders[column.type]! }));
     // Automatic checkpoints would land inside or outside the timed window by chance (85k to 130k rows/s for the same

@@ -55,14 +55,14 @@ export async function ingestSection(options: { items: number; concurrency: numbe
 
   const ceilings = {
     logs: median(
-      (await repeat(RUNS, () => appenderCeiling({ total: options.items, makeItem: logItem, toRecord: toLogRecord, toRow: logRow, table: logsTable }))).map(
+      (await repeat(RUNS, () => appenderCeiling({ total: options.items, makeItem: logItem, toRecord: toLogRecord, toRow: (record, offset) => logRow(record, { partition: 0, offset }), table: logsTable }))).map(
         (run) => run.rowsPerSecond,
       ),
     ),
     events: median(
       (
         await repeat(RUNS, () =>
-          appenderCeiling({ total: options.items, makeItem: eventItem, toRecord: toEventRecord, toRow: eventRow, table: eventsTable }),
+          appenderCeiling({ total: options.items, makeItem: eventItem, toRecord: toEventRecord, toRow: (record, offset) => eventRow(record, { partition: 0, offset }), table: eventsTable }),
         )
       ).map((run) => run.rowsPerSecond),
     ),

@@ -226,6 +226,9 @@ describe('insert and query', () => {
       span_id: null,
       received_at: '2026-03-04T05:06:07.090Z',
       retention_days: 14,
+      // Written by something other than the ingest writer: no place in a counted stream.
+      stream_partition: null,
+      stream_offset: null,
     });
   });
 
@@ -253,6 +256,8 @@ describe('insert and query', () => {
         properties: '{"plan":"pro"}',
         received_at: '2026-03-04T05:06:07.089Z',
         retention_days: 3,
+        stream_partition: null,
+        stream_offset: null,
       },
     ]);
   });

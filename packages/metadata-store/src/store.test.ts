@@ -111,6 +111,7 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
         'schema_migrations',
         'schema_properties',
         'slos',
+        'stats_positions',
         'status_incidents',
         'status_pages',
         'usage_counters',

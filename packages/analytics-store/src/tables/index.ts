@@ -27,6 +27,7 @@ export * from './replaySessions';
 export * from './sessions';
 export * from './spans';
 export * from './stacks';
+export * from './stream';
 export * from './vitals';
 
 /** Every table the analytics store holds, in creation order. */

@@ -1,5 +1,6 @@
 import type { LogRecord, Properties } from '@tlm/signals';
-import type { TableDefinition } from '../store';
+import type { AnalyticsStore, TableDefinition } from '../store';
+import { decodedProperties, uncountedRowsSql, type StreamPosition } from './stream';
 
 /** A stored log entry; the GQL source `logs`. */
 export interface LogRow {
@@ -13,6 +14,13 @@ export interface LogRow {
   span_id: string | null;
   received_at: number;
   retention_days: number;
+  /**
+   * Where the log sits in the stream the ingest writer counts into the schema registry and usage (docs/decisions.md
+   * "Derived counts follow the rows"): the bus partition and offset there (Kafka), or partition 0 and the writer's own
+   * sequence (standalone). Absent in rows written before these columns, and in rows written by anything but the writer.
+   */
+  stream_partition?: number;
+  stream_offset?: number;
 }
 
 export const logsTable: TableDefinition<LogRow> = {
@@ -32,6 +40,8 @@ export const logsTable: TableDefinition<LogRow> = {
     { name: 'span_id', type: 'nullable_string' },
     { name: 'received_at', type: 'timestamp' },
     { name: 'retention_days', type: 'uint16' },
+    { name: 'stream_partition', type: 'uint16' },
+    { name: 'stream_offset', type: 'uint64' },
   ],
   ddl: {
     duckdb: [
@@ -45,8 +55,13 @@ export const logsTable: TableDefinition<LogRow> = {
   trace_id VARCHAR,
   span_id VARCHAR,
   received_at TIMESTAMP NOT NULL,
-  retention_days USMALLINT NOT NULL
+  retention_days USMALLINT NOT NULL,
+  stream_partition USMALLINT,
+  stream_offset UBIGINT
 )`,
+      // Tables created before these columns existed get them last, where the INSERT's column order puts them.
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_partition USMALLINT',
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_offset UBIGINT',
     ],
     // project_id leads the sort key so every query reads one project's granules; ReplacingMergeTree on the
     // row id makes a redelivered Kafka batch collapse into the rows it already wrote.
@@ -64,6 +79,8 @@ export const logsTable: TableDefinition<LogRow> = {
     span_id String,
     received_at DateTime64(3, 'UTC'),
     retention_days UInt16,
+    stream_partition UInt16,
+    stream_offset UInt64,
     INDEX idx_message lower(message) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_property_keys mapKeys(properties) TYPE bloom_filter(0.01) GRANULARITY 1,
@@ -74,11 +91,14 @@ PARTITION BY toDate(timestamp)
 ORDER BY (project_id, timestamp, id)
 TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
     ],
   },
 };
 
-export function logRow(record: LogRecord): LogRow {
+/** The stored row of a log; `position` is its place in the stream the ingest writer counts. */
+export function logRow(record: LogRecord, position?: StreamPosition): LogRow {
   return {
     project_id: record.projectId,
     timestamp: record.timestamp,
@@ -90,5 +110,29 @@ export function logRow(record: LogRecord): LogRow {
     span_id: record.spanId,
     received_at: record.receivedAt,
     retention_days: record.retentionDays,
+    stream_partition: position?.partition,
+    stream_offset: position?.offset,
   };
+}
+
+/** What the ingest writer reads back of a log row to count it: its project, receipt time, properties and offset. */
+export interface StoredLog {
+  projectId: string;
+  receivedAt: number;
+  properties: Properties;
+  offset: number;
+}
+
+/**
+ * Up to `limit` logs stored in a partition of the logs stream after offset `after`, in offset order: on start, the
+ * ones a crash left stored but not counted into the schema registry and usage.
+ */
+export async function uncountedLogs(store: AnalyticsStore, partition: number, after: number, limit: number): Promise<StoredLog[]> {
+  const rows = await store.query(uncountedRowsSql(store.dialect, 'logs', ''), { partition, after, limit });
+  return rows.map((row) => ({
+    projectId: String(row['project_id']),
+    receivedAt: Number(row['received_at_ms']),
+    properties: decodedProperties(row['properties']),
+    offset: Number(row['stream_offset']),
+  }));
 }

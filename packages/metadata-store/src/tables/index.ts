@@ -12,3 +12,4 @@ export * from './slos';
 export * from './ai';
 export * from './statusPages';
 export * from './exportJobs';
+export * from './statsPositions';
