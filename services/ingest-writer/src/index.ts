@@ -17,7 +17,7 @@ import type { Logger } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
 import type { EventRecord, LogRecord, SessionRecord, SpanRecord, VitalRecord } from '@tlm/signals';
 import { subscribeChunkTopics } from './chunkTopics';
-import { StatsTally, writeStats } from './stats';
+import { StatsCounter } from './statsCounter';
 
 export const ingestWriterConfig = {
   STATS_FLUSH_MS: Type.Integer({
@@ -43,25 +43,23 @@ export interface IngestWriter {
 }
 
 /**
- * Consumes the log, event, span, vital, session, replay and profile topics. A batch is acknowledged once its rows are committed; a failure
- * there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded). The schema registry and
- * usage counters (logs and events) are derived from committed rows and are flushed on a timer, so the ingest path
- * never waits for them.
+ * Consumes the log, event, span, vital, session, replay and profile topics. A batch's rows are committed before it is
+ * acknowledged; a failure there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded).
+ * The schema registry and usage counters (logs and events) are derived from the committed rows exactly once by their
+ * stream positions (StatsCounter): with the embedded bus they are counted on the timer, and a start counts what a
+ * crash left uncounted, so a 202 never waits for them; a Kafka batch is acknowledged once counted.
  */
 export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestWriter> {
-  const tally = new StatsTally();
+  const counter = await StatsCounter.start(deps, deps.logger, deps.bus.redelivers ? 'bus' : 'own');
   // Two batches in flight: one is written while the next is prepared; rows carry their own ids, so order is free.
   const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
-    await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (records) => {
-      await deps.analytics.insert(logsTable, records.map(logRow));
-      tally.addRecords('logs', records);
-    }),
-    await deps.bus.subscribe<EventRecord>(Topics.events, group, async (records) => {
-      await deps.analytics.insert(eventsTable, records.map(eventRow));
-      tally.addRecords('events', records);
-      tally.addEventNames(records);
-    }),
+    await deps.bus.subscribe<LogRecord>(Topics.logs, group, (records, positions) =>
+      counter.write(Topics.logs, records, positions, (stream) => deps.analytics.insert(logsTable, records.map((record, index) => logRow(record, stream[index])))),
+    ),
+    await deps.bus.subscribe<EventRecord>(Topics.events, group, (records, positions) =>
+      counter.write(Topics.events, records, positions, (stream) => deps.analytics.insert(eventsTable, records.map((record, index) => eventRow(record, stream[index])))),
+    ),
     await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records) => {
       await deps.analytics.insert(spansTable, records.map(spanRow));
     }),
@@ -74,20 +72,8 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
     ...(await subscribeChunkTopics(deps.bus, deps.analytics, group)),
   ];
 
-  let flushing: Promise<void> = Promise.resolve();
-  const flushStats = () => {
-    flushing = flushing.then(async () => {
-      if (tally.empty) return;
-      const taken = tally.take();
-      try {
-        await writeStats(deps.metadata, taken);
-      } catch (error) {
-        tally.restore(taken);
-        deps.logger.error({ err: error }, 'updating the schema registry and usage counters failed; retrying at the next flush');
-      }
-    });
-    return flushing;
-  };
+  // A failed count is logged by the counter and tried again at the next tick.
+  const flushStats = () => counter.flush().catch(() => undefined);
   const timer = setInterval(() => void flushStats(), deps.statsFlushMs);
   timer.unref();
 
@@ -96,7 +82,7 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
     stop: async () => {
       for (const subscription of subscriptions) await subscription.close();
       clearInterval(timer);
-      await flushStats();
+      await counter.close().catch(() => undefined);
     },
   };
 }

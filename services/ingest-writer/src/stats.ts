@@ -1,4 +1,5 @@
 import {
+  advanceStatsPositions,
   MAX_EXAMPLES,
   monthOf,
   recordSchema,
@@ -7,6 +8,7 @@ import {
   type PropertyDelta,
   type SchemaSignal,
   type SqlClient,
+  type StatsPositionAdvance,
   type UsageDelta,
 } from '@tlm/metadata-store';
 import { propertyType, type Properties, type PropertyValue } from '@tlm/signals';
@@ -158,9 +160,29 @@ function keepExample(tally: PropertyTally, example: unknown): void {
   tally.examples.push(example);
 }
 
-/** Writes one flush of the tally in a single transaction. */
-export async function writeStats(store: { transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> }, taken: ReturnType<StatsTally['take']>) {
+export type StatsTaken = ReturnType<StatsTally['take']>;
+
+/** A count refused because another writer has counted a partition further (a Kafka rebalance handed it over). */
+export class PartitionTakenError extends Error {
+  constructor(readonly partitions: readonly { topic: string; partition: number }[]) {
+    super(`partitions ${partitions.map((taken) => `${taken.topic}[${taken.partition}]`).join(', ')} are counted by another writer`);
+  }
+}
+
+/**
+ * Writes one count of the tally and moves the stream positions it counted through, in a single transaction: the
+ * counts and the positions are stored together or not at all. Rejects with PartitionTakenError, storing nothing, when
+ * another writer moved one of the positions first.
+ */
+export async function writeStats(
+  store: { transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T> },
+  taken: StatsTaken,
+  advances: readonly StatsPositionAdvance[],
+): Promise<void> {
   await store.transaction(async (tx) => {
+    const lost = await advanceStatsPositions(tx, advances);
+    // Thrown inside the transaction, so its counts roll back with it.
+    if (lost.length > 0) throw new PartitionTakenError(lost);
     await recordSchema(tx, taken.properties, taken.eventNames);
     await recordUsage(tx, taken.usage);
   });

@@ -48,10 +48,10 @@ function refusedStart(env: Record<string, string>): { status: number | null; std
   return { status: result.status, stderr: result.stderr };
 }
 
-async function startProcess(): Promise<Running> {
+async function startProcess(env: Record<string, string> = {}): Promise<Running> {
   const port = nextPort++;
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info' },
+    env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -105,6 +105,42 @@ describe('the standalone process', () => {
     expect(await storedMessages('crash ')).toBe(20 * 50);
     expect(await storedMessages('after ')).toBe(50);
   }, PROCESS_TEST_MS);
+
+  it('counts into the schema registry and usage, at the next start, the events and logs a SIGKILL left uncounted', async () => {
+    // No stats flush before the kill: the rows are stored and answered 202, their counts are not.
+    const first = await startProcess({ STATS_FLUSH_MS: '600000' });
+    const setup = await setupProject(first.api);
+    const events = Array.from({ length: 25 }, (_, n) => ({ event: 'crash_checkout', distinctId: `user-${n}`, properties: { step: n } }));
+    const accepted = await first.api.post('/v1/events', { token: setup.secretKey, body: { batch: events } });
+    expect(accepted.status).toBe(202);
+    expect((await first.api.post('/v1/logs', { token: setup.secretKey, body: batch('counted', 0) })).status).toBe(202);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startProcess();
+    // Counted during the start, before the server listens: no waiting for a flush.
+    const schema = await second.api.get('/v1/schema', { token: setup.secretKey });
+    expect(schema.status).toBe(200);
+    expect(schema.body.event_names).toEqual([expect.objectContaining({ name: 'crash_checkout', volume: 25 })]);
+    const volumes = (properties: { key: string; volume: number }[]) => Object.fromEntries(properties.map((property) => [property.key, property.volume]));
+    expect(volumes(schema.body.event_properties)).toEqual({ $ip: 25, distinct_id: 25, step: 25 });
+    const usagePath = `/api/orgs/${setup.session.organization.id}/usage`;
+    const usage = await second.api.get(usagePath, { token: setup.session.token });
+    expect(usage.status).toBe(200);
+    expect(usage.body.usage).toEqual(expect.objectContaining({ events: 25, logs: 50 }));
+
+    // New rows are numbered after the recovered ones and counted once with them.
+    expect((await second.api.post('/v1/events', { token: setup.secretKey, body: { batch: events.slice(0, 5) } })).status).toBe(202);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    const third = await startProcess();
+    const after = await third.api.get('/v1/schema', { token: setup.secretKey });
+    expect(after.body.event_names).toEqual([expect.objectContaining({ name: 'crash_checkout', volume: 30 })]);
+    expect(volumes(after.body.event_properties)).toEqual({ $ip: 30, distinct_id: 30, step: 30 });
+    expect((await third.api.get(usagePath, { token: setup.session.token })).body.usage).toEqual(expect.objectContaining({ events: 30, logs: 50 }));
+    third.child.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+  }, 2 * PROCESS_TEST_MS);
 
   it('keeps ingesting while a second process on the same DATA_DIR is refused', async () => {
     const running = await startProcess();
