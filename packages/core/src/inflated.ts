@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { validationError } from './errors';
+import { createGunzip, createInflate } from 'node:zlib';
+import { rateLimited, validationError } from './errors';
 
 /**
  * JSON objects and arrays a request may have parsed out of bytes a decoder made, per byte it sent. Compressed
@@ -93,4 +94,105 @@ export function chargeInflatedBody(req: IncomingMessage, _res: unknown, body: Bu
   if (!receivedBytes.has(req)) return;
   const problem = jsonBudget(req, body).charge(body);
   if (problem) throw validationError(problem);
+}
+
+/**
+ * Bytes the requests of one process may hold inflated at once through `readInflated`. Each replay recording may
+ * inflate to 100 MiB, and 16 chunks of a 1 MB gzip that inflates to 1 GiB, sent at once, took a server from 1.5 to
+ * 2.4 GB before all were refused; this leaves room for two such recordings and many ordinary ones (docs/decisions.md,
+ * Ingest).
+ */
+export const MAX_INFLATING_BYTES = 256 * 1024 * 1024;
+
+/** A process's count of bytes its requests hold inflated; each takes its bytes as its decoder makes them. */
+export class InflatingBytes {
+  private held = 0;
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.held;
+  }
+
+  /** Takes `bytes` when they fit under the limit; takes nothing and answers false when they do not. */
+  take(bytes: number): boolean {
+    if (this.held + bytes > this.limit) return false;
+    this.held += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+/** This process's bytes held inflated. */
+export const inflatingBytes = new InflatingBytes(MAX_INFLATING_BYTES);
+
+export interface InflateLimits {
+  /** The most bytes the output may have: the decoder stops at the first chunk past them. */
+  maxBytes: number;
+  /** The request's budget, charged each chunk as it is made. */
+  json: JsonBudget;
+  /** The process's count; `inflatingBytes` unless a test brings its own. */
+  inflating?: InflatingBytes;
+}
+
+/** What `readInflated` made of a body: `read`'s value and the bytes inflated, or why it stopped. */
+export type Inflated<T> =
+  | { ok: true; value: T; bytes: number }
+  | { ok: false; refusal: 'corrupt' | 'too large' }
+  | { ok: false; refusal: 'too dense'; reason: string };
+
+/** Output chunks of 64 KiB: the most a decoder makes past a limit before it stops. */
+const OUTPUT_CHUNK_BYTES = 64 * 1024;
+
+type Stop = Exclude<Inflated<never>, { ok: true }> | 'busy';
+
+/**
+ * Inflates gzip or zlib `compressed` on zlib's thread pool, chunk by chunk, and gives the whole output to `read`,
+ * holding its bytes on the process's count until `read` has finished with them. Stops at the first chunk past
+ * `maxBytes`, past the request's JSON budget, or past what the process may hold, so no request ever has more than its
+ * limit inflated, nor the process more than MAX_INFLATING_BYTES. The process's count spent is no fault of the body: 429
+ * RATE_LIMITED with `Retry-After: 1`.
+ */
+export async function readInflated<T>(
+  compressed: Buffer,
+  format: 'gzip' | 'zlib',
+  limits: InflateLimits,
+  read: (inflated: Buffer) => T | Promise<T>,
+): Promise<Inflated<T>> {
+  const inflating = limits.inflating ?? inflatingBytes;
+  const decoder = format === 'gzip' ? createGunzip({ chunkSize: OUTPUT_CHUNK_BYTES }) : createInflate({ chunkSize: OUTPUT_CHUNK_BYTES });
+  const chunks: Buffer[] = [];
+  let held = 0;
+  try {
+    const stopped = await new Promise<Stop | undefined>((resolve) => {
+      const stop = (why: Stop) => {
+        decoder.removeAllListeners('data');
+        decoder.destroy();
+        resolve(why);
+      };
+      decoder.on('data', (chunk: Buffer) => {
+        if (held + chunk.length > limits.maxBytes) return stop({ ok: false, refusal: 'too large' });
+        if (!inflating.take(chunk.length)) return stop('busy');
+        held += chunk.length;
+        chunks.push(chunk);
+        const dense = limits.json.charge(chunk);
+        if (dense) stop({ ok: false, refusal: 'too dense', reason: dense });
+      });
+      decoder.on('error', () => resolve({ ok: false, refusal: 'corrupt' }));
+      decoder.on('end', () => resolve(undefined));
+      decoder.end(compressed);
+    });
+    if (stopped === 'busy') {
+      throw rateLimited(1, {}, 'the server is inflating as many compressed bytes as it may at once; retry in a second');
+    }
+    if (stopped) return stopped;
+    const inflated = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, held);
+    chunks.length = 0;
+    return { ok: true, value: await read(inflated), bytes: held };
+  } finally {
+    inflating.give(held);
+  }
 }
