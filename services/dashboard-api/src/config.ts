@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { jwtConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
+import { jwtConfig, passwordConfig, rateLimitConfig, regionConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
 
-/** Settings of sign-up, shared by the fleet's dashboard API and the standalone server. */
+/** Settings of sign-up and log-in, shared by the fleet's dashboard API and the standalone server. */
 export const signupConfig = {
+  ...passwordConfig,
   DEFAULT_PLAN: StringEnum(PLAN_NAMES, {
     default: 'free',
     description: 'The plan of every new organization; afterwards only the operator (PUT /admin/orgs/:org/plan) changes it.',

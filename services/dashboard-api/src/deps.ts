@@ -18,4 +18,6 @@ export interface DashboardDeps {
   region: Region;
   /** The plan of new organizations (DEFAULT_PLAN). */
   defaultPlan: PlanName;
+  /** scrypt's N for new password hashes (PASSWORD_COST). */
+  passwordCost: number;
 }

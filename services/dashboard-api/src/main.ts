@@ -21,6 +21,7 @@ start(() =>
         limiter,
         region: config.REGION,
         defaultPlan: config.DEFAULT_PLAN,
+        passwordCost: config.PASSWORD_COST,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {

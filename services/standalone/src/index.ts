@@ -116,7 +116,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     queryRoutes({ ...access, metadata, analytics, tokens, logger, blobs }),
     // One limiter for /v1 and /api: their budgets are kept apart by key (apiBudget in @tlm/auth).
     keyAdminRoutes({ metadata, bus, tokens, limiter: access.limiter }),
-    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, limiter: access.limiter, region: config.REGION, defaultPlan: config.DEFAULT_PLAN }),
+    dashboardRoutes({ metadata, analytics, blobs, bus, tokens, limiter: access.limiter, region: config.REGION, defaultPlan: config.DEFAULT_PLAN, passwordCost: config.PASSWORD_COST }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger }),
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
@@ -127,7 +127,10 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     webAppRoutes(config.WEB_DIST_DIR),
   );
   finishServiceApp(app, logger);
-  const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS);
+  const server = await listen(app, config.PORT, config.HOST, config.SHUTDOWN_TIMEOUT_MS, {
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
 
   return {
     url: server.url,

@@ -4,6 +4,7 @@ import {
   clearSessionCookie,
   dashboardCredential,
   hashPassword,
+  needsRehash,
   lacksCsrfProof,
   requireAddressWithinRate,
   requireUser,
@@ -29,6 +30,7 @@ import {
   endUserSessions,
   findUserByEmail,
   findUserById,
+  setUserPasswordHash,
   insertMembership,
   insertOrganization,
   insertUser,
@@ -40,8 +42,6 @@ import { purgeAccount, restoreAccount, softDeleteAccount } from '../accounts';
 import type { DashboardDeps } from '../deps';
 import { organizationJson, userJson } from '../wire';
 
-/** Compared against when the email is unknown, so a login takes as long whether or not the account exists. */
-const NO_SUCH_USER_HASH = hashPassword('no such user, no such password');
 
 export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
@@ -50,6 +50,8 @@ export function authRoutes(deps: DashboardDeps): Router {
   // Before an account there is only the client address to count against (docs/api.md "Rate limits").
   const byAddress = requireAddressWithinRate(deps.limiter);
   const logins = new LoginThrottle();
+  /** Compared against when the email is unknown, so a log-in takes as long whether or not the account exists. */
+  const noSuchUserHash = hashPassword('no such user, no such password', deps.passwordCost);
 
   router.post('/api/auth/signup', byAddress, body, async (req, res) => {
     const input = parseBody(SignupBody, req.body);
@@ -62,7 +64,7 @@ export function authRoutes(deps: DashboardDeps): Router {
         ? conflict('an account with this email was deleted and can still be restored', { restore: true })
         : conflict('an account with this email already exists');
     }
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, deps.passwordCost);
     const region = input.region ?? deps.region;
     const created = await deps.metadata.transaction(async (tx) => {
       const newUser = await insertUser(tx, { id: newId(), email: input.email.trim(), name: input.name ?? null, passwordHash });
@@ -154,9 +156,13 @@ export function authRoutes(deps: DashboardDeps): Router {
     const wait = logins.attempt(email, address);
     if (wait > 0) throw rateLimited(wait, {}, `too many login attempts for this email; try again in ${wait} seconds`);
     const account = await findUserByEmail(deps.metadata, email);
-    const valid = await verifyPassword(password, account?.password_hash ?? (await NO_SUCH_USER_HASH));
+    const valid = await verifyPassword(password, account?.password_hash ?? (await noSuchUserHash));
     if (!account || !valid) throw unauthorized('wrong email or password');
     logins.succeeded(email, address);
+    // A hash made with less work than PASSWORD_COST asks for is redone now, while the password is at hand.
+    if (needsRehash(account.password_hash, deps.passwordCost)) {
+      await setUserPasswordHash(deps.metadata, account.id, await hashPassword(password, deps.passwordCost));
+    }
     return account;
   }
 
