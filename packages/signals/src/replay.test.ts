@@ -1,11 +1,11 @@
 import { gzipSync } from 'node:zlib';
 import { JsonBudget } from '@tlm/core';
 import type { IngestContext } from './context';
-import { inspectRecording, rrwebTimeMs, toReplayChunkRecord } from './replay';
+import { RecordingBudget, inspectRecording, rrwebTimeMs, toReplayChunkRecord } from './replay';
 
 const RECEIVED_AT = Date.parse('2026-05-01T12:00:00.000Z');
 const context: IngestContext = { projectId: '0190d6a4-7c3e-7a51-9e4b-3f0c2a1b5d6e', retentionDays: 14, receivedAt: RECEIVED_AT, client: {} };
-const inspect = (events: unknown[]) => inspectRecording(gzipSync(JSON.stringify(events)), 'gzip', new JsonBudget(1_000_000, true), context);
+const inspect = (events: unknown[]) => inspectRecording(gzipSync(JSON.stringify(events)), 'gzip', new RecordingBudget(new JsonBudget(1_000_000, true)), context);
 
 describe('rrwebTimeMs', () => {
   it.each([

@@ -5,6 +5,7 @@ import { jsonBody, jsonBudget, metrics, validationError } from '@tlm/core';
 import {
   MAX_BODY_BYTES,
   MAX_REPLAY_CHUNK_BYTES,
+  RecordingBudget,
   inspectRecording,
   replayChunkParams,
   toReplayChunkRecord,
@@ -55,7 +56,7 @@ export function replayRoutes(deps: { bus: Bus; blobs: BlobStore }, writer: Reque
     async (req, res) => {
       const { context, params } = res.locals['replayChunk'] as { context: IngestContext; params: ReplayChunkParams };
       const body = bodyOf(req);
-      const recording = await inspectRecording(body, 'gzip', jsonBudget(req, body), context);
+      const recording = await inspectRecording(body, 'gzip', new RecordingBudget(jsonBudget(req, body)), context);
       if (!recording.ok) throw validationError(recording.reason);
       const blobKey = replayChunkKey(context.projectId, context.receivedAt, params.sessionId, params.seq);
       const chunk = toReplayChunkRecord(params, recording.value, blobKey, context);

@@ -66,7 +66,7 @@ export const replayRecordingItem: EnvelopeItemHandler = async (item, context) =>
   }
   const sessionId = context.envelope['event_id'];
   if (!isChunkId(sessionId)) return { rejected: 'replay_recording item: the envelope header must name the replay in event_id' };
-  const recording = await inspectRecording(item.payload.subarray(newline + 1), 'gzip, zlib or json', context.budget, context.ingest);
+  const recording = await inspectRecording(item.payload.subarray(newline + 1), 'gzip, zlib or json', context.recordings, context.ingest);
   if (!recording.ok) return { rejected: `replay_recording item: ${recording.reason}` };
   const blobKey = replayChunkKey(context.ingest.projectId, context.ingest.receivedAt, sessionId, seq);
   const chunk = toReplayChunkRecord({ sessionId, seq, startTs: undefined, endTs: undefined, eventCount: undefined }, recording.value, blobKey, context.ingest);

@@ -13,14 +13,14 @@ import {
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus, Topic } from '@tlm/bus';
 import { byteLimitText, jsonBudget, metrics, newId, payloadTooLarge, unauthorized, validationError, type JsonBudget } from '@tlm/core';
-import { isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
+import { RecordingBudget, isEventId, jsonPayload, parseDsn, parseEnvelope, sentryKeyOfAuthHeader, type Envelope, type ItemError } from '@tlm/signals';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { inflateSync } from 'node:zlib';
 import { bodyOf } from '../chunkBody';
 import { ingestCors } from '../cors';
 import { ingestContext } from '../request';
 import { envelopeBody } from './body';
-import { DEFAULT_ITEM_LIMIT_BYTES, MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
+import { DEFAULT_ITEM_LIMIT_BYTES, MAX_BLOB_ITEMS_PER_ENVELOPE, MAX_ENVELOPE_BYTES, type ItemOutcome, type RoutedRecord } from './items';
 import { envelopeItemKind } from './registry';
 
 export interface EnvelopeDeps {
@@ -38,15 +38,22 @@ const SENTRY_RATE_LIMIT_HEADERS = { 'X-Sentry-Rate-Limits': '1::organization' };
 const rawEnvelope = envelopeBody(MAX_ENVELOPE_BYTES, 'parts');
 
 /**
- * Parses the raw body once; a structural error rejects the whole request with 400 VALIDATION_ERROR. An inflated
- * envelope charges its header lines and the payloads that will be parsed (not attachments, nor items of types nobody
- * stores) to the request's JSON budget first, and is refused the same way over it.
+ * Parses the raw body once; a structural error, or more than MAX_BLOB_ITEMS_PER_ENVELOPE items for the blob store,
+ * rejects the whole request with 400 VALIDATION_ERROR before any item is handled. An inflated envelope charges its
+ * header lines and the payloads that will be parsed (not attachments, nor items of types nobody stores) to the
+ * request's JSON budget first, and is refused the same way over it.
  */
 const parsedEnvelope: RequestHandler = (req, res, next) => {
   const body = bodyOf(req);
   const budget = jsonBudget(req, body);
   const parsed = parseEnvelope(body, budget.encoded ? budget : undefined);
   if (!parsed.ok) throw validationError(`malformed envelope: ${parsed.reason}`);
+  const blobItems = parsed.value.items.reduce((count, item) => count + (envelopeItemKind(item.header.type)?.blob ? 1 : 0), 0);
+  if (blobItems > MAX_BLOB_ITEMS_PER_ENVELOPE) {
+    throw validationError(
+      `malformed envelope: ${blobItems} items stored as blobs (replay recordings, profile chunks, attachments), at most ${MAX_BLOB_ITEMS_PER_ENVELOPE}`,
+    );
+  }
   if (budget.encoded) {
     for (const item of parsed.value.items) {
       const kind = envelopeItemKind(item.header.type);
@@ -140,8 +147,8 @@ function handleEnvelope(bus: Bus, blobs: BlobStore): RequestHandler {
     const envelope = envelopeOf(res);
     const key = requestKey(res);
     const eventItems = envelope.items.reduce((count, item) => count + (item.header.type === 'event' ? 1 : 0), 0);
-    const budget = jsonBudget(req, bodyOf(req));
-    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs, budget };
+    const recordings = new RecordingBudget(jsonBudget(req, bodyOf(req)));
+    const context = { ingest: ingestContext(req, key), key, envelope: envelope.header, eventItems, userAgent: req.get('user-agent'), blobs, recordings };
     let accepted = 0;
     let rejected = 0;
     let skipped = 0;
