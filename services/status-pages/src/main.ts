@@ -1,4 +1,4 @@
-import { TokenIssuer, startRateLimiter } from '@tlm/auth';
+import { RateLimiter, TokenIssuer, startRateLimiter } from '@tlm/auth';
 import { connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { StatusPagesConfig } from './config';
 import { statusPageRoutes } from './index';
@@ -6,14 +6,15 @@ import { statusPageRoutes } from './index';
 start(() =>
   runService('status-pages', StatusPagesConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
-    const bus = await connectBus(config, 'status-pages', logger);
-    const limiter = await startRateLimiter(bus, config, logger);
+    const brokers = config.KAFKA_BROKERS;
+    const bus = brokers ? await connectBus({ ...config, KAFKA_BROKERS: brokers }, 'status-pages', logger) : undefined;
+    const limiter = bus ? await startRateLimiter(bus, config, logger) : new RateLimiter(config.RATE_LIMIT_ENABLED);
     return {
       routes: statusPageRoutes({ metadata, tokens: new TokenIssuer(config.JWT_SECRET), limiter }),
-      readiness: [readinessOf('metadata', metadata), readinessOf('bus', bus)],
+      readiness: bus ? [readinessOf('metadata', metadata), readinessOf('bus', bus)] : [readinessOf('metadata', metadata)],
       close: async () => {
         await limiter.stop();
-        await bus.close();
+        await bus?.close();
         await metadata.close();
       },
     };
