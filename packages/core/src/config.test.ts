@@ -11,6 +11,8 @@ describe('loadConfig', () => {
       TRUSTED_PROXIES: 'loopback',
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      HEADERS_TIMEOUT_MS: 10_000,
+      REQUEST_TIMEOUT_MS: 120_000,
     });
   });
 
