@@ -5,6 +5,7 @@ import { kafkaConfig } from '@tlm/bus';
 import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
+import { billingConfig } from './routes/billing';
 
 /** Settings of sign-up and log-in, shared by the fleet's dashboard API and the standalone server. */
 export const signupConfig = {
@@ -26,4 +27,5 @@ export const DashboardConfig = Type.Object({
   ...jwtConfig,
   ...rateLimitConfig,
   ...signupConfig,
+  ...billingConfig,
 });

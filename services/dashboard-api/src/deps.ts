@@ -20,4 +20,6 @@ export interface DashboardDeps {
   defaultPlan: PlanName;
   /** scrypt's N for new password hashes (PASSWORD_COST). */
   passwordCost: number;
+  /** The billing provider's webhook secret (BILLING_WEBHOOK_SECRET); no webhook without it. */
+  billingWebhookSecret?: string;
 }

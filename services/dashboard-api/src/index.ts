@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { DashboardDeps } from './deps';
 import { authRoutes } from './routes/auth';
+import { billingRoutes } from './routes/billing';
 import { gdprRoutes } from './routes/gdpr';
 import { issueRoutes } from './routes/issues';
 import { organizationRoutes } from './routes/organizations';
@@ -9,11 +10,13 @@ import { usageRoutes } from './routes/usage';
 
 export type { DashboardDeps } from './deps';
 export { signupConfig } from './config';
+export { billingConfig } from './routes/billing';
+export { changePlan } from './plans';
 export { purgeAccount, purgeProjectData } from './accounts';
 
-/** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions). */
+/** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions, the billing webhook). */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps), usageRoutes(deps));
+  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps), usageRoutes(deps), billingRoutes(deps, deps.billingWebhookSecret));
   return router;
 }

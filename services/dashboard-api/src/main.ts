@@ -22,6 +22,7 @@ start(() =>
         region: config.REGION,
         defaultPlan: config.DEFAULT_PLAN,
         passwordCost: config.PASSWORD_COST,
+        billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { announceKeyChange, bearerCredential, hashApiKey, sameDigest } from '@tlm/auth';
-import { PLANS, PLAN_NAMES, StringEnum, isUuid, jsonBody, notFound, parseBody, unauthorized, type Logger } from '@tlm/core';
-import { findOrganization, updateOrganization } from '@tlm/metadata-store';
+import { bearerCredential, hashApiKey, sameDigest } from '@tlm/auth';
+import { PLAN_NAMES, StringEnum, jsonBody, notFound, parseBody, unauthorized, type Logger } from '@tlm/core';
+import { changePlan } from '@tlm/dashboard-api';
 import { Router, type RequestHandler } from 'express';
 import cron from 'node-cron';
 import { runCleanup, type CleanupDeps } from './cleanup';
@@ -68,13 +68,7 @@ export function maintenanceRoutes(deps: CleanupDeps, adminToken: string | undefi
   });
   router.put('/admin/orgs/:org/plan', admin, jsonBody(), async (req, res) => {
     const { plan } = parseBody(PlanBody, req.body);
-    const orgId = String(req.params['org']);
-    const organization = isUuid(orgId) ? await findOrganization(deps.metadata, orgId) : undefined;
-    if (!organization) throw notFound('organization not found');
-    const updated = await updateOrganization(deps.metadata, orgId, { plan });
-    // The plan sets retention and limits, which gateways cache with each key.
-    if (plan !== organization.plan) await announceKeyChange(deps.bus, { orgIds: [orgId] });
-    res.json({ id: updated.id, name: updated.name, plan: updated.plan, region: updated.region, limits: PLANS[updated.plan] });
+    res.json(await changePlan(deps, String(req.params['org']), plan));
   });
   return router;
 }

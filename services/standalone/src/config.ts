@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
-import { signupConfig } from '@tlm/dashboard-api';
+import { billingConfig, signupConfig } from '@tlm/dashboard-api';
 import { evaluatorConfig } from '@tlm/alerts';
 import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
@@ -37,4 +37,5 @@ export const StandaloneConfig = Type.Object({
   ...keyAccessConfig,
   ...webAppConfig,
   ...signupConfig,
+  ...billingConfig,
 });
