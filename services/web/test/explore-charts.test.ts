@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/pages/explore/charts';
+import { aggregateLabel, aggregateShape, barData, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',

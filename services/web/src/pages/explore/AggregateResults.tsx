@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { GqlAnswer } from '../../api/types';
-import { aggregateLabel, aggregateShape, rangeBounds, timeSeriesData } from './charts';
-import { BarChart, LineChart } from './Charts';
+import { aggregateLabel, aggregateShape, rangeBounds, timeSeriesData } from '../../components/charts';
+import { BarChart, LineChart } from '../../components/Charts';
 import { cellText } from './columns';
 
 /** Groups and their value as a table, in the answer's order. */

@@ -3,7 +3,7 @@
  * series per group. Buckets without rows are absent from the answer, so counts are filled with zero and other
  * aggregates (an average of nothing) are left as gaps.
  */
-import type { GqlAnswer } from '../../api/types';
+import type { GqlAnswer } from '../api/types';
 
 type Row = Record<string, unknown>;
 

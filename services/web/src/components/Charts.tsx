@@ -7,21 +7,22 @@ const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9
 const CHART_HEIGHT = 280;
 
 /** A uPlot chart sized to its container; remade when its options or data change. */
-function UPlot({ options, data }: { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData }) {
+function UPlot({ options, data, height = CHART_HEIGHT }: { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData; height?: number }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = host.current!;
     // The figure records when the chart last finished drawing (performance.now()), for make bench's answer-to-chart time.
     const drawn = (plot: uPlot) => plot.root.closest('figure')?.setAttribute('data-drawn-at', String(performance.now()));
     const hooks = { ...options.hooks, draw: [...(options.hooks?.draw ?? []), drawn] };
-    const chart = new uPlot({ ...options, hooks, width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }, data, element);
-    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, 200), height: CHART_HEIGHT }));
+    const minWidth = height < 100 ? 60 : 200;
+    const chart = new uPlot({ ...options, hooks, width: Math.max(element.clientWidth, minWidth), height }, data, element);
+    const observer = new ResizeObserver(() => chart.setSize({ width: Math.max(element.clientWidth, minWidth), height }));
     observer.observe(element);
     return () => {
       observer.disconnect();
       chart.destroy();
     };
-  }, [options, data]);
+  }, [options, data, height]);
   return <div ref={host} className="explore-chart" />;
 }
 
@@ -65,35 +66,71 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
   );
 }
 
-/** A time series: one line per group, with a legend naming the groups. */
-export function LineChart({ data, shape }: { data: SeriesData; shape: AggregateShape }) {
+/**
+ * A time series: one line per group, with a legend naming the groups. `sparkline` draws it small, without axes,
+ * legend or cursor, to sit in a table row; `height` sets the drawing's height in pixels.
+ */
+export function LineChart({
+  data,
+  shape,
+  height,
+  sparkline = false,
+  label,
+}: {
+  data: SeriesData;
+  shape: AggregateShape;
+  height?: number;
+  sparkline?: boolean;
+  /** What the figure says to screen readers, instead of the summary of the aggregate. */
+  label?: string;
+}) {
   const aligned = useMemo<uPlot.AlignedData>(() => [data.xs, ...data.series.map((series) => series.values)], [data]);
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
-    () => ({
-      legend: { show: true, live: true },
-      scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
-      axes: [{}, { size: 60 }],
-      series: [
-        { label: 'time' },
-        ...data.series.map((series, index) => ({
-          label: series.label,
-          stroke: PALETTE[index % PALETTE.length],
-          width: 1.5,
-          points: { show: data.xs.length <= 60 },
-        })),
-      ],
-    }),
-    [data],
+    () =>
+      sparkline
+        ? {
+            legend: { show: false },
+            cursor: { show: false },
+            padding: [2, 0, 0, 0],
+            scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+            axes: [{ show: false }, { show: false }],
+            series: [
+              {},
+              ...data.series.map((series, index) => ({
+                label: series.label,
+                stroke: PALETTE[index % PALETTE.length],
+                fill: `${PALETTE[index % PALETTE.length]}22`,
+                width: 1.25,
+                points: { show: false },
+              })),
+            ],
+          }
+        : {
+            legend: { show: true, live: true },
+            scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+            axes: [{}, { size: 60 }],
+            series: [
+              { label: 'time' },
+              ...data.series.map((series, index) => ({
+                label: series.label,
+                stroke: PALETTE[index % PALETTE.length],
+                width: 1.5,
+                points: { show: data.xs.length <= 60 },
+              })),
+            ],
+          },
+    [data, sparkline],
   );
   return (
     <figure
-      className="explore-figure"
+      className={sparkline ? 'chart-sparkline' : 'explore-figure'}
+      style={sparkline ? { margin: 0 } : undefined}
       role="img"
-      aria-label={lineSummary(shape, data)}
+      aria-label={label ?? lineSummary(shape, data)}
       data-points={data.xs.length}
       data-series={data.series.length}
     >
-      <UPlot options={options} data={aligned} />
+      <UPlot options={options} data={aligned} height={height ?? (sparkline ? 28 : CHART_HEIGHT)} />
     </figure>
   );
 }
