@@ -1,31 +1,12 @@
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../../api/client';
+import { gqlKey } from '../../api/gql';
 import { keys, projectPath } from '../../api/hooks';
 import type { AutocompleteAnswer, GqlAnswer, NlAnswer, SchemaDocument } from '../../api/types';
 import { historyKey, parseHistory, pushHistory } from './history';
 
-const gqlKey = (org: string, project: string, query: string) => [...keys.project(org, project), 'gql', query] as const;
-
-/** A query's answer and how long the server took to give it. */
-export interface TimedAnswer {
-  answer: GqlAnswer;
-  elapsedMs: number;
-}
-
-/** Runs a GQL query through the dashboard route; the same text again (Run) refetches. */
-export function useGqlAnswer(org: string, project: string, query: string) {
-  return useQuery({
-    queryKey: gqlKey(org, project, query),
-    queryFn: async ({ signal }): Promise<TimedAnswer> => {
-      const started = performance.now();
-      const answer = await api.get<GqlAnswer>(`${projectPath(org, project)}/gql`, { query: { q: query }, signal });
-      return { answer, elapsedMs: Math.round(performance.now() - started) };
-    },
-    placeholderData: keepPreviousData,
-    staleTime: 0,
-  });
-}
+export { useGqlAnswer, type TimedAnswer } from '../../api/gql';
 
 /** Whether a source holds any rows at all, asked only when a query matched nothing (to tell "no data yet" apart). */
 export function useSourceHasRows(org: string, project: string, source: string, enabled: boolean) {
