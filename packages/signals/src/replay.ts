@@ -156,8 +156,9 @@ export class RecordingBudget {
  * objects and arrays charged to the request's JSON budget when it was compressed. Inflation stops at the first chunk
  * over either; while the process holds all the inflated bytes it may, the request is refused with 429 (core's
  * `readInflated`). Stored bodies are always gzip: a gzip body is kept byte for byte, others are gzipped. Event times
- * before the project's retention (a timestamp of 0, a relative clock) say nothing of when the chunk was recorded and
- * are left out of its time span.
+ * before the project's retention (a timestamp of 0, a relative clock) beside recent ones say nothing of when the chunk
+ * was recorded and are left out of its time span; a recording whose every time is that old keeps them (and is refused
+ * as past retention).
  */
 export async function inspectRecording(
   body: Buffer,
@@ -198,17 +199,20 @@ async function readRecording(json: Buffer, gzipped: Buffer | undefined, context:
   }
   if (!Array.isArray(events)) return reject('the recording must be a JSON array of rrweb events');
   const notBefore = retentionStart(context);
-  let firstTs: number | null = null;
-  let lastTs: number | null = null;
+  const recent = { first: null as number | null, last: null as number | null };
+  const all = { first: null as number | null, last: null as number | null };
   for (const event of events) {
     const timestamp = (event as { timestamp?: unknown } | null)?.timestamp;
     if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) continue;
     const ms = rrwebTimeMs(timestamp);
-    if (ms < notBefore) continue;
-    if (firstTs === null || ms < firstTs) firstTs = ms;
-    if (lastTs === null || ms > lastTs) lastTs = ms;
+    for (const span of ms < notBefore ? [all] : [all, recent]) {
+      if (span.first === null || ms < span.first) span.first = ms;
+      if (span.last === null || ms > span.last) span.last = ms;
+    }
   }
-  return accept({ gzipped: gzipped ?? (await gzipAsync(json)), eventCount: events.length, firstTs, lastTs });
+  // Stray old times beside recent ones are left out; a recording whose every time is old keeps them, and is refused.
+  const span = recent.first === null ? all : recent;
+  return accept({ gzipped: gzipped ?? (await gzipAsync(json)), eventCount: events.length, firstTs: span.first, lastTs: span.last });
 }
 
 /** `POST /v1/replay/chunks` query parameters (SPEC.md Endpoints), checked and typed. */
@@ -251,7 +255,10 @@ export function toReplayChunkRecord(
     ['start_ts', 'end_ts'],
   );
   if (!span.ok) return span;
-  if (span.value.start < retentionStart(context)) return reject(`start_ts is older than the project's retention of ${context.retentionDays} days`);
+  if (span.value.start < retentionStart(context)) {
+    const what = params.startTs === undefined ? "the recording's events are" : 'start_ts is';
+    return reject(`${what} older than the project's retention of ${context.retentionDays} days`);
+  }
   return accept({
     kind: 'chunk',
     projectId: context.projectId,

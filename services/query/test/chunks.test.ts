@@ -41,7 +41,10 @@ beforeAll(async () => {
     chunkBodies.set(`older/${seq}`, body);
     expect((await sendChunk(setup.publicKey, 'older', seq, body)).status).toBe(202);
   }
-  expect((await sendChunk(setup.publicKey, 'expired', 0, gzipSync(events(1, LONG_AGO)))).status).toBe(202);
+  // Past retention: refused, and the session stays unreadable.
+  const expired = await sendChunk(setup.publicKey, 'expired', 0, gzipSync(events(1, LONG_AGO)));
+  expect(expired.status).toBe(400);
+  expect(expired.body.error.message).toMatch(/^the recording's events are older than the project's retention of \d+ days$/);
   expect((await upsert(other.publicKey, { session_id: 'theirs', started_at: T0 })).status).toBe(200);
   expect((await sendChunk(other.publicKey, 'theirs', 0, gzipSync(events(1, T0)))).status).toBe(202);
   expect((await sendChunk(other.publicKey, 'older', 0, gzipSync(events(2, T0)))).status).toBe(202);
