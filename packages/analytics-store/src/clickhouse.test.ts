@@ -60,6 +60,8 @@ describe('ClickHouse DDL', () => {
     span_id String,
     received_at DateTime64(3, 'UTC'),
     retention_days UInt16,
+    stream_partition UInt16,
+    stream_offset UInt64,
     INDEX idx_message lower(message) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 1,
     INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_property_keys mapKeys(properties) TYPE bloom_filter(0.01) GRANULARITY 1,
@@ -70,6 +72,8 @@ PARTITION BY toDate(timestamp)
 ORDER BY (project_id, timestamp, id)
 TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
+      'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
     ]);
   });
 
@@ -86,6 +90,8 @@ SETTINGS index_granularity = 8192`,
     properties_num Map(LowCardinality(String), Float64),
     received_at DateTime64(3, 'UTC'),
     retention_days UInt16,
+    stream_partition UInt16,
+    stream_offset UInt64,
     INDEX idx_distinct_id distinct_id TYPE bloom_filter(0.01) GRANULARITY 4,
     INDEX idx_property_keys mapKeys(properties) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_property_values mapValues(properties) TYPE bloom_filter(0.01) GRANULARITY 1
@@ -95,6 +101,8 @@ PARTITION BY toDate(timestamp)
 ORDER BY (project_id, timestamp, id)
 TTL toDateTime(timestamp) + toIntervalDay(retention_days)
 SETTINGS index_granularity = 8192`,
+      'ALTER TABLE events ADD COLUMN IF NOT EXISTS stream_partition UInt16 AFTER retention_days',
+      'ALTER TABLE events ADD COLUMN IF NOT EXISTS stream_offset UInt64 AFTER stream_partition',
     ]);
   });
 
@@ -271,6 +279,8 @@ describe('clickhouseRow', () => {
       'span_id',
       'received_at',
       'retention_days',
+      'stream_partition',
+      'stream_offset',
     ]);
   });
 
