@@ -1,0 +1,47 @@
+import { useCallback } from 'react';
+import { useSearchParams } from 'react-router';
+
+/** The time ranges of the pages built on GQL, each with the bucket of its time series (about 24 to 60 points). */
+export const TIME_RANGES = [
+  { value: '1h', label: 'Last hour', bucket: '1m' },
+  { value: '6h', label: 'Last 6 hours', bucket: '10m' },
+  { value: '24h', label: 'Last 24 hours', bucket: '30m' },
+  { value: '7d', label: 'Last 7 days', bucket: '3h' },
+  { value: '30d', label: 'Last 30 days', bucket: '1d' },
+] as const;
+export type TimeRangeValue = (typeof TIME_RANGES)[number]['value'];
+
+/**
+ * The page's time range, kept in the URL as `?range=24h` so the view can be shared and reloaded; an unknown value
+ * reads as the default.
+ */
+export function useTimeRangeParam(fallback: TimeRangeValue = '24h') {
+  const [params, setParams] = useSearchParams();
+  const range = TIME_RANGES.find((candidate) => candidate.value === params.get('range')) ?? TIME_RANGES.find((candidate) => candidate.value === fallback)!;
+  const setRange = useCallback(
+    (value: string) =>
+      setParams((current) => {
+        const next = new URLSearchParams(current);
+        next.set('range', value);
+        return next;
+      }),
+    [setParams],
+  );
+  return { range, setRange };
+}
+
+/** A labelled select of the time ranges. */
+export function TimeRangeSelect({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <label className="explore-control">
+      <span>Time range</span>
+      <select value={value} onChange={(event) => onChange(event.target.value)}>
+        {TIME_RANGES.map((range) => (
+          <option key={range.value} value={range.value}>
+            {range.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
