@@ -92,7 +92,8 @@ export function LineChart({
             legend: { show: false },
             cursor: { show: false },
             padding: [2, 0, 0, 0],
-            scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+            // Zero sits a little above the bottom edge, so a quiet stretch still draws a visible line.
+            scales: { x: { time: true }, y: { range: (_chart, _min, max) => [-(max > 0 ? max : 1) * 0.12, max > 0 ? max * 1.1 : 1] } },
             axes: [{ show: false }, { show: false }],
             series: [
               {},

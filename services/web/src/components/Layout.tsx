@@ -78,6 +78,11 @@ export function Layout() {
         {base ? (
           <nav className="sidebar" aria-label="Project">
             <NavLink to={`${base}/explore`}>Explore</NavLink>
+            <NavLink to={`${base}/issues`}>Issues</NavLink>
+            <NavLink to={`${base}/traces`}>Traces</NavLink>
+            <NavLink to={`${base}/services`}>Services</NavLink>
+            <NavLink to={`${base}/vitals`}>Web vitals</NavLink>
+            <NavLink to={`${base}/releases`}>Releases</NavLink>
             <NavLink to={`${base}/onboarding`}>Get started</NavLink>
             <NavLink to={`${base}/keys`}>API keys</NavLink>
             <NavLink to={`${base}/settings`}>Settings</NavLink>

@@ -1,0 +1,329 @@
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { LineChart } from '../../components/Charts';
+import { RelativeTime } from '../../components/RelativeTime';
+import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
+import { LevelBadge } from './LevelBadge';
+import { explorePath, ISSUE_LIST_LIMIT, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
+import './issues.css';
+
+const TAB_LABELS: Record<IssueStatus, string> = { unresolved: 'Unresolved', regressed: 'Regressed', resolved: 'Resolved', ignored: 'Ignored' };
+
+const SPARKLINE_SHAPE = { func: 'count', field: null, groupBy: [], interval: '1h' };
+
+/** The state of the list in the URL: tab, sort and filter, so every view can be shared and reloaded. */
+function useListState() {
+  const [params, setParams] = useSearchParams();
+  const status = (ISSUE_STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as IssueStatus) : 'unresolved';
+  const sort = ISSUE_SORTS.some((candidate) => candidate.field === params.get('sort')) ? (params.get('sort') as IssueSort) : 'last_seen';
+  const filter = params.get('filter') ?? '';
+  const update = (changes: Record<string, string>) =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      for (const [name, value] of Object.entries(changes)) {
+        if (value === '' || (name === 'status' && value === 'unresolved') || (name === 'sort' && value === 'last_seen')) next.delete(name);
+        else next.set(name, value);
+      }
+      return next;
+    });
+  return { status, sort, filter, update };
+}
+
+function IssueSparkline({ issue, data }: { issue: Issue; data: Sparkline | undefined }) {
+  const values = data?.counts.get(issue.id);
+  const total = values?.reduce((sum, value) => sum + value, 0) ?? 0;
+  const series = useMemo(() => (data ? { xs: data.xs, series: [{ label: 'events', values: values ?? data.xs.map(() => 0) }] } : undefined), [data, values]);
+  if (!series) return <span className="muted">…</span>;
+  return (
+    <LineChart
+      data={series}
+      shape={SPARKLINE_SHAPE}
+      sparkline
+      height={28}
+      label={`${total.toLocaleString()} ${total === 1 ? 'event' : 'events'} in the last 24 hours`}
+    />
+  );
+}
+
+function Releases({ issue }: { issue: Issue }) {
+  if (!issue.release_first && !issue.release_last) return <span className="muted">none</span>;
+  if (issue.release_first === issue.release_last) return <code>{issue.release_first}</code>;
+  return (
+    <span className="issues-releases">
+      <code title="first release">{issue.release_first ?? 'none'}</code> → <code title="last release">{issue.release_last ?? 'none'}</code>
+    </span>
+  );
+}
+
+function FilterForm({ value, onApply }: { value: string; onApply: (filter: string) => void }) {
+  const [draft, setDraft] = useState(value);
+  const hintId = useId();
+  useEffect(() => setDraft(value), [value]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(draft.trim());
+  };
+  return (
+    <form className="issues-filter" onSubmit={submit} role="search">
+      <label className="explore-control issues-filter-label">
+        <span>Filter with GQL conditions</span>
+        <input
+          type="search"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          placeholder="level:error release:shop@1.4.0 checkout"
+          aria-describedby={hintId}
+          spellCheck={false}
+        />
+      </label>
+      <button type="submit" className="button">
+        Apply
+      </button>
+      {value ? (
+        <button type="button" className="button" onClick={() => onApply('')}>
+          Clear
+        </button>
+      ) : null}
+      <span id={hintId} className="field-hint issues-filter-hint">
+        Fields of <code>from:issues</code>: title, culprit, level, event_count, user_count, release_first, release_last, first_seen, last_seen…
+      </span>
+    </form>
+  );
+}
+
+export default function IssuesPage() {
+  const { org = '', project = '' } = useParams();
+  const { status, sort, filter, update } = useListState();
+  const list = useIssues(org, project, status, sort, filter);
+  const ids = useMemo(() => (list.issues ?? []).map((issue) => issue.id), [list.issues]);
+  const spark = useSparklines(org, project, ids);
+  const sparkData = useMemo(() => (spark.rows ? sparklines(spark.rows, spark.dataUpdatedAt) : undefined), [spark.rows, spark.dataUpdatedAt]);
+  const action = useIssueAction(org, project);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const tabsId = useId();
+
+  // A selection belongs to the rows it was made on: another tab, sort or filter starts with none.
+  useEffect(() => setSelected(new Set()), [status, sort, filter]);
+  const shown = list.issues ?? [];
+  const visibleSelected = shown.filter((issue) => selected.has(issue.id)).map((issue) => issue.id);
+  const allSelected = shown.length > 0 && visibleSelected.length === shown.length;
+
+  const toggle = (id: string) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const act = (targets: string[], what: IssueAction) => {
+    action.mutate({ ids: targets, action: what });
+    setSelected((current) => new Set([...current].filter((id) => !targets.includes(id))));
+  };
+
+  const base = `/orgs/${org}/projects/${project}`;
+  const filterError = list.isError && list.error instanceof ApiError && list.error.code === 'VALIDATION_ERROR';
+
+  return (
+    <div className="issues">
+      <header className="issues-header">
+        <h1>Issues</h1>
+        <p className="muted">
+          Errors grouped by fingerprint. Open an issue for its events, stack trace and breadcrumbs;{' '}
+          <Link to={explorePath(org, project, list.query)}>open this list in the explorer</Link>.
+        </p>
+      </header>
+
+      <div className="tabs" role="tablist" aria-label="Issue status">
+        {ISSUE_STATUSES.map((candidate) => (
+          <button
+            key={candidate}
+            type="button"
+            role="tab"
+            id={`${tabsId}-${candidate}`}
+            aria-selected={candidate === status}
+            aria-controls={`${tabsId}-panel`}
+            onClick={() => update({ status: candidate })}
+          >
+            {TAB_LABELS[candidate]}
+          </button>
+        ))}
+      </div>
+
+      <section role="tabpanel" id={`${tabsId}-panel`} aria-labelledby={`${tabsId}-${status}`}>
+        <div className="issues-controls">
+          <FilterForm value={filter} onApply={(next) => update({ filter: next })} />
+          <label className="explore-control">
+            <span>Sort by</span>
+            <select value={sort} onChange={(event) => update({ sort: event.target.value })}>
+              {ISSUE_SORTS.map((candidate) => (
+                <option key={candidate.field} value={candidate.field}>
+                  {candidate.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+
+        <div className="issues-bulk" role="group" aria-label="Selected issues">
+          <span className="muted" aria-live="polite">
+            {visibleSelected.length > 0 ? `${visibleSelected.length} selected` : 'Select issues to change several at once'}
+          </span>
+          {status !== 'resolved' ? (
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'resolve' })}>
+              Resolve selected
+            </button>
+          ) : null}
+          {status !== 'ignored' ? (
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'ignore' })}>
+              Ignore selected
+            </button>
+          ) : null}
+          {status !== 'unresolved' ? (
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'unresolve' })}>
+              Unresolve selected
+            </button>
+          ) : null}
+          {list.isFetching && !list.isPending ? (
+            <span className="muted">
+              <span className="spinner" aria-hidden="true" /> updating…
+            </span>
+          ) : null}
+        </div>
+
+        {action.isError ? <ErrorNotice error={action.error} next="The list shows each issue's status as the server has it; try again." /> : null}
+
+        {list.isPending ? (
+          <Loading what="issues" />
+        ) : list.isError ? (
+          <ErrorNotice
+            error={list.error}
+            next={
+              filterError ? (
+                <>
+                  The filter is not GQL the issues source reads (<code>level:error</code>, <code>event_count &gt; 10</code>, free text).{' '}
+                  <button type="button" className="button button-small" onClick={() => update({ filter: '' })}>
+                    Clear the filter
+                  </button>
+                </>
+              ) : (
+                'Reload the page; if it keeps failing, check that the server is running.'
+              )
+            }
+          />
+        ) : shown.length === 0 ? (
+          filter ? (
+            <EmptyState title={`No ${status} issues match the filter`}>
+              <p>Loosen the conditions, or look under another tab.</p>
+              <button type="button" className="button" onClick={() => update({ filter: '' })}>
+                Clear the filter
+              </button>
+            </EmptyState>
+          ) : status === 'unresolved' ? (
+            <EmptyState title="No unresolved issues">
+              <p>
+                Errors sent by a Sentry SDK or our client are grouped into issues here. If none has arrived yet,{' '}
+                <Link to={`${base}/onboarding`}>set up the project</Link> and throw a test error.
+              </p>
+            </EmptyState>
+          ) : (
+            <EmptyState title={`No ${status} issues`}>
+              <p>
+                {status === 'regressed'
+                  ? 'An issue regresses when an error arrives after it was resolved (in another release).'
+                  : status === 'resolved'
+                    ? 'Issues you resolve move here; one that happens again comes back as regressed.'
+                    : 'Issues you ignore move here and stay out of the other tabs.'}
+              </p>
+            </EmptyState>
+          )
+        ) : (
+          <>
+            <table className="grid issues-table" aria-label={`${TAB_LABELS[status]} issues`}>
+              <thead>
+                <tr>
+                  <th scope="col" className="issues-check">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all issues"
+                      checked={allSelected}
+                      onChange={() => setSelected(allSelected ? new Set() : new Set(shown.map((issue) => issue.id)))}
+                    />
+                  </th>
+                  <th scope="col">Issue</th>
+                  <th scope="col">Last 24 hours</th>
+                  <th scope="col" className="numeric" aria-sort={sort === 'event_count' ? 'descending' : undefined}>
+                    Events
+                  </th>
+                  <th scope="col" className="numeric" aria-sort={sort === 'user_count' ? 'descending' : undefined}>
+                    Users
+                  </th>
+                  <th scope="col">First seen</th>
+                  <th scope="col" aria-sort={sort === 'last_seen' ? 'descending' : undefined}>
+                    Last seen
+                  </th>
+                  <th scope="col">Releases</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((issue) => (
+                  <tr key={issue.id} aria-label={issue.title} className={selected.has(issue.id) ? 'issues-row-selected' : undefined}>
+                    <td className="issues-check">
+                      <input type="checkbox" aria-label={`Select ${issue.title}`} checked={selected.has(issue.id)} onChange={() => toggle(issue.id)} />
+                    </td>
+                    <td className="issues-title-cell">
+                      <Link to={`${base}/issues/${issue.id}`} className="issues-title">
+                        {issue.title}
+                      </Link>
+                      <div className="issues-meta">
+                        <LevelBadge level={issue.level} />
+                        <span className="muted mono">#{issue.short_id}</span>
+                        <span className="muted issues-culprit" title={issue.culprit}>
+                          {issue.culprit || 'no culprit'}
+                        </span>
+                      </div>
+                    </td>
+                    <td className="issues-spark">
+                      <IssueSparkline issue={issue} data={sparkData} />
+                    </td>
+                    <td className="numeric">{issue.event_count.toLocaleString()}</td>
+                    <td className="numeric">{issue.user_count.toLocaleString()}</td>
+                    <td className="nowrap-cell">
+                      <RelativeTime iso={issue.first_seen} />
+                    </td>
+                    <td className="nowrap-cell">
+                      <RelativeTime iso={issue.last_seen} />
+                    </td>
+                    <td>
+                      <Releases issue={issue} />
+                    </td>
+                    <td>
+                      {issue.status === 'resolved' || issue.status === 'ignored' ? (
+                        <button type="button" className="button button-small" aria-label={`Unresolve ${issue.title}`} onClick={() => act([issue.id], { action: 'unresolve' })}>
+                          Unresolve
+                        </button>
+                      ) : (
+                        <button type="button" className="button button-small" aria-label={`Resolve ${issue.title}`} onClick={() => act([issue.id], { action: 'resolve' })}>
+                          Resolve
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p className="muted issues-count">
+              {shown.length >= ISSUE_LIST_LIMIT
+                ? `The first ${ISSUE_LIST_LIMIT} ${status} issues; narrow them down with a filter.`
+                : `${shown.length} ${status} ${shown.length === 1 ? 'issue' : 'issues'}.`}
+            </p>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
