@@ -62,17 +62,6 @@ describe('PUT /admin/orgs/:org/plan', () => {
     expect(reply.body.error.code).toBe('NOT_FOUND');
   });
 
-  it('is disabled with 404 NOT_FOUND on a server without ADMIN_TOKEN', async () => {
-    const plain = await startTestServer({ ADMIN_TOKEN: '' });
-    try {
-      const owner = await signup(plain.api);
-      const reply = await plain.api.put(`/admin/orgs/${owner.organization.id}/plan`, { token: TEST_ADMIN_TOKEN, body: { plan: 'team' } });
-      expect(reply.status).toBe(404);
-      expect(reply.body.error.message).toBe('the admin endpoint is disabled: set ADMIN_TOKEN');
-    } finally {
-      await plain.close();
-    }
-  });
 });
 
 describe('tlm-admin set-plan', () => {
@@ -95,16 +84,24 @@ describe('tlm-admin set-plan', () => {
   });
 });
 
-describe('DEFAULT_PLAN', () => {
+describe('a server without ADMIN_TOKEN and with DEFAULT_PLAN starter', () => {
+  let plain: TestServer;
+  beforeAll(async () => {
+    plain = await startTestServer({ ADMIN_TOKEN: '', DEFAULT_PLAN: 'starter' });
+  });
+  afterAll(() => plain.close());
+
+  it('has the plan route disabled with 404 NOT_FOUND', async () => {
+    const owner = await signup(plain.api);
+    const reply = await plain.api.put(`/admin/orgs/${owner.organization.id}/plan`, { token: TEST_ADMIN_TOKEN, body: { plan: 'team' } });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.message).toBe('the admin endpoint is disabled: set ADMIN_TOKEN');
+  });
+
   it('puts every new organization on the configured plan', async () => {
-    const generous = await startTestServer({ DEFAULT_PLAN: 'starter' });
-    try {
-      const owner = await signup(generous.api);
-      expect(owner.organization.plan).toBe('starter');
-      const read = await generous.api.get(`/api/orgs/${owner.organization.id}`, { token: owner.token });
-      expect(read.body.limits.maxApiKeys).toBe(10);
-    } finally {
-      await generous.close();
-    }
+    const owner = await signup(plain.api);
+    expect(owner.organization.plan).toBe('starter');
+    const read = await plain.api.get(`/api/orgs/${owner.organization.id}`, { token: owner.token });
+    expect(read.body.limits.maxApiKeys).toBe(10);
   });
 });

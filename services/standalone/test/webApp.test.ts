@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer } from '@tlm/testkit';
+import { createLogger, createServiceApp, finishServiceApp, listen } from '@tlm/core';
+import { webAppRoutes } from '@tlm/runtime';
+import { Api, startTestServer, type TestServer } from '@tlm/testkit';
 
 /** The web app served at / from the same origin as /api and /v1: pages get index.html, APIs keep their JSON. */
 
@@ -73,9 +75,13 @@ describe('API paths', () => {
 describe('without a build', () => {
   it('answers pages with 404 NOT_FOUND naming the fix', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'tlm-web-empty-'));
-    const bare = await startTestServer({ WEB_DIST_DIR: empty });
+    const logger = createLogger('web', 'silent');
+    const app = createServiceApp({ service: 'web', logger, readiness: [], trustedProxies: [] });
+    app.use(webAppRoutes(empty));
+    finishServiceApp(app, logger);
+    const bare = await listen(app, 0, '127.0.0.1', 1_000);
     try {
-      const reply = await bare.api.get('/', { headers: BROWSER });
+      const reply = await new Api(bare.url).get('/', { headers: BROWSER });
       expect(reply.status).toBe(404);
       expect(reply.body.error.message).toBe(`the web app is not built in ${empty}: run make build`);
     } finally {
