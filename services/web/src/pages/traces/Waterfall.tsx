@@ -1,0 +1,154 @@
+import { useMemo } from 'react';
+import { formatDuration, visibleRows, type Waterfall as WaterfallData, type WaterfallRow } from './traces';
+
+const INDENT_PX = 18;
+const TICKS = [0, 25, 50, 75, 100];
+
+/**
+ * The duration beside its bar: after the bar; before it when the bar ends near the right edge; inside it when the
+ * bar fills most of the row.
+ */
+function BarLabel({ row }: { row: WaterfallRow }) {
+  const end = row.offsetPct + row.widthPct;
+  const text = formatDuration(row.span.duration_ms);
+  if (end <= 78) {
+    return (
+      <span className="waterfall-duration" style={{ left: `${end}%`, marginLeft: 6 }}>
+        {text}
+      </span>
+    );
+  }
+  if (row.offsetPct >= 15) {
+    return (
+      <span className="waterfall-duration" style={{ right: `${100 - row.offsetPct}%`, marginRight: 6 }}>
+        {text}
+      </span>
+    );
+  }
+  return (
+    <span className="waterfall-duration waterfall-duration-inside" style={{ right: `${100 - end}%`, marginRight: 6 }}>
+      {text}
+    </span>
+  );
+}
+
+/**
+ * A trace's spans as a tree grid: one row per span, children indented under their parent (aria-level is the depth,
+ * 1 for a root), and a bar drawn to scale against the trace's start and duration. Errors are red and say "error".
+ * A span's name selects it; the arrow before it folds its children.
+ */
+export function Waterfall({
+  waterfall,
+  selected,
+  onSelect,
+  collapsed,
+  onToggle,
+  spansWithErrors,
+}: {
+  waterfall: WaterfallData;
+  selected: string | null;
+  onSelect: (spanId: string) => void;
+  collapsed: ReadonlySet<string>;
+  onToggle: (spanId: string) => void;
+  /** Spans that have error events (`from:errors`) attached. */
+  spansWithErrors: ReadonlySet<string>;
+}) {
+  const rows = useMemo(() => visibleRows(waterfall.rows, collapsed), [waterfall, collapsed]);
+  return (
+    <div className="waterfall-scroll">
+      <table role="treegrid" className="waterfall" aria-label="Spans of the trace">
+        <colgroup>
+          <col className="waterfall-name-col" />
+          <col />
+        </colgroup>
+        <thead>
+          <tr>
+            <th scope="col">Span</th>
+            <th scope="col" className="waterfall-axis">
+              <span className="visually-hidden">Timeline, {formatDuration(waterfall.durationMs)} in all</span>
+              <div className="waterfall-ticks" aria-hidden="true">
+                {TICKS.map((tick) => (
+                  <span key={tick} style={tick === 100 ? { right: 0 } : { left: `${tick}%` }}>
+                    {formatDuration((waterfall.durationMs * tick) / 100)}
+                  </span>
+                ))}
+              </div>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const { span } = row;
+            const isError = span.status === 'error';
+            const open = !collapsed.has(span.span_id);
+            const isSelected = selected === span.span_id;
+            return (
+              <tr
+                key={span.span_id}
+                role="row"
+                aria-level={row.depth + 1}
+                aria-expanded={row.childCount > 0 ? open : undefined}
+                aria-selected={isSelected}
+                data-depth={row.depth}
+                data-status={span.status}
+                className={`waterfall-row${isError ? ' waterfall-row-error' : ''}${isSelected ? ' waterfall-row-selected' : ''}`}
+                onClick={() => onSelect(span.span_id)}
+              >
+                <td role="gridcell" className="waterfall-name" style={{ paddingLeft: 8 + row.depth * INDENT_PX }}>
+                  {row.childCount > 0 ? (
+                    <button
+                      type="button"
+                      className="waterfall-toggle"
+                      aria-label={`${open ? 'Fold' : 'Unfold'} the ${row.childCount} ${row.childCount === 1 ? 'child' : 'children'} of ${span.name}`}
+                      onClick={(event) => {
+                        event.stopPropagation();
+                        onToggle(span.span_id);
+                      }}
+                    >
+                      {open ? '▾' : '▸'}
+                    </button>
+                  ) : (
+                    <span className="waterfall-toggle" aria-hidden="true" />
+                  )}
+                  <button
+                    type="button"
+                    className="waterfall-span"
+                    aria-pressed={isSelected}
+                    title={`${span.name} (${span.service ?? 'no service'})`}
+                    onClick={(event) => {
+                      event.stopPropagation();
+                      onSelect(span.span_id);
+                    }}
+                  >
+                    {span.name}
+                  </button>
+                  <span className="waterfall-meta">
+                    {span.service ? <span className="waterfall-service">{span.service}</span> : null}
+                    {span.op ? <span className="muted"> · {span.op}</span> : null}
+                  </span>
+                  {isError ? <span className="badge badge-danger">error</span> : null}
+                  {spansWithErrors.has(span.span_id) && !isError ? <span className="badge badge-danger">has errors</span> : null}
+                  {row.parentMissing ? (
+                    <span className="badge badge-warn" title={`parent ${span.parent_span_id} is not among this trace's spans`}>
+                      parent missing
+                    </span>
+                  ) : null}
+                </td>
+                <td role="gridcell" className="waterfall-timeline">
+                  <div className="waterfall-track">
+                    <div
+                      className="waterfall-bar"
+                      style={{ left: `${row.offsetPct}%`, width: `max(${row.widthPct}%, 2px)` }}
+                      title={`starts ${formatDuration(row.startMs)} into the trace, lasts ${formatDuration(span.duration_ms)}`}
+                    />
+                    <BarLabel row={row} />
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+import {
+  buildWaterfall,
+  formatDuration,
+  formatRate,
+  joinOperationStats,
+  rootsQuery,
+  serviceChartQuery,
+  spanCountQuery,
+  traceErrorsQuery,
+  visibleRows,
+  type SpanRow,
+} from '../src/pages/traces/traces';
+
+const T0 = Date.parse('2024-05-10T12:00:00.000Z');
+const span = (span_id: string, parent: string | null, startMs: number, duration_ms: number, extra: Partial<SpanRow> = {}): SpanRow => ({
+  trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+  span_id,
+  parent_span_id: parent,
+  name: span_id,
+  op: null,
+  kind: null,
+  status: 'ok',
+  duration_ms,
+  timestamp: new Date(T0 + startMs).toISOString(),
+  end_timestamp: new Date(T0 + startMs + duration_ms).toISOString(),
+  service: 'shop',
+  release: null,
+  environment: null,
+  ...extra,
+});
+
+describe('buildWaterfall', () => {
+  it('nests spans under their parents, depth first, each level by start time, and draws them to scale', () => {
+    const waterfall = buildWaterfall([
+      span('db', 'charge', 50, 25),
+      span('root', null, 0, 200),
+      span('render', 'root', 150, 40),
+      span('charge', 'root', 20, 100, { status: 'error', service: 'payments' }),
+    ]);
+    expect(waterfall.rows.map((row) => [row.span.span_id, row.depth])).toEqual([
+      ['root', 0],
+      ['charge', 1],
+      ['db', 2],
+      ['render', 1],
+    ]);
+    expect(waterfall.durationMs).toBe(200);
+    expect(waterfall.errorCount).toBe(1);
+    expect(waterfall.serviceCount).toBe(2);
+    const db = waterfall.rows[2]!;
+    expect(db.offsetPct).toBeCloseTo(25);
+    expect(db.widthPct).toBeCloseTo(12.5);
+    expect(db.ancestors).toEqual(['root', 'charge']);
+    expect(waterfall.rows[0]!.childCount).toBe(2);
+  });
+
+  it('shows a span whose parent is missing at the top level, marked, and survives a cycle of parents', () => {
+    const waterfall = buildWaterfall([span('root', null, 0, 10), span('orphan', 'gone', 5, 5), span('a', 'b', 1, 1), span('b', 'a', 2, 1)]);
+    expect(waterfall.rows).toHaveLength(4);
+    const orphan = waterfall.rows.find((row) => row.span.span_id === 'orphan')!;
+    expect(orphan.depth).toBe(0);
+    expect(orphan.parentMissing).toBe(true);
+  });
+
+  it('folds the descendants of collapsed spans', () => {
+    const { rows } = buildWaterfall([span('root', null, 0, 10), span('child', 'root', 1, 5), span('grandchild', 'child', 2, 1), span('sibling', 'root', 6, 2)]);
+    expect(visibleRows(rows, new Set(['child'])).map((row) => row.span.span_id)).toEqual(['root', 'child', 'sibling']);
+    expect(visibleRows(rows, new Set(['root'])).map((row) => row.span.span_id)).toEqual(['root']);
+  });
+
+  it('is empty for no spans', () => {
+    expect(buildWaterfall([]).rows).toEqual([]);
+  });
+});
+
+describe('the GQL of the trace pages', () => {
+  it('writes the list filters as conditions on root spans, quoting values', () => {
+    expect(rootsQuery({ range: '24h' })).toBe(
+      'from:spans -parent_span_id:* last:24h | sort timestamp desc | limit 100 | fields timestamp, trace_id, span_id, name, service, op, status, duration_ms',
+    );
+    expect(rootsQuery({ service: "o'brien", op: 'http.server', name: 'GET "x"', status: 'error', minMs: 100, maxMs: 2500, range: '1h' })).toMatch(
+      /^from:spans -parent_span_id:\* service:'o\\'brien' op:'http\.server' "GET \\"x\\"" status:error duration_ms >= 100 duration_ms <= 2500 last:1h \|/,
+    );
+    expect(spanCountQuery(['a1', 'b2'], '15m', true)).toBe("from:spans trace_id in ['a1', 'b2'] status:error last:15m | count by trace_id | limit 1000");
+    expect(traceErrorsQuery('abc')).toContain("from:errors trace_id:'abc'");
+    expect(serviceChartQuery('7d', 'p95', 'name')).toBe('from:spans last:7d | p95(duration_ms) by time(6h), service');
+    expect(serviceChartQuery('1h', 'requests', 'op', 'cart')).toBe("from:spans service:'cart' last:1h | count by time(1m), op");
+  });
+
+  it('joins the services aggregates per service and operation', () => {
+    const stats = joinOperationStats('name', {
+      requests: [
+        { service: 'shop', name: 'GET /', value: 10 },
+        { service: 'api', name: 'SELECT', value: 4 },
+        { service: 'shop', name: 'POST /pay', value: 20 },
+      ],
+      errors: [{ service: 'shop', name: 'POST /pay', value: 5 }],
+      p50: [{ service: 'shop', name: 'POST /pay', value: 12.5 }],
+      p95: [{ service: 'shop', name: 'POST /pay', value: 40 }],
+      p99: [{ service: 'shop', name: 'POST /pay', value: null }],
+    });
+    expect(stats.map((row) => [row.service, row.operation, row.requests, row.errors])).toEqual([
+      ['api', 'SELECT', 4, 0],
+      ['shop', 'POST /pay', 20, 5],
+      ['shop', 'GET /', 10, 0],
+    ]);
+    expect(stats[1]).toMatchObject({ p50: 12.5, p95: 40, p99: null });
+  });
+});
+
+describe('formatting', () => {
+  it('writes durations and rates for people', () => {
+    expect(formatDuration(0.423)).toBe('0.42 ms');
+    expect(formatDuration(12.34)).toBe('12.3 ms');
+    expect(formatDuration(250.4)).toBe('250 ms');
+    expect(formatDuration(1240)).toBe('1.24 s');
+    expect(formatDuration(125_000)).toBe('2 min 5 s');
+    expect(formatDuration(null)).toBe('–');
+    expect(formatRate(1, 40)).toBe('2.5%');
+    expect(formatRate(0, 3)).toBe('0%');
+    expect(formatRate(1, 0)).toBe('–');
+  });
+});
