@@ -1,0 +1,165 @@
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, servePage, setupProject, startTestServer, type PageServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+
+/**
+ * The issue pages on real errors: the unmodified @sentry/browser, bundled into a shop's page on an origin of its own,
+ * throws two different errors in headless Chromium; the web app lists both issues, shows one's stack trace and
+ * breadcrumbs, and resolves the other with one click, which GQL then reads back as resolved.
+ */
+
+const RELEASE = `shop@${process.pid}.1.0`;
+
+const PAGE_SCRIPT = (dsn: string) => `
+import * as Sentry from '@sentry/browser';
+Sentry.init({ dsn: ${JSON.stringify(dsn)}, release: ${JSON.stringify(RELEASE)}, environment: 'production' });
+Sentry.setUser({ id: 'customer-7', email: 'customer-7@example.com' });
+Sentry.setTag('shop', 'eu-west');
+function chargeCard(amount: number) {
+  console.log('charging the card', amount);
+  throw new TypeError('card declined at checkout');
+}
+function payOrder() {
+  chargeCard(42);
+}
+function addToBasket() {
+  throw new RangeError('the basket holds at most 20 items');
+}
+document.getElementById('pay')!.addEventListener('click', () => payOrder());
+document.getElementById('add')!.addEventListener('click', () => addToBasket());
+(window as any).Sentry = Sentry;
+`;
+
+const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
+<h1>Shop</h1><button id="add">Add to basket</button><button id="pay">Pay</button>
+<script src="/app.js"></script></body></html>`;
+
+let server: TestServer;
+let setup: ProjectSetup;
+let site: PageServer;
+let browser: Browser;
+let page: Page;
+
+const PAY_TITLE = /TypeError: card declined at checkout/;
+const BASKET_TITLE = /RangeError: the basket holds at most 20 items/;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api);
+  browser = await launchChromium();
+
+  // The customer's site: the SDK as shipped, resolved from the ingest gateway's dependencies.
+  const dsn = `http://${setup.publicKey}@${new URL(server.url).host}/${setup.project.dsn_id}`;
+  const script = await bundleForBrowser(PAGE_SCRIPT(dsn), path.resolve(__dirname, '../../ingest-gateway/test'));
+  site = await servePage(PAGE, { '/app.js': script });
+  const shop = await browser.newPage();
+  await shop.goto(site.url);
+  await shop.getByRole('heading', { name: 'Shop' }).waitFor();
+  await shop.getByRole('button', { name: 'Add to basket' }).click();
+  await shop.getByRole('button', { name: 'Pay' }).click();
+  await shop.evaluate('window.Sentry.flush(5000)');
+  await shop.close();
+
+  // Both errors grouped into issues before the web app is opened.
+  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:unresolved')).toHaveLength(2), 15_000, 200);
+
+  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 } });
+  await context.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  await server?.close();
+});
+
+const issuesPath = () => `/orgs/${setup.session.organization.id}/projects/${setup.project.id}/issues`;
+
+describe('the issue pages on errors from @sentry/browser', () => {
+  it('lists both issues with their counts, releases and a sparkline of the last 24 hours', async () => {
+    await page.goto(issuesPath());
+    const table = page.getByRole('table', { name: 'Unresolved issues' });
+    const pay = table.getByRole('row', { name: PAY_TITLE });
+    const basket = table.getByRole('row', { name: BASKET_TITLE });
+    await pay.waitFor();
+    await basket.waitFor();
+    await expect(page.getByRole('tab', { name: 'Unresolved', exact: true }).getAttribute('aria-selected')).resolves.toBe('true');
+    await pay.getByText(RELEASE).waitFor();
+    await pay.getByRole('img', { name: '1 event in the last 24 hours' }).waitFor();
+    await basket.getByRole('img', { name: '1 event in the last 24 hours' }).waitFor();
+    await screenshot(page, 'issues-list');
+  });
+
+  it('opens an issue with its latest event: the exception, the stack trace with app frames open, breadcrumbs, user and tags', async () => {
+    await page.getByRole('link', { name: PAY_TITLE }).click();
+    await page.getByRole('heading', { level: 1, name: PAY_TITLE }).waitFor();
+    await page.getByRole('heading', { name: 'Latest event' }).waitFor();
+    const stack = page.getByRole('list', { name: 'Stack trace, most recent call first' });
+    // The innermost frame first, then its caller.
+    await stack.getByText('chargeCard', { exact: true }).waitFor();
+    await stack.getByText('payOrder', { exact: true }).waitFor();
+    const crumbs = page.getByRole('list', { name: 'Breadcrumbs, oldest first' });
+    await crumbs.getByText('charging the card 42').waitFor();
+    await crumbs.getByText('ui.click').first().waitFor();
+    const details = page.getByRole('complementary', { name: 'Event details' });
+    await details.getByText('customer-7', { exact: true }).waitFor();
+    await details.getByText('eu-west').waitFor();
+    await details.getByText('production').waitFor();
+    await page.getByRole('img', { name: /Events of this issue/ }).waitFor();
+    await screenshot(page, 'issue-page');
+  });
+
+  it('resolves an issue from the list with one click: it leaves the unresolved tab, shows under resolved, and GQL says resolved', async () => {
+    await page.goBack();
+    const unresolved = page.getByRole('table', { name: 'Unresolved issues' });
+    await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor();
+    await unresolved.getByRole('button', { name: /^Resolve RangeError/ }).click();
+    await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor({ state: 'detached' });
+    await unresolved.getByRole('row', { name: PAY_TITLE }).waitFor();
+
+    await page.getByRole('tab', { name: 'Resolved', exact: true }).click();
+    await page.getByRole('table', { name: 'Resolved issues' }).getByRole('row', { name: BASKET_TITLE }).waitFor();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('resolved');
+    await screenshot(page, 'issues-resolved');
+
+    const rows = await gqlRows(server.api, setup.secretKey, 'from:issues status:resolved | fields title, status');
+    expect(rows).toEqual([{ title: expect.stringMatching(BASKET_TITLE), status: 'resolved' }]);
+  });
+
+  it('ignores an issue from its page and unresolves it again, the status changing at once', async () => {
+    await page.getByRole('tab', { name: 'Unresolved', exact: true }).click();
+    await page.getByRole('link', { name: PAY_TITLE }).click();
+    const actions = page.getByRole('group', { name: 'Issue actions' });
+    await actions.getByRole('button', { name: 'Ignore' }).click();
+    await page.getByLabel('Status: ignored').waitFor();
+    await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:ignored | fields status')).toHaveLength(1));
+    await actions.getByRole('button', { name: 'Unresolve' }).click();
+    await page.getByLabel('Status: unresolved').waitFor();
+    await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:unresolved | fields title')).toEqual([{ title: expect.stringMatching(PAY_TITLE) }]));
+  });
+
+  it('ignores several issues at once from the list, and filters a tab with GQL conditions kept in the URL', async () => {
+    await page.goto(`${issuesPath()}?status=resolved`);
+    await page.getByRole('table', { name: 'Resolved issues' }).getByRole('button', { name: /^Unresolve RangeError/ }).click();
+    await page.getByRole('tab', { name: 'Unresolved', exact: true }).click();
+    const unresolved = page.getByRole('table', { name: 'Unresolved issues' });
+    await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor();
+    await unresolved.getByRole('row', { name: PAY_TITLE }).waitFor();
+    await page.getByLabel('Select all issues').check();
+    await page.getByText('2 selected').waitFor();
+    await page.getByRole('button', { name: 'Ignore selected' }).click();
+    await page.getByRole('heading', { name: 'No unresolved issues' }).waitFor();
+    await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:ignored | fields status')).toHaveLength(2));
+
+    await page.getByRole('tab', { name: 'Ignored', exact: true }).click();
+    await page.getByRole('table', { name: 'Ignored issues' }).getByRole('row').nth(2).waitFor();
+    await page.getByLabel('Filter with GQL conditions').fill('basket');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const ignored = page.getByRole('table', { name: 'Ignored issues' });
+    await ignored.getByRole('row', { name: PAY_TITLE }).waitFor({ state: 'detached' });
+    await ignored.getByRole('row', { name: BASKET_TITLE }).waitFor();
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: 'ignored', filter: 'basket' });
+  });
+});
