@@ -20,3 +20,4 @@ export * from './logger';
 export * as metrics from './metrics';
 export * from './plans';
 export * from './validate';
+export * from './waiter';

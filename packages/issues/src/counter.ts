@@ -1,4 +1,4 @@
-import type { Logger } from '@tlm/core';
+import { waiter, type Logger, type Waiter } from '@tlm/core';
 import {
   addIssueUsers,
   advanceErrorPositions,
@@ -37,24 +37,6 @@ export class PartitionTakenError extends Error {
   constructor(readonly partitions: number[]) {
     super(`partitions ${partitions.join(', ')} of the errors stream are counted by another processor`);
   }
-}
-
-interface Waiter {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-function waiter(): Waiter {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((onResolve, onReject) => {
-    resolve = onResolve;
-    reject = onReject;
-  });
-  // A waiter nobody awaits (a delivery answered before its count) must not fail the process when it rejects.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
 }
 
 /** What one partition's uncounted errors add up to. */

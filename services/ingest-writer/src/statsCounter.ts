@@ -1,6 +1,6 @@
 import { lastStreamOffset, uncountedEvents, uncountedLogs, type AnalyticsStore, type StreamPosition } from '@tlm/analytics-store';
 import { Topics, type MessagePosition } from '@tlm/bus';
-import type { Logger } from '@tlm/core';
+import { waiter, type Logger, type Waiter } from '@tlm/core';
 import { statsPositions, type MetadataStore } from '@tlm/metadata-store';
 import type { Properties } from '@tlm/signals';
 import { PartitionTakenError, StatsTally, writeStats, type StatsTaken } from './stats';
@@ -18,24 +18,6 @@ export interface CountedRecord {
 
 /** Rows read and counted per page on start. */
 const RECOVERY_PAGE = 5_000;
-
-interface Waiter {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-function waiter(): Waiter {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((onResolve, onReject) => {
-    resolve = onResolve;
-    reject = onReject;
-  });
-  // Nobody awaits the waiters of the embedded bus's batches: a rejection must not fail the process.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
 
 /** What one partition's uncounted rows add up to. */
 interface PartitionTally {
