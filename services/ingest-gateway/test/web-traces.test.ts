@@ -196,7 +196,7 @@ describe('traces in the web app', () => {
     const failed = rowOf('charge card');
     expect(await failed.getAttribute('data-status')).toBe('error');
     await failed.getByText('error', { exact: true }).waitFor();
-    const color = await failed.getByRole('button', { name: 'charge card', exact: true }).evaluate((element) => getComputedStyle(element).color);
+    const color = await failed.getByRole('button', { name: 'charge card', exact: true }).evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { color: string } }).getComputedStyle(element).color);
     expect(color).toBe('rgb(194, 54, 43)');
     for (const [name] of TREE.filter(([name]) => name !== 'charge card')) {
       expect(await rowOf(name).getAttribute('data-status')).toBe('ok');
