@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, useId } from 'react';
 import { useSearchParams } from 'react-router';
 
 /** The time ranges of the pages built on GQL, each with the bucket of its time series (about 24 to 60 points). */
@@ -32,16 +32,17 @@ export function useTimeRangeParam(fallback: TimeRangeValue = '24h') {
 
 /** A labelled select of the time ranges. */
 export function TimeRangeSelect({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const id = useId();
   return (
-    <label className="explore-control">
-      <span>Time range</span>
-      <select value={value} onChange={(event) => onChange(event.target.value)}>
+    <div className="explore-control">
+      <label htmlFor={id}>Time range</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
         {TIME_RANGES.map((range) => (
           <option key={range.value} value={range.value}>
             {range.label}
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }

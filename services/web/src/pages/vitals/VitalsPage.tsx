@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useId, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useGqlAnswer } from '../../api/gql';
 import { LineChart } from '../../components/Charts';
@@ -136,6 +136,7 @@ function Trend({ org, project, vital, route, range, bucket }: { org: string; pro
 export default function VitalsPage() {
   const { org = '', project = '' } = useParams();
   const [params, setParams] = useSearchParams();
+  const ids = useId();
   const { range, setRange } = useTimeRangeParam('24h');
   const vitals = useRouteVitals(org, project, range.value);
   const empty = vitals.rows !== undefined && vitals.rows.length === 0;
@@ -219,19 +220,19 @@ export default function VitalsPage() {
                 Trend
               </h2>
               <div className="row">
-                <label className="explore-control">
-                  <span>Vital</span>
-                  <select value={vital} onChange={(event) => choose('vital', event.target.value)}>
+                <div className="explore-control">
+                  <label htmlFor={`${ids}-vital`}>Vital</label>
+                  <select id={`${ids}-vital`} value={vital} onChange={(event) => choose('vital', event.target.value)}>
                     {VITAL_NAMES.map((name) => (
                       <option key={name} value={name}>
                         {VITALS[name].short}: {VITALS[name].long}
                       </option>
                     ))}
                   </select>
-                </label>
-                <label className="explore-control">
-                  <span>Route</span>
-                  <select value={route} onChange={(event) => choose('route', event.target.value)}>
+                </div>
+                <div className="explore-control">
+                  <label htmlFor={`${ids}-route`}>Route</label>
+                  <select id={`${ids}-route`} value={route} onChange={(event) => choose('route', event.target.value)}>
                     {vitals.rows.some((row) => row.route === route) ? null : <option value={route}>{route}</option>}
                     {vitals.rows.map((row) => (
                       <option key={row.route} value={row.route}>
@@ -239,7 +240,7 @@ export default function VitalsPage() {
                       </option>
                     ))}
                   </select>
-                </label>
+                </div>
               </div>
             </div>
             <p className="muted vitals-trend-note">
