@@ -6,7 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { eventually, gqlRows, launchChromium, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { createProject, eventually, gqlRows, launchChromium, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 /**
  * The web app's trace pages (services/web/src/pages/traces) in Chromium against the real standalone server, on a trace
@@ -260,6 +260,22 @@ describe('traces in the web app', () => {
     await page.waitForURL(/\/traces\?/);
     const filters = new URL(page.url()).searchParams;
     expect([filters.get('service'), filters.get('name'), filters.get('range')]).toEqual(['checkout', 'POST /checkout', '15m']);
+    await page.getByRole('table', { name: 'Traces' }).getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
+  });
+
+  it('says what to do next when a project has no spans yet, and when a trace is not there', async () => {
+    const empty = await createProject(server.api, setup.session, { name: 'no traces yet' });
+    const emptyBase = `/orgs/${setup.session.organization.id}/projects/${empty.id}`;
+    await page.goto(`${emptyBase}/traces`);
+    await page.getByRole('heading', { name: 'No traces yet' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Set up OpenTelemetry' }).getAttribute('href')).toBe(`${emptyBase}/onboarding?sdk=opentelemetry`);
+    await screenshot(page, 'traces-empty');
+    await page.goto(`${emptyBase}/services`);
+    await page.getByRole('heading', { name: 'No spans yet' }).waitFor();
+
+    await page.goto(`${base()}/traces/${'0'.repeat(31)}1`);
+    await page.getByRole('heading', { name: 'No spans for this trace' }).waitFor();
+    await page.getByRole('link', { name: 'Browse traces' }).click();
     await page.getByRole('table', { name: 'Traces' }).getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
   });
 });
