@@ -4,18 +4,23 @@ import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, serv
 
 /**
  * The issue pages on real errors: the unmodified @sentry/browser, bundled into a shop's page on an origin of its own,
- * throws two different errors in headless Chromium; the web app lists both issues, shows one's stack trace and
- * breadcrumbs, and resolves the other with one click, which GQL then reads back as resolved.
+ * throws two different errors in headless Chromium from the shop's script, whose source map the release holds; the web
+ * app lists both issues, shows one's stack trace (original and minified) and breadcrumbs, and resolves the other with
+ * one click, which GQL then reads back as resolved.
  */
 
 const RELEASE = `shop@${process.pid}.1.0`;
 
-const PAGE_SCRIPT = (dsn: string) => `
+const SDK_SCRIPT = (dsn: string) => `
 import * as Sentry from '@sentry/browser';
 Sentry.init({ dsn: ${JSON.stringify(dsn)}, release: ${JSON.stringify(RELEASE)}, environment: 'production' });
 Sentry.setUser({ id: 'customer-7', email: 'customer-7@example.com' });
 Sentry.setTag('shop', 'eu-west');
-function chargeCard(amount: number) {
+(window as any).Sentry = Sentry;
+`;
+
+/** The shop's own code, served as /app.js; the release's source map maps it back to src/shop.js. */
+const APP_SCRIPT = `function chargeCard(amount) {
   console.log('charging the card', amount);
   throw new TypeError('card declined at checkout');
 }
@@ -25,14 +30,23 @@ function payOrder() {
 function addToBasket() {
   throw new RangeError('the basket holds at most 20 items');
 }
-document.getElementById('pay')!.addEventListener('click', () => payOrder());
-document.getElementById('add')!.addEventListener('click', () => addToBasket());
-(window as any).Sentry = Sentry;
+document.getElementById('pay').addEventListener('click', function () { payOrder(); });
+document.getElementById('add').addEventListener('click', function () { addToBasket(); });
 `;
+
+/** A version 3 source map from each line of /app.js to the same line of src/shop.js, whose text it holds. */
+const APP_MAP = {
+  version: 3,
+  file: 'app.js',
+  sources: ['src/shop.js'],
+  sourcesContent: [APP_SCRIPT],
+  names: [],
+  mappings: APP_SCRIPT.split('\n').map((_, index) => (index === 0 ? 'AAAA' : 'AACA')).join(';'),
+};
 
 const PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 <h1>Shop</h1><button id="add">Add to basket</button><button id="pay">Pay</button>
-<script src="/app.js"></script></body></html>`;
+<script src="/sentry.js"></script><script src="/app.js"></script></body></html>`;
 
 let server: TestServer;
 let setup: ProjectSetup;
@@ -50,8 +64,10 @@ beforeAll(async () => {
 
   // The customer's site: the SDK as shipped, resolved from the ingest gateway's dependencies.
   const dsn = `http://${setup.publicKey}@${new URL(server.url).host}/${setup.project.dsn_id}`;
-  const script = await bundleForBrowser(PAGE_SCRIPT(dsn), path.resolve(__dirname, '../../ingest-gateway/test'));
-  site = await servePage(PAGE, { '/app.js': script });
+  const sdk = await bundleForBrowser(SDK_SCRIPT(dsn), path.resolve(__dirname, '../../ingest-gateway/test'));
+  site = await servePage(PAGE, { '/sentry.js': sdk, '/app.js': APP_SCRIPT });
+  const upload = await server.api.put('/v1/artifacts', { token: setup.secretKey, body: { release: RELEASE, name: '~/app.js', content: APP_MAP } });
+  expect(upload.status).toBe(201);
   const shop = await browser.newPage();
   await shop.goto(site.url);
   await shop.getByRole('heading', { name: 'Shop' }).waitFor();
@@ -108,6 +124,13 @@ describe('the issue pages on errors from @sentry/browser', () => {
     // The innermost frame first, then its caller.
     await stack.getByText('chargeCard', { exact: true }).waitFor();
     await stack.getByText('payOrder', { exact: true }).waitFor();
+    // Mapped by the release's source map: the original file and line with its source, the minified ones a switch away.
+    await stack.getByText('src/shop.js:3:1').waitFor();
+    await stack.getByLabel('Source of chargeCard').getByText("throw new TypeError('card declined at checkout');").waitFor();
+    await page.getByLabel(/Show minified frames/).check();
+    await stack.getByText(`${site.url}/app.js:3:9`).waitFor();
+    await stack.getByLabel('Source of chargeCard').waitFor({ state: 'detached' });
+    await page.getByLabel(/Show minified frames/).uncheck();
     const crumbs = page.getByRole('list', { name: 'Breadcrumbs, oldest first' });
     await crumbs.getByText('charging the card 42').waitFor();
     await crumbs.getByText('ui.click').first().waitFor();
