@@ -12,9 +12,9 @@ export const SESSION_OUTCOMES = ['healthy', 'errored', 'abnormal', 'crashed'] as
 export type SessionOutcome = (typeof SESSION_OUTCOMES)[number];
 
 export const healthQueries = (range: string, bucket: string) => ({
-  sessions: `from:sessions | sum(quantity) by release, outcome | last:${range}`,
-  users: `from:sessions | count_distinct(distinct_id) by release | last:${range}`,
-  crashedUsers: `from:sessions outcome:crashed | count_distinct(distinct_id) by release | last:${range}`,
+  sessions: `from:sessions | sum(quantity) by release, outcome | limit 10000 | last:${range}`,
+  users: `from:sessions | count_distinct(distinct_id) by release | limit 10000 | last:${range}`,
+  crashedUsers: `from:sessions outcome:crashed | count_distinct(distinct_id) by release | limit 10000 | last:${range}`,
   adoption: `from:sessions | sum(quantity) by time(${bucket}), release | last:${range}`,
 });
 

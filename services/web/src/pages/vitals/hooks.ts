@@ -18,8 +18,8 @@ export interface RouteVitals {
 
 /** The GQL of the page: p75 by route and vital, and the samples by route, vital and rating (docs/gql.md, vitals). */
 export const vitalsQueries = (range: string) => ({
-  p75: `from:vitals | p75(value) by route, name | last:${range}`,
-  ratings: `from:vitals | count by route, name, rating | last:${range}`,
+  p75: `from:vitals | p75(value) by route, name | limit 10000 | last:${range}`,
+  ratings: `from:vitals | count by route, name, rating | limit 10000 | last:${range}`,
 });
 
 export const trendQuery = (vital: VitalName, route: string, range: string, bucket: string) =>
