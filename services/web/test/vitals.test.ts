@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   bundleForBrowser,
+  createKey,
+  createProject,
   eventually,
   gqlRows,
   launchChromium,
@@ -170,6 +172,26 @@ describe('the web vitals page', () => {
     expect(await app.getByLabel('Route', { exact: true }).inputValue()).toBe('/checkout');
     expect(await app.getByLabel('Time range').inputValue()).toBe('7d');
     await screenshot(app, 'vitals-trend');
+  });
+});
+
+describe('the web vitals page, when the range holds none of the project\'s vitals', () => {
+  it('says so and widens the range to 30 days in one click', async () => {
+    const project = await createProject(server.api, setup.session, { name: 'older vitals' });
+    const key = await createKey(server.api, setup.session, project.id, { type: 'public' });
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const body = [JSON.stringify({}), JSON.stringify({ type: 'web_vital' }), JSON.stringify({ name: 'lcp', value: 1_800, route: '/archive', timestamp: twoDaysAgo })].join('\n');
+    const reply = await server.api.post('/v1/envelope', { token: key.key, body, headers: { 'content-type': 'application/x-sentry-envelope' } });
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });
+    await eventually(async () => {
+      const answer = await server.api.get(`/api${projectPage(project.id, 'gql')}?q=${encodeURIComponent('from:vitals | count')}`, { token: setup.session.token });
+      expect(answer.body.data.results).toEqual([{ value: 1 }]);
+    });
+    await app.goto(`${projectPage(project.id, 'vitals')}?range=24h`);
+    await app.getByRole('heading', { name: 'No vitals in the last 24 hours' }).waitFor();
+    await app.getByRole('button', { name: 'Last 30 days' }).click();
+    await app.waitForURL(/range=30d/);
+    expect(normalise(await routeRow('/archive').getByRole('cell').nth(0).textContent())).toBe('1,800 ms good');
   });
 });
 
