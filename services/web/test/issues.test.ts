@@ -54,6 +54,22 @@ let site: PageServer;
 let browser: Browser;
 let page: Page;
 
+/** An error log with a Python traceback, which the log scanner makes into an error (docs/api.md). */
+const PYTHON_TRACEBACK = `order 42 could not be processed
+Traceback (most recent call last):
+  File "/srv/app/orders.py", line 10, in lookup_customer
+    return customers[order["customer_id"]]
+KeyError: 7
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/main.py", line 8, in <module>
+    process('{"customer_id": 7}', {})
+  File "/srv/app/orders.py", line 12, in lookup_customer
+    raise LookupError(f"unknown customer {order['customer_id']}")
+LookupError: unknown customer 7`;
+
 const PAY_TITLE = /TypeError: card declined at checkout/;
 const BASKET_TITLE = /RangeError: the basket holds at most 20 items/;
 
@@ -216,5 +232,31 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await ignored.getByRole('row', { name: PAY_TITLE }).waitFor({ state: 'detached' });
     await ignored.getByRole('row', { name: BASKET_TITLE }).waitFor();
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: 'ignored', filter: 'basket' });
+  });
+
+  it('links an error made from a log to that log, and shows the exception it was raised while handling', async () => {
+    const sent = await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'error', message: PYTHON_TRACEBACK }] } });
+    expect(sent.status).toBe(202);
+    // A pass of the scanner now, rather than on its schedule (whichever pass reads the log first makes the error).
+    await eventually(
+      async () => {
+        await server.standalone.logScanner.runPass();
+        expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:unresolved | fields title')).toHaveLength(1);
+      },
+      10_000,
+      200,
+    );
+
+    await page.goto(issuesPath());
+    await page.getByRole('link', { name: /LookupError: unknown customer 7/ }).click();
+    const chain = page.getByRole('list', { name: 'Chained exceptions, nearest first' });
+    await chain.getByText('raised while handling').waitFor();
+    await chain.getByText('KeyError').waitFor();
+    await page.getByRole('list', { name: 'Stack trace, most recent call first' }).getByText('lookup_customer').waitFor();
+    await page.getByRole('link', { name: 'The log this error was made from' }).click();
+    await page.getByRole('heading', { name: 'Explore' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('q')).toMatch(/^from:logs id:"[0-9a-f-]{36}"$/);
+    await page.getByText('1 row').waitFor();
+    await page.getByText(/order 42 could not be processed/).first().waitFor();
   });
 });
