@@ -231,6 +231,24 @@ describe('traces in the web app', () => {
     expect(await grid.getByRole('row').filter({ has: page.getByRole('button', { name: 'charge card', exact: true }) }).getAttribute('aria-expanded')).toBe('false');
     await grid.getByRole('button', { name: 'Unfold the 1 child of charge card' }).click();
     await grid.getByRole('button', { name: 'fraud check', exact: true }).waitFor();
+
+    // From the keyboard, as a tree: Left folds, Right unfolds and then moves to the first child, Left on a leaf goes to the parent.
+    const focused = (name: string) =>
+      grid.getByRole('button', { name, exact: true }).evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement);
+    await grid.getByRole('button', { name: 'charge card', exact: true }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await grid.getByRole('button', { name: 'fraud check', exact: true }).waitFor({ state: 'detached' });
+    await page.keyboard.press('ArrowRight');
+    await grid.getByRole('button', { name: 'fraud check', exact: true }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    expect(await focused('fraud check')).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    expect(await focused('send receipt')).toBe(true);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowLeft');
+    expect(await focused('charge card')).toBe(true);
+    await page.keyboard.press('Home');
+    expect(await focused('POST /checkout')).toBe(true);
   });
 
   it('lists each service with its operations: requests, error rate and p50/p95/p99, with a chart over the chosen range', async () => {

@@ -279,7 +279,10 @@ export default function TracePage() {
               {selectedRow ? (
                 <SpanDetails row={selectedRow} onClose={() => select(null)} />
               ) : (
-                <p className="muted trace-hint">Select a span to see its attributes and events.</p>
+                <p className="muted trace-hint">
+                  Select a span to see its attributes and events. From the keyboard: <kbd>↑</kbd> <kbd>↓</kbd> move between spans, <kbd>←</kbd>{' '}
+                  <kbd>→</kbd> fold and unfold, <kbd>Enter</kbd> selects.
+                </p>
               )}
             </div>
             <aside className="trace-aside" aria-label="Errors and logs of the trace">

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useRef, type KeyboardEvent } from 'react';
 import { formatDuration, visibleRows, type Waterfall as WaterfallData, type WaterfallRow } from './traces';
 
 const INDENT_PX = 18;
@@ -35,7 +35,9 @@ function BarLabel({ row }: { row: WaterfallRow }) {
 /**
  * A trace's spans as a tree grid: one row per span, children indented under their parent (aria-level is the depth,
  * 1 for a root), and a bar drawn to scale against the trace's start and duration. Errors are red and say "error".
- * A span's name selects it; the arrow before it folds its children.
+ * A span's name selects it; the arrow before it folds its children. From the keyboard, as a tree: Up and Down move
+ * between spans, Left folds a span (or moves to its parent), Right unfolds it (or moves to its first child), Home and
+ * End go to the first and last span.
  */
 export function Waterfall({
   waterfall,
@@ -54,9 +56,45 @@ export function Waterfall({
   spansWithErrors: ReadonlySet<string>;
 }) {
   const rows = useMemo(() => visibleRows(waterfall.rows, collapsed), [waterfall, collapsed]);
+  const table = useRef<HTMLTableElement>(null);
+  const focusSpan = (spanId: string | undefined) => {
+    if (spanId) table.current?.querySelector<HTMLButtonElement>(`tr[data-span-id="${CSS.escape(spanId)}"] .waterfall-span`)?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTableElement>) => {
+    const spanId = (event.target as HTMLElement).closest('tr[data-span-id]')?.getAttribute('data-span-id');
+    const index = rows.findIndex((row) => row.span.span_id === spanId);
+    const row = rows[index];
+    if (!row) return;
+    const open = row.childCount > 0 && !collapsed.has(row.span.span_id);
+    switch (event.key) {
+      case 'ArrowDown':
+        focusSpan(rows[index + 1]?.span.span_id);
+        break;
+      case 'ArrowUp':
+        focusSpan(rows[index - 1]?.span.span_id);
+        break;
+      case 'Home':
+        focusSpan(rows[0]?.span.span_id);
+        break;
+      case 'End':
+        focusSpan(rows[rows.length - 1]?.span.span_id);
+        break;
+      case 'ArrowRight':
+        if (row.childCount > 0 && !open) onToggle(row.span.span_id);
+        else if (open) focusSpan(rows[index + 1]?.span.span_id);
+        break;
+      case 'ArrowLeft':
+        if (open) onToggle(row.span.span_id);
+        else focusSpan(row.ancestors[row.ancestors.length - 1]);
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  };
   return (
     <div className="waterfall-scroll">
-      <table role="treegrid" className="waterfall" aria-label="Spans of the trace">
+      <table ref={table} role="treegrid" className="waterfall" aria-label="Spans of the trace" onKeyDown={onKeyDown}>
         <colgroup>
           <col className="waterfall-name-col" />
           <col />
@@ -86,6 +124,7 @@ export function Waterfall({
               <tr
                 key={span.span_id}
                 role="row"
+                data-span-id={span.span_id}
                 aria-level={row.depth + 1}
                 aria-expanded={row.childCount > 0 ? open : undefined}
                 aria-selected={isSelected}
