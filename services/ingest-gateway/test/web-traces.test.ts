@@ -296,4 +296,26 @@ describe('traces in the web app', () => {
     await page.getByRole('link', { name: 'Browse traces' }).click();
     await page.getByRole('table', { name: 'Traces' }).getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
   });
+
+  it('draws a trace of 1,500 spans 1,000 rows at a time', async () => {
+    const bulk = providers('bulk');
+    const t0 = Date.now() - 3_000;
+    const root = bulk.tracer.startSpan('GET /export', { kind: SpanKind.SERVER, startTime: new Date(t0) });
+    for (let n = 1; n < 1_500; n++) {
+      bulk.tracer.startSpan(`row ${n}`, { startTime: new Date(t0 + n) }, trace.setSpan(context.active(), root)).end(new Date(t0 + n + 1));
+    }
+    root.end(new Date(t0 + 1_501));
+    await bulk.flush();
+    const bulkTrace = root.spanContext().traceId;
+    await eventually(async () => expect(await gql(`from:spans trace_id:'${bulkTrace}' | count`)).toEqual([{ value: 1_500 }]));
+
+    await page.goto(`${base()}/traces/${bulkTrace}`);
+    const grid = page.getByRole('treegrid', { name: 'Spans of the trace' });
+    await grid.getByText('Showing 1,000 of 1,500 spans.').waitFor();
+    await grid.getByRole('button', { name: 'row 999', exact: true }).waitFor();
+    expect(await grid.getByRole('button', { name: 'row 1000', exact: true }).count()).toBe(0);
+    await grid.getByRole('button', { name: 'Show 500 more' }).click();
+    await grid.getByRole('button', { name: 'row 1499', exact: true }).waitFor();
+    expect(await grid.getByRole('row').filter({ has: page.getByRole('button', { name: 'row 1499', exact: true }) }).getAttribute('aria-level')).toBe('2');
+  });
 });

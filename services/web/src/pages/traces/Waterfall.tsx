@@ -1,7 +1,9 @@
-import { useMemo, useRef, type KeyboardEvent } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { formatDuration, visibleRows, type Waterfall as WaterfallData, type WaterfallRow } from './traces';
 
 const INDENT_PX = 18;
+/** Rows drawn at first: a trace of 10,000 spans stays quick to open; more are drawn on request. */
+const PAGE_ROWS = 1_000;
 const TICKS = [0, 25, 50, 75, 100];
 
 /**
@@ -55,7 +57,9 @@ export function Waterfall({
   /** Spans that have error events (`from:errors`) attached. */
   spansWithErrors: ReadonlySet<string>;
 }) {
-  const rows = useMemo(() => visibleRows(waterfall.rows, collapsed), [waterfall, collapsed]);
+  const [shown, setShown] = useState(PAGE_ROWS);
+  const unfolded = useMemo(() => visibleRows(waterfall.rows, collapsed), [waterfall, collapsed]);
+  const rows = useMemo(() => unfolded.slice(0, shown), [unfolded, shown]);
   const table = useRef<HTMLTableElement>(null);
   const focusSpan = (spanId: string | undefined) => {
     if (spanId) table.current?.querySelector<HTMLButtonElement>(`tr[data-span-id="${CSS.escape(spanId)}"] .waterfall-span`)?.focus();
@@ -187,6 +191,20 @@ export function Waterfall({
             );
           })}
         </tbody>
+        {unfolded.length > rows.length ? (
+          <tfoot>
+            <tr>
+              <td colSpan={2} className="waterfall-more">
+                <span className="muted">
+                  Showing {rows.length.toLocaleString()} of {unfolded.length.toLocaleString()} spans.
+                </span>{' '}
+                <button type="button" className="button button-small" onClick={() => setShown((count) => count + PAGE_ROWS)}>
+                  Show {Math.min(PAGE_ROWS, unfolded.length - rows.length).toLocaleString()} more
+                </button>
+              </td>
+            </tr>
+          </tfoot>
+        ) : null}
       </table>
     </div>
   );
