@@ -164,6 +164,26 @@ describe('traces in the web app', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
 
+    // Conditions on any span of the trace: the traces holding a matching span, listed by their root spans.
+    await page.getByLabel('Conditions on', { exact: true }).selectOption('any');
+    await page.getByLabel('Name contains').fill('fraud');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByLabel('GQL query of the list').getByText(/^from:spans "fraud" last:24h \| count by trace_id/).waitFor();
+    await table.getByRole('link', { name: 'GET /slow-report' }).waitFor({ state: 'detached' });
+    await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
+    await page.getByLabel('Name contains').fill('');
+    await page.getByLabel('Status', { exact: true }).selectOption('error');
+    await page.getByLabel('GQL query of the list').getByText(/^from:spans status:error last:24h \| count by trace_id/).waitFor();
+    await table.getByRole('link', { name: 'GET /slow-report' }).waitFor();
+    await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
+    await screenshot(page, 'traces-any-span');
+    await page.getByLabel('Min duration (ms)').fill('5000');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No traces match').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
     await checkoutRow.getByRole('cell').nth(2).click();
     await page.waitForURL(new RegExp(`/traces/${traceId}$`));
     expect(slowTraceId).not.toBe(traceId);

@@ -3,7 +3,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
-import { formatDuration, RANGES, readRange, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
+import { formatDuration, matchingTracesQuery, RANGES, readRange, rootsOfTracesQuery, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
 import './traces.css';
 
 interface RootRow {
@@ -39,34 +39,49 @@ function filtersOf(params: URLSearchParams): TraceFilters {
   };
 }
 
-/** The values of one span field seen in the last 7 days, busiest first, for a filter's choices. */
-function useFieldValues(org: string, project: string, field: 'service' | 'op') {
-  const answer = useGql(org, project, `from:spans -parent_span_id:* last:7d | count by ${field} | limit 200`);
+/** The values of one field of root spans (or of any span) in the last 7 days, busiest first, for a filter's choices. */
+function useFieldValues(org: string, project: string, field: 'service' | 'op', anySpan: boolean) {
+  const answer = useGql(org, project, `from:spans${anySpan ? '' : ' -parent_span_id:*'} last:7d | count by ${field} | limit 200`);
   return useMemo(
     () => rowsOf(answer.data).flatMap((row) => (typeof row[field] === 'string' && row[field] ? [row[field] as string] : [])),
     [answer.data, field],
   );
 }
 
-function Filters({ org, project, filters, onChange }: { org: string; project: string; filters: TraceFilters; onChange: (next: Partial<Record<string, string>>) => void }) {
-  const services = useFieldValues(org, project, 'service');
-  const ops = useFieldValues(org, project, 'op');
+function Filters({ org, project, filters, anySpan, onChange }: {
+  org: string;
+  project: string;
+  filters: TraceFilters;
+  anySpan: boolean;
+  onChange: (next: Partial<Record<string, string>>) => void;
+}) {
+  const services = useFieldValues(org, project, 'service', anySpan);
+  const ops = useFieldValues(org, project, 'op', anySpan);
   const [name, setName] = useState(filters.name ?? '');
   const [min, setMin] = useState(filters.minMs?.toString() ?? '');
   const [max, setMax] = useState(filters.maxMs?.toString() ?? '');
   useEffect(() => setName(filters.name ?? ''), [filters.name]);
   useEffect(() => setMin(filters.minMs?.toString() ?? ''), [filters.minMs]);
   useEffect(() => setMax(filters.maxMs?.toString() ?? ''), [filters.maxMs]);
+  // A choice in a select applies what is typed in the other fields too, as Apply does.
+  const apply = (next: Partial<Record<string, string>> = {}) => onChange({ name: name.trim(), min: min.trim(), max: max.trim(), ...next });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onChange({ name: name.trim(), min: min.trim(), max: max.trim() });
+    apply();
   };
   const withCurrent = (values: string[], current: string | undefined) => (current && !values.includes(current) ? [current, ...values] : values);
   return (
     <form className="traces-filters" onSubmit={submit} aria-label="Filter traces">
       <label className="traces-filter">
+        <span>Conditions on</span>
+        <select aria-label="Conditions on" value={anySpan ? 'any' : ''} onChange={(event) => apply({ match: event.target.value })}>
+          <option value="">the root span</option>
+          <option value="any">any span of the trace</option>
+        </select>
+      </label>
+      <label className="traces-filter">
         <span>Service</span>
-        <select aria-label="Service" value={filters.service ?? ''} onChange={(event) => onChange({ service: event.target.value })}>
+        <select aria-label="Service" value={filters.service ?? ''} onChange={(event) => apply({ service: event.target.value })}>
           <option value="">Any service</option>
           {withCurrent(services, filters.service).map((service) => (
             <option key={service} value={service}>
@@ -77,7 +92,7 @@ function Filters({ org, project, filters, onChange }: { org: string; project: st
       </label>
       <label className="traces-filter">
         <span>Operation (op)</span>
-        <select aria-label="Operation (op)" value={filters.op ?? ''} onChange={(event) => onChange({ op: event.target.value })}>
+        <select aria-label="Operation (op)" value={filters.op ?? ''} onChange={(event) => apply({ op: event.target.value })}>
           <option value="">Any operation</option>
           {withCurrent(ops, filters.op).map((op) => (
             <option key={op} value={op}>
@@ -92,7 +107,7 @@ function Filters({ org, project, filters, onChange }: { org: string; project: st
       </label>
       <label className="traces-filter">
         <span>Status</span>
-        <select aria-label="Status" value={filters.status ?? ''} onChange={(event) => onChange({ status: event.target.value })}>
+        <select aria-label="Status" value={filters.status ?? ''} onChange={(event) => apply({ status: event.target.value })}>
           <option value="">Any status</option>
           <option value="ok">ok</option>
           <option value="error">error</option>
@@ -108,7 +123,7 @@ function Filters({ org, project, filters, onChange }: { org: string; project: st
       </label>
       <label className="traces-filter">
         <span>Time range</span>
-        <select aria-label="Time range" value={filters.range} onChange={(event) => onChange({ range: event.target.value })}>
+        <select aria-label="Time range" value={filters.range} onChange={(event) => apply({ range: event.target.value })}>
           {RANGES.map((range) => (
             <option key={range.value} value={range.value}>
               {range.label}
@@ -133,9 +148,27 @@ export default function TracesPage() {
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const filters = useMemo(() => filtersOf(params), [params]);
-  const query = rootsQuery(filters);
-  const answer = useGql(org, project, query, { keepPrevious: true });
-  const roots = useMemo(() => rowsOf<RootRow>(answer.data), [answer.data]);
+  const anySpan = params.get('match') === 'any';
+  // Conditions on any span: first the traces holding a matching span, then their root spans.
+  const matchingQuery = matchingTracesQuery(filters);
+  const matching = useGql(org, project, matchingQuery, { enabled: anySpan, keepPrevious: true });
+  const matchingIds = useMemo(() => rowsOf(matching.data).map((row) => String(row['trace_id'])), [matching.data]);
+  const noMatches = anySpan && matching.isSuccess && matchingIds.length === 0;
+  const query = anySpan ? rootsOfTracesQuery(matchingIds, filters.range) : rootsQuery(filters);
+  const rootsAnswer = useGql(org, project, query, { keepPrevious: true, enabled: !anySpan || matchingIds.length > 0 });
+  const answer = anySpan
+    ? {
+        isPending: matching.isPending || (!noMatches && rootsAnswer.isPending),
+        isError: matching.isError || rootsAnswer.isError,
+        error: matching.error ?? rootsAnswer.error,
+        isSuccess: noMatches || (matching.isSuccess && rootsAnswer.isSuccess),
+        isFetching: matching.isFetching || rootsAnswer.isFetching,
+      }
+    : rootsAnswer;
+  const shownQuery = anySpan
+    ? `${matchingQuery}\nthen: from:spans -parent_span_id:* trace_id in [the ${matchingIds.length.toLocaleString()} traces above] last:${filters.range} | sort timestamp desc | limit 100`
+    : query;
+  const roots = useMemo(() => (noMatches ? [] : rowsOf<RootRow>(rootsAnswer.data)), [noMatches, rootsAnswer.data]);
   const traceIds = useMemo(() => [...new Set(roots.map((root) => root.trace_id))], [roots]);
   const counts = useGql(org, project, spanCountQuery(traceIds, filters.range), { enabled: traceIds.length > 0 });
   const errorCounts = useGql(org, project, spanCountQuery(traceIds, filters.range, true), { enabled: traceIds.length > 0 });
@@ -164,11 +197,11 @@ export default function TracesPage() {
         <Link to={`${base}/services`}>Services overview</Link>
       </header>
       <section className="panel" aria-label="Filters">
-        <Filters org={org} project={project} filters={filters} onChange={change} />
+        <Filters org={org} project={project} filters={filters} anySpan={anySpan} onChange={change} />
         <div className="traces-gql">
           <span className="muted">GQL</span>
-          <pre aria-label="GQL query of the list">{query}</pre>
-          <Link className="button button-small" to={explorePath(org, project, query)}>
+          <pre aria-label="GQL query of the list">{shownQuery}</pre>
+          <Link className="button button-small" to={explorePath(org, project, anySpan ? matchingQuery : query)}>
             Open in Explore
           </Link>
         </div>
@@ -187,11 +220,19 @@ export default function TracesPage() {
             </EmptyState>
           ) : (
             <EmptyState title="No traces match">
-              <p>No root span in this time range matches the filters. Widen the range or clear the filters.</p>
+              <p>
+                {anySpan ? 'No trace in this time range has a span that matches the filters.' : 'No root span in this time range matches the filters.'} Widen
+                the range or clear the filters{anySpan ? '' : ', or put the conditions on any span of the trace'}.
+              </p>
               <div className="row" style={{ justifyContent: 'center' }}>
                 {filters.range !== '7d' ? (
                   <button type="button" className="button" onClick={() => change({ range: '7d' })}>
                     Last 7 days
+                  </button>
+                ) : null}
+                {!anySpan && filtered ? (
+                  <button type="button" className="button" onClick={() => change({ match: 'any' })}>
+                    Conditions on any span
                   </button>
                 ) : null}
                 {filtered ? (

@@ -54,9 +54,12 @@ export interface TraceFilters {
   range: Range;
 }
 
-/** The conditions of the filters, as GQL: root spans only (`-parent_span_id:*`), then each filter that is set. */
-export function rootConditions(filters: TraceFilters): string {
-  const parts = ['from:spans', '-parent_span_id:*'];
+/**
+ * The conditions of the filters, as GQL: on root spans only (`-parent_span_id:*`) unless `anySpan`, then each filter
+ * that is set.
+ */
+export function rootConditions(filters: TraceFilters, anySpan = false): string {
+  const parts = anySpan ? ['from:spans'] : ['from:spans', '-parent_span_id:*'];
   if (filters.service) parts.push(`service:${quote(filters.service)}`);
   if (filters.op) parts.push(`op:${quote(filters.op)}`);
   if (filters.name?.trim()) parts.push(freeText(filters.name.trim()));
@@ -78,6 +81,16 @@ export const LIST_LIMIT = 100;
 /** The newest root spans matching the filters: one row per trace. */
 export function rootsQuery(filters: TraceFilters): string {
   return `${rootConditions(filters)} | sort timestamp desc | limit ${LIST_LIMIT} | fields ${ROOT_FIELDS}`;
+}
+
+/** Traces holding any span that matches the filters (the 1,000 with the most such spans), by their matching spans. */
+export function matchingTracesQuery(filters: TraceFilters): string {
+  return `${rootConditions(filters, true)} | count by trace_id | limit 1000`;
+}
+
+/** The newest root spans of the given traces. */
+export function rootsOfTracesQuery(traceIds: string[], range: Range): string {
+  return `from:spans -parent_span_id:* trace_id in [${traceIds.map(quote).join(', ')}] last:${range} | sort timestamp desc | limit ${LIST_LIMIT} | fields ${ROOT_FIELDS}`;
 }
 
 /** Spans per trace (or error spans per trace) of the listed traces, over the same range. */
