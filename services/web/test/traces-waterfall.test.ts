@@ -3,6 +3,8 @@ import {
   formatDuration,
   formatRate,
   joinOperationStats,
+  matchingTracesQuery,
+  rootsOfTracesQuery,
   rootsQuery,
   serviceChartQuery,
   spanCountQuery,
@@ -79,6 +81,10 @@ describe('the GQL of the trace pages', () => {
     );
     expect(rootsQuery({ service: "o'brien", op: 'http.server', name: 'GET "x"', status: 'error', minMs: 100, maxMs: 2500, range: '1h' })).toMatch(
       /^from:spans -parent_span_id:\* service:'o\\'brien' op:'http\.server' "GET \\"x\\"" status:error duration_ms >= 100 duration_ms <= 2500 last:1h \|/,
+    );
+    expect(matchingTracesQuery({ status: 'error', name: 'fraud', range: '24h' })).toBe('from:spans "fraud" status:error last:24h | count by trace_id | limit 1000');
+    expect(rootsOfTracesQuery(['a1'], '7d')).toBe(
+      "from:spans -parent_span_id:* trace_id in ['a1'] last:7d | sort timestamp desc | limit 100 | fields timestamp, trace_id, span_id, name, service, op, status, duration_ms",
     );
     expect(spanCountQuery(['a1', 'b2'], '15m', true)).toBe("from:spans trace_id in ['a1', 'b2'] status:error last:15m | count by trace_id | limit 1000");
     expect(traceErrorsQuery('abc')).toContain("from:errors trace_id:'abc'");
