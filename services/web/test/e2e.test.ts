@@ -156,6 +156,20 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('button', { name: 'Live tail' }).click();
   });
 
+  it('links a log that belongs to a trace to the trace page', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const reply = await server.api.post('/v1/logs', {
+      token: state.key,
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      body: { batch: [{ severity: 'info', message: 'traced checkout log' }] },
+    });
+    expect(reply.status).toBe(202);
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs traced | last:1h')}`);
+    await page.getByText('traced checkout log').click();
+    const link = page.getByRole('link', { name: 'View trace' });
+    expect(await link.getAttribute('href')).toBe(`/orgs/${state.org}/projects/${state.project}/traces/${traceId}`);
+  });
+
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
     await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Revoke' }).click();

@@ -4,7 +4,6 @@ import { Fragment, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
 import { cellText, resultColumns, rowSections } from './columns';
-import { equalsCondition, explorePath } from './queryText';
 
 type ResultRow = Record<string, unknown>;
 
@@ -153,7 +152,7 @@ function RowDetail({ row, org, project }: { row: Row<ResultRow>; org: string; pr
   return (
     <div className="explore-detail" onClick={(event) => event.stopPropagation()}>
       <div className="row">
-        {traceId ? <Link to={explorePath(org, project, `from:spans ${equalsCondition('trace_id', traceId, true)}`)}>View trace</Link> : null}
+        {traceId ? <Link to={`/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}/traces/${encodeURIComponent(traceId)}`}>View trace</Link> : null}
         <CopyButton text={JSON.stringify(row.original, null, 2)} label="Copy as JSON" />
       </div>
       <section aria-label="Fields">

@@ -146,10 +146,8 @@ export function eventQuery(issueId: string, eventId: string | null): string {
 /** The project's releases, the busiest first: where an issue can be resolved. */
 export const RELEASES_QUERY = 'from:errors release:* | count by release | top 50';
 
-/** The explorer's path for a query. */
-export function explorePath(org: string, project: string, query: string): string {
-  return `/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}/explore?${new URLSearchParams({ q: query })}`;
-}
+/** The explorer's path for a query: the explorer's own URL state. */
+export { explorePath } from '../explore/queryText';
 
 /** The spans of a trace in the explorer. */
 export const traceSpansQuery = (traceId: string) => `from:spans trace_id:${gqlValue(traceId)} | sort timestamp asc`;

@@ -23,8 +23,7 @@ export function useGql(org: string, project: string, query: string, options: { e
 /** The rows of a GQL answer, typed as the caller reads them. */
 export const rowsOf = <T = Record<string, unknown>>(answer: GqlAnswer | undefined): T[] => (answer?.data.results ?? []) as T[];
 
-/** Where the explorer opens with a query, for "Open in Explore" links. */
-export const explorePath = (org: string, project: string, query: string) =>
-  `/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}/explore?${new URLSearchParams({ q: query })}`;
+/** Where the explorer opens with a query, for "Open in Explore" links: the explorer's own URL state. */
+export { explorePath } from '../explore/queryText';
 
 export const tracesBase = (org: string, project: string) => `/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}`;
