@@ -41,7 +41,11 @@ const exchanges: string[] = [];
 async function visit(page: Page): Promise<void> {
   page.on('requestfinished', async (request) => {
     if (!request.url().includes('/envelope/')) return;
-    const answer = await (await request.response())?.text();
+    // The tab may close while an answer is still being read: the answer is then only missing from the log below.
+    const answer = await request
+      .response()
+      .then((response) => response?.text())
+      .catch((error: Error) => `(answer unread: ${error.message})`);
     exchanges.push(`${request.postDataBuffer()?.toString('latin1').slice(0, 400)} → ${answer}`);
   });
   await page.goto(site.url);
