@@ -22,7 +22,7 @@ export const ROUTE_TABLE: readonly { upstream: Upstream; pattern: RegExp; method
   { upstream: 'status-pages', pattern: /^\/v1\/(status|status-pages)(\/|$)/ },
   { upstream: 'status-pages', pattern: /^\/api\/orgs\/[^/]+\/status-pages(\/|$)/ },
   { upstream: 'query', pattern: /^\/v1\/(gql|schema|info|attachments)(\/|$)/ },
-  { upstream: 'query', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(gql|schema)(\/|$)/ },
+  { upstream: 'query', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(gql|schema|replay|profiles|attachments)(\/|$)/ },
   { upstream: 'key-admin', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/keys(\/|$)/ },
   { upstream: 'dashboard-api', pattern: /^\/api\// },
 ];

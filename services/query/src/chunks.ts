@@ -87,13 +87,15 @@ export interface ChunkReadDeps {
 }
 
 /**
- * `data:read` reads of replays and profiles (DECISIONS.md): metadata from the analytics store under the key's
- * project and plan retention, bodies byte for byte from the blob store.
+ * Reads of replays, profiles and attachments: metadata from the analytics store under the guard's project and plan
+ * retention, bodies byte for byte from the blob store. Mounted twice: at `/v1` for `data:read` keys (DECISIONS.md)
+ * and at `/api/orgs/:org/projects/:project` for members of the project's organization (the web app), so paths are
+ * relative and the mount's parameters are merged.
  */
 export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], guardOf: (res: Response) => Guard): Router {
-  const router = Router();
+  const router = Router({ mergeParams: true });
 
-  router.get('/v1/replay/sessions', ...reader, async (req, res) => {
+  router.get('/replay/sessions', ...reader, async (req, res) => {
     const guard = guardOf(res);
     const distinctId = filterOf(req, 'distinct_id');
     const sessions = await findRows(deps.analytics, replaySessions, guard, {
@@ -118,7 +120,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     });
   });
 
-  router.get('/v1/replay/sessions/:id', ...reader, async (req, res) => {
+  router.get('/replay/sessions/:id', ...reader, async (req, res) => {
     const guard = guardOf(res);
     const sessionId = idOf(req.params['id'], 'session id');
     const [sessions, chunks] = await Promise.all([
@@ -130,7 +132,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     res.json({ ...session, chunks });
   });
 
-  router.get('/v1/replay/sessions/:id/chunks/:seq', ...reader, async (req, res) => {
+  router.get('/replay/sessions/:id/chunks/:seq', ...reader, async (req, res) => {
     const sessionId = idOf(req.params['id'], 'session id');
     const seqText = String(req.params['seq']);
     if (!/^\d{1,10}$/.test(seqText) || Number(seqText) > 2_147_483_647) throw validationError('seq must be a non-negative integer');
@@ -145,10 +147,14 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     sendBody(res, body, 'application/gzip');
   });
 
-  router.get('/v1/profiles/chunks', ...reader, async (req, res) => {
+  router.get('/profiles/chunks', ...reader, async (req, res) => {
     const profilerId = filterOf(req, 'profiler_id');
+    const release = filterOf(req, 'release');
     const chunks = await findRows(deps.analytics, profileChunks, guardOf(res), {
-      equals: profilerId === undefined ? {} : { profiler_id: idOf(profilerId, 'profiler_id') },
+      equals: {
+        ...(profilerId === undefined ? {} : { profiler_id: idOf(profilerId, 'profiler_id') }),
+        ...(release === undefined ? {} : { release }),
+      },
       fields: PROFILE_FIELDS,
       sort: [['started_at', 'desc'], ['id', 'asc']],
       limit: limitOf(req),
@@ -156,7 +162,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     res.json({ chunks });
   });
 
-  router.get('/v1/profiles/chunks/:chunk_id', ...reader, async (req, res) => {
+  router.get('/profiles/chunks/:chunk_id', ...reader, async (req, res) => {
     const chunkId = idOf(req.params['chunk_id'], 'chunk id');
     const [chunk] = await findRows(deps.analytics, profileChunks, guardOf(res), {
       equals: { id: chunkId },
@@ -169,7 +175,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     sendBody(res, body, 'application/json');
   });
 
-  router.get('/v1/attachments', ...reader, async (req, res) => {
+  router.get('/attachments', ...reader, async (req, res) => {
     const eventId = filterOf(req, 'event_id');
     if (eventId !== undefined && !isEventId(eventId)) throw validationError('event_id must be 32 hex digits or a UUID');
     const found = await findRows(deps.analytics, attachments, guardOf(res), {
@@ -181,7 +187,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
     res.json({ attachments: found });
   });
 
-  router.get('/v1/attachments/:id', ...reader, async (req, res) => {
+  router.get('/attachments/:id', ...reader, async (req, res) => {
     const id = String(req.params['id']);
     const [attachment] = isUuid(id)
       ? await findRows(deps.analytics, attachments, guardOf(res), {

@@ -145,6 +145,7 @@ export function queryRoutes(deps: QueryDeps): Router {
     });
   });
 
-  router.use(chunkReadRoutes(deps, reader, keyGuard));
+  router.use('/v1', chunkReadRoutes(deps, reader, keyGuard));
+  router.use('/api/orgs/:org/projects/:project', chunkReadRoutes(deps, member, memberGuard));
   return router;
 }

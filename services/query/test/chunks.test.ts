@@ -163,15 +163,15 @@ describe('profile chunk reads', () => {
   const bodies = new Map<string, string>();
 
   beforeAll(async () => {
-    for (const [chunkId, profilerId, startedAt] of [
-      ['c-1', 'prof-1', T0],
-      ['c-2', 'prof-1', T0 + 60_000],
-      ['c-3', 'prof-2', T0 + 30_000],
-      ['c-old', 'prof-1', LONG_AGO],
+    for (const [chunkId, profilerId, startedAt, release] of [
+      ['c-1', 'prof-1', T0, ''],
+      ['c-2', 'prof-1', T0 + 60_000, '&release=shop%401.2.0'],
+      ['c-3', 'prof-2', T0 + 30_000, ''],
+      ['c-old', 'prof-1', LONG_AGO, ''],
     ] as const) {
       const body = `{"chunk": "${chunkId}",  "samples": [[0, 1], [1, 2]] }\n`;
       bodies.set(chunkId, body);
-      const reply = await server.api.post(`/v1/profiles/chunks?profiler_id=${profilerId}&chunk_id=${chunkId}&started_at=${startedAt}&sample_count=101`, {
+      const reply = await server.api.post(`/v1/profiles/chunks?profiler_id=${profilerId}&chunk_id=${chunkId}&started_at=${startedAt}&sample_count=101${release}`, {
         token: setup.publicKey,
         body,
       });
@@ -206,6 +206,11 @@ describe('profile chunk reads', () => {
     expect(limited.body.chunks).toHaveLength(2);
   });
 
+  it("lists a release's chunks with release", async () => {
+    const reply = await server.api.get('/v1/profiles/chunks?release=shop%401.2.0', { token: setup.secretKey });
+    expect(reply.body.chunks.map((chunk: { chunk_id: string; release: string }) => [chunk.chunk_id, chunk.release])).toEqual([['c-2', 'shop@1.2.0']]);
+  });
+
   it('returns a chunk body byte for byte as application/json', async () => {
     const reply = await getBytes('/v1/profiles/chunks/c-3', setup.secretKey);
     expect(reply.status).toBe(200);
@@ -232,5 +237,35 @@ describe('profile chunk reads', () => {
       const reply = await server.api.get(path, { token: setup.publicKey });
       expect([path, reply.status, reply.body.error.code]).toEqual([path, 403, 'FORBIDDEN']);
     }
+  });
+});
+
+describe('the same reads for members of the organization (the web app)', () => {
+  const base = () => `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}`;
+
+  it("answers a member's session with what the project's data:read key reads", async () => {
+    for (const path of ['/replay/sessions', '/replay/sessions/older', '/profiles/chunks?profiler_id=prof-1']) {
+      const asMember = await server.api.get(`${base()}${path}`, { token: setup.session.token });
+      const asKey = await server.api.get(`/v1${path}`, { token: setup.secretKey });
+      expect([path, asMember.status]).toEqual([path, 200]);
+      expect(asMember.body).toEqual(asKey.body);
+    }
+    const chunk = await getBytes(`${base()}/replay/sessions/older/chunks/1`, setup.session.token);
+    expect([chunk.status, chunk.contentType]).toEqual([200, 'application/gzip']);
+    expect(chunk.body.equals(chunkBodies.get('older/1')!)).toBe(true);
+  });
+
+  it("answers 404 NOT_FOUND to someone outside the organization and 401 UNAUTHORIZED without a session", async () => {
+    const outsider = await server.api.get(`${base()}/replay/sessions`, { token: other.session.token });
+    expect([outsider.status, outsider.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    const anonymous = await server.api.get(`${base()}/profiles/chunks`);
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+  });
+
+  it("reads only the route's project: a key of another project gets nothing through it", async () => {
+    const withKey = await server.api.get(`${base()}/replay/sessions`, { token: other.secretKey });
+    expect(withKey.status).toBe(401);
+    const theirs = await server.api.get(`${base()}/replay/sessions/theirs`, { token: setup.session.token });
+    expect([theirs.status, theirs.body.error.code]).toEqual([404, 'NOT_FOUND']);
   });
 });
