@@ -178,7 +178,7 @@ describe('the profile pages on chunks from @sentry/browser', () => {
     expect(second.release).toBe(RELEASES[1]);
   });
 
-  it('draws a chunk as a flame graph with the profiled function, searches it, zooms and ranks it by self time', async () => {
+  it('draws a chunk as a flame graph with the profiled function, searches it, zooms by mouse and keyboard and ranks it by self time', async () => {
     const table = app.getByRole('table', { name: 'Profile chunks, newest first' });
     await table.getByRole('row').filter({ hasText: RELEASES[0]! }).getByRole('link').click();
     await app.getByRole('heading', { level: 1, name: /Profile chunk/ }).waitFor();
@@ -209,13 +209,27 @@ describe('the profile pages on chunks from @sentry/browser', () => {
     expect(await top.getByRole('row').nth(1).getByRole('button').textContent()).toBe('computeInvoiceTotals');
     await screenshot(app, 'profiles-chunk');
 
-    // Zoom into the caller and back out with the library's click-to-zoom.
+    // Zoom into the caller with a click (the library's click-to-zoom) and back out with Reset zoom.
     const reset = app.getByRole('button', { name: 'Reset zoom' });
     expect(await reset.isDisabled()).toBe(true);
-    await flame.locator('g[name="payInvoice"]').click();
+    await flame.getByRole('button', { name: /^payInvoice \(/ }).click();
     await eventually(async () => expect(await reset.isEnabled()).toBe(true));
     await screenshot(app, 'profiles-chunk-zoomed');
     await reset.click();
+    await eventually(async () => expect(await reset.isDisabled()).toBe(true));
+
+    // The same from the keyboard: Tab reaches the graph at its root, the arrows move between frames, Enter zooms and
+    // Escape zooms out.
+    const focusedFrame = () => app.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    await app.getByLabel('Search functions').focus();
+    await app.keyboard.press('Tab');
+    expect(await focusedFrame()).toMatch(/^main: \d+ samples, 100%/);
+    await flame.getByRole('button', { name: /^payInvoice \(/ }).focus();
+    await app.keyboard.press('ArrowUp');
+    expect(await focusedFrame()).toMatch(/^computeInvoiceTotals \(/);
+    await app.keyboard.press('Enter');
+    await eventually(async () => expect(await reset.isEnabled()).toBe(true));
+    await app.keyboard.press('Escape');
     await eventually(async () => expect(await reset.isDisabled()).toBe(true));
 
     // A function from the table is searched for: the flame graph highlights it.

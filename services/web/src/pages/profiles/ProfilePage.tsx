@@ -164,7 +164,7 @@ function Profile({ chunk, rawLink }: { chunk: SentryProfileChunk; rawLink: strin
               ? searchResult.frames === 0
                 ? `No frame matches “${search.trim()}”.`
                 : `${formatCount(searchResult.frames)} ${searchResult.frames === 1 ? 'frame matches' : 'frames match'}: ${formatCount(searchResult.samples)} of ${formatCount(searchResult.total)} samples (${percent.format(searchResult.total ? searchResult.samples / searchResult.total : 0)})`
-              : 'Click a frame to zoom into it; hover it for its file, samples and time.'}
+              : 'Click a frame (or Enter on it; the arrows move between frames) to zoom into it, Escape to zoom out; hover it for its file, samples and time.'}
           </p>
         </div>
         <FlameGraph
