@@ -1,6 +1,8 @@
+import { ReplayRecorder, type ReplayOptions } from './replay';
 import { Transport, asError, resolveEndpoint, stackFrames, uuid4, type Properties, type Queued, type Severity } from './transport';
 
 export { ClientError, resolveEndpoint, type Severity } from './transport';
+export type { ReplayOptions } from './replay';
 
 /**
  * The client in browsers (SPEC.md "Client-library conventions"), with no Node built-ins: uncaught errors and unhandled
@@ -8,7 +10,8 @@ export { ClientError, resolveEndpoint, type Severity } from './transport';
  * (clicks, navigation, console, fetch and XHR); web vitals come from the `web-vitals` package; every item carries
  * `$session_id`. Items go in batches of 50 or every 5 s, and what is queued when the page goes away is sent with
  * `navigator.sendBeacon`. Give it the project's public key: it sends events, errors and vitals, and logs only with
- * `browserLogs` (the project's 'Allow browser logs').
+ * `browserLogs` (the project's 'Allow browser logs'). With `replay` it records the session with rrweb (./replay.ts)
+ * and links every captured exception to that replay.
  */
 
 export const SDK_NAME = 'tlm.browser';
@@ -45,6 +48,8 @@ export interface BrowserClientOptions {
   browserLogs?: boolean;
   /** Captures uncaught errors, unhandled rejections, breadcrumbs and web vitals; default true. */
   autoCapture?: boolean;
+  /** Records the session for replay (rrweb), sent with every flush; `true` takes the defaults. Default off. */
+  replay?: boolean | ReplayOptions;
   maxRetries?: number;
   retryBaseMs?: number;
   requestTimeoutMs?: number;
@@ -111,6 +116,7 @@ export class BrowserClient {
   private readonly options: BrowserClientOptions;
   private readonly timer: ReturnType<typeof setInterval> | undefined;
   private readonly uninstall: (() => void)[] = [];
+  private readonly replay: ReplayRecorder | undefined;
   private toldLogsOff = false;
 
   constructor(options: BrowserClientOptions) {
@@ -146,6 +152,17 @@ export class BrowserClient {
       if (document.visibilityState === 'hidden') this.flushByBeacon();
     });
     if (options.autoCapture !== false) this.installAutoCapture();
+    if (options.replay) {
+      this.replay = new ReplayRecorder(
+        { transport: this.transport, replayId: this.sessionId, distinctId: this.distinctId, release: options.release, environment: options.environment, sdkName: SDK_NAME },
+        options.replay === true ? {} : options.replay,
+      );
+    }
+  }
+
+  /** The id of the replay being recorded (the session's), or undefined without `replay`. */
+  get replayId(): string | undefined {
+    return this.replay?.replayId;
   }
 
   debug = (message: string, properties?: Properties) => this.log('debug', message, properties);
@@ -205,7 +222,8 @@ export class BrowserClient {
       breadcrumbs: { values: breadcrumbs },
       request: { url: location.href, headers: { 'User-Agent': navigator.userAgent } },
       user: { id: this.distinctId },
-      tags: { session_id: this.sessionId },
+      tags: { session_id: this.sessionId, ...(this.replay ? { replayId: this.replay.replayId } : {}) },
+      ...(this.replay ? { contexts: { replay: { replay_id: this.replay.replayId } } } : {}),
       extra: { ...this.options.defaultContext, $session_id: this.sessionId, ...properties },
       sdk: { name: SDK_NAME, version: SDK_VERSION },
     }));
@@ -224,15 +242,16 @@ export class BrowserClient {
     }));
   }
 
-  /** Sends everything queued; resolves when sent or given up on (never rejects). */
-  flush(): Promise<void> {
-    return this.transport.flush();
+  /** Sends everything queued and recorded; resolves when sent or given up on (never rejects). */
+  async flush(): Promise<void> {
+    await Promise.all([this.transport.flush(), this.replay?.flush()]);
   }
 
   /** Sends what is queued, stops capturing and sends nothing after. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     for (const undo of this.uninstall.splice(0)) undo();
+    this.replay?.stop();
     await this.flush();
     this.transport.disabled = true;
   }
@@ -244,12 +263,17 @@ export class BrowserClient {
    */
   private flushByBeacon(): void {
     const entries: Queued[] = this.transport.take();
-    if (entries.length === 0) return;
+    const recording = this.replay?.takeEnvelope();
     const beaconable = this.dsnId !== undefined && typeof navigator.sendBeacon === 'function';
     const route = `${this.endpoint}/api/${this.dsnId}/envelope/?sentry_key=${encodeURIComponent(this.apiKey)}`;
-    const requests = beaconable
-      ? this.transport.envelopes(entries).map((body) => ({ path: '/v1/envelope', body, contentType: 'application/x-sentry-envelope' }))
-      : this.transport.requests(entries);
+    const requests = [
+      ...(entries.length === 0
+        ? []
+        : beaconable
+          ? this.transport.envelopes(entries).map((body) => ({ path: '/v1/envelope', body, contentType: 'application/x-sentry-envelope' }))
+          : this.transport.requests(entries)),
+      ...(recording === undefined ? [] : [{ path: '/v1/envelope', body: recording, contentType: 'application/x-sentry-envelope' }]),
+    ];
     for (const request of requests) {
       // A string body goes as text/plain, which needs no CORS preflight.
       if (beaconable && navigator.sendBeacon(route, request.body)) continue;

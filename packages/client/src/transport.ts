@@ -96,7 +96,8 @@ export type Queued = { kind: Kind; text: string };
 /** One request's path, body and content type. */
 export interface Outgoing {
   path: string;
-  body: string;
+  /** Text, or bytes the caller compressed (a replay chunk). */
+  body: string | Uint8Array<ArrayBuffer>;
   contentType: string;
 }
 
@@ -114,7 +115,7 @@ export interface TransportOptions {
   onError?: (error: Error) => void;
 }
 
-const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+export const byteLength = (text: string): number => new TextEncoder().encode(text).length;
 
 /** The queue of one client and the requests that empty it. */
 export class Transport {
@@ -227,7 +228,8 @@ export class Transport {
     return groups;
   }
 
-  private async deliver({ path, body, contentType }: Outgoing): Promise<void> {
+  /** One request, retried on 429 and 5xx with backoff; failures are reported, never thrown. */
+  async deliver({ path, body, contentType }: Outgoing): Promise<void> {
     const { endpoint, apiKey, requestTimeoutMs, maxRetries, retryBaseMs } = this.options;
     for (let attempt = 0; ; attempt++) {
       let retryAfterMs = 0;
