@@ -17,13 +17,16 @@ export const webAppConfig = {
 
 /**
  * The page's rules: scripts only from this origin, no framing. Styles may be inline because the editor and the
- * charts set element styles at run time.
+ * charts set element styles at run time. Images, fonts and media may come from any https origin because a replay
+ * rebuilds the recorded page in a frame of this one (a sandbox without scripts), and that page shows its own.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
+  "img-src 'self' data: blob: https:",
+  "font-src 'self' data: https:",
+  "media-src 'self' blob: https:",
   "connect-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'self'",

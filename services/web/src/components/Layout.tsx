@@ -81,8 +81,10 @@ export function Layout() {
             <NavLink to={`${base}/issues`}>Issues</NavLink>
             <NavLink to={`${base}/traces`}>Traces</NavLink>
             <NavLink to={`${base}/services`}>Services</NavLink>
+            <NavLink to={`${base}/replays`}>Replays</NavLink>
             <NavLink to={`${base}/vitals`}>Web vitals</NavLink>
             <NavLink to={`${base}/releases`}>Releases</NavLink>
+            <NavLink to={`${base}/profiles`}>Profiles</NavLink>
             <NavLink to={`${base}/onboarding`}>Get started</NavLink>
             <NavLink to={`${base}/keys`}>API keys</NavLink>
             <NavLink to={`${base}/settings`}>Settings</NavLink>

@@ -236,7 +236,8 @@ function EventLinks({ event, org, project }: { event: ErrorEvent; org: string; p
       ) : null}
       {replay ? (
         <li>
-          Replay <code>{replay}</code> <CopyButton text={replay} label="Copy replay id" />
+          <Link to={`${base}/replays/${encodeURIComponent(replay)}?at=${encodeURIComponent(event.timestamp)}`}>Watch the replay at this error</Link>{' '}
+          <CopyButton text={replay} label="Copy replay id" />
         </li>
       ) : null}
       {log ? (

@@ -5,7 +5,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
 import { SpanDetails } from './SpanDetails';
-import { buildWaterfall, formatDuration, traceErrorsQuery, traceLogsQuery, traceSpansQuery, type SpanRow } from './traces';
+import { buildWaterfall, formatDuration, traceErrorsQuery, traceLogsQuery, traceReplayId, traceSpansQuery, type SpanRow } from './traces';
 import { Waterfall } from './Waterfall';
 import './traces.css';
 
@@ -160,6 +160,7 @@ export default function TracePage() {
   const waterfall = useMemo(() => buildWaterfall(spans), [spans]);
   const spanIds = useMemo(() => new Set(spans.map((span) => span.span_id)), [spans]);
   const errorsAnswer = useGql(org, project, traceErrorsQuery(traceId));
+  const replayId = useMemo(() => traceReplayId(spans, rowsOf(errorsAnswer.data)), [spans, errorsAnswer.data]);
   const spansWithErrors = useMemo(
     () => new Set(rowsOf<ErrorRow>(errorsAnswer.data).flatMap((error) => (error.span_id ? [error.span_id] : []))),
     [errorsAnswer.data],
@@ -202,6 +203,11 @@ export default function TracePage() {
         <h1>{root ? root.name : 'Trace'}</h1>
         <span className="topbar-spacer" />
         <CopyButton text={traceId} label="Copy trace ID" />
+        {replayId ? (
+          <Link className="button button-small" to={`${tracesBase(org, project)}/replays/${encodeURIComponent(replayId)}${spans[0] ? `?at=${encodeURIComponent(spans[0].timestamp)}` : ''}`}>
+            Watch the replay
+          </Link>
+        ) : null}
         <Link className="button button-small" to={explorePath(org, project, query)}>
           Open spans in Explore
         </Link>

@@ -3,6 +3,8 @@
  * laid out as a waterfall. Pure functions, so the pages and their tests share them.
  */
 
+import { REPLAY_ID_FIELDS } from '../replays/replays';
+
 /** A row of `from:spans`, as a search without `fields` returns it. */
 export interface SpanRow {
   trace_id: string;
@@ -100,7 +102,26 @@ export function spanCountQuery(traceIds: string[], range: Range, errorsOnly = fa
 
 export const traceSpansQuery = (traceId: string) => `from:spans trace_id:${quote(traceId)} | sort timestamp asc | limit 10000`;
 export const traceErrorsQuery = (traceId: string) =>
-  `from:errors trace_id:${quote(traceId)} | sort timestamp asc | limit 100 | fields timestamp, id, issue_id, type, value, level, span_id`;
+  `from:errors trace_id:${quote(traceId)} | sort timestamp asc | limit 100 | fields timestamp, id, issue_id, type, value, level, span_id, ${REPLAY_ID_FIELDS.join(', ')}`;
+/** Span attributes that name the session's replay (Sentry's span streaming and its dynamic sampling context). */
+const SPAN_REPLAY_ATTRIBUTES = ['sentry.replay_id', 'replay_id'];
+
+/** The replay recorded during a trace: named by one of its spans or one of its errors, else null. */
+export function traceReplayId(spans: Pick<SpanRow, 'attributes'>[], errors: Record<string, unknown>[]): string | null {
+  for (const span of spans) {
+    for (const name of SPAN_REPLAY_ATTRIBUTES) {
+      const value = span.attributes?.[name];
+      if (typeof value === 'string' && value) return value;
+    }
+  }
+  for (const error of errors) {
+    for (const field of REPLAY_ID_FIELDS) {
+      const value = error[field];
+      if (typeof value === 'string' && value) return value;
+    }
+  }
+  return null;
+}
 export const traceLogsQuery = (traceId: string) =>
   `from:logs trace_id:${quote(traceId)} | sort timestamp asc | limit 1000 | fields timestamp, id, severity, message, span_id`;
 
