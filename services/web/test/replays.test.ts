@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, servePage, setupProject, startTestServer, type PageServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
@@ -29,6 +30,16 @@ const CLIENT_PAGE = (apiKey: string, endpoint: string) => `<!doctype html><html>
 <script>window.TLM = ${JSON.stringify({ apiKey, endpoint })};</script></head>
 <body style="font-family: sans-serif"><h1 id="title">Garden shop</h1><p id="offer">Tomato seeds at half price this week.</p>
 <button id="buy">Buy seeds</button><script src="/app.js"></script></body></html>`;
+
+/** The same client given the project's DSN, so the last chunk of a leaving page goes by beacon. */
+const LEAVING_SCRIPT = `
+import { BrowserClient } from './browser';
+(window as any).tlm = new BrowserClient({ dsn: (window as any).TLM.dsn, useEnvelope: true, distinctId: 'leaver-1', replay: true, flushInterval: 60 });
+`;
+
+const LEAVING_PAGE = (dsn: string) => `<!doctype html><html><head><title>Seeds</title>
+<script>window.TLM = ${JSON.stringify({ dsn })};</script></head>
+<body><h1>Seed catalogue</h1><input id="search" value=""><script src="/app.js"></script></body></html>`;
 
 const SENTRY_SCRIPT = (dsn: string) => `
 import * as Sentry from '@sentry/browser';
@@ -215,6 +226,55 @@ describe('the replays pages', () => {
     await app.getByRole('link', { name: 'Watch the replay' }).click();
     await app.waitForURL(new RegExp(`/replays/${checkoutReplay}`));
     await replayed().locator('#checkout').waitFor();
+  });
+
+  it('goes on with the next chunk after a reload of the tab, and sends the last chunk of a leaving page by beacon', async () => {
+    const dsn = `http://${setup.publicKey}@${new URL(server.url).host}/${setup.project.dsn_id}`;
+    const site = await servePage(LEAVING_PAGE(dsn), { '/app.js': await bundleForBrowser(LEAVING_SCRIPT, CLIENT_SRC) });
+    const visitor = await browser.newContext();
+    try {
+      const page = await visitor.newPage();
+      await page.goto(site.url);
+      await page.waitForFunction('window.tlm !== undefined');
+      await page.fill('#search', 'tomato');
+      await page.evaluate('window.tlm.flush()');
+      await page.reload();
+      await page.waitForFunction('window.tlm !== undefined');
+      await page.fill('#search', 'basil');
+      const replayId = await page.evaluate('window.tlm.replayId');
+      // Leaving: the second page's recording has not been flushed; only the beacon can carry it.
+      await page.goto('about:blank');
+      // Chunks of both pages, numbered on from one page to the next; the second page's input came by beacon.
+      const seqs = await eventually(
+        async () => {
+          const reply = await server.api.get(`/v1/replay/sessions/${replayId}`, { token: setup.secretKey });
+          const numbers = ((reply.body.chunks ?? []) as { seq: number }[]).map((chunk) => chunk.seq);
+          const inputs = [];
+          for (const seq of numbers) {
+            const body = await fetch(`${server.url}/v1/replay/sessions/${replayId}/chunks/${seq}`, { headers: { authorization: `Bearer ${setup.secretKey}` } });
+            const events = JSON.parse(gunzipSync(Buffer.from(await body.arrayBuffer())).toString()) as { type: number; data?: { source?: number; text?: string } }[];
+            inputs.push(...events.filter((event) => event.type === 3 && event.data?.source === 5).map((event) => event.data!.text));
+          }
+          if (!inputs.includes('*****')) throw new Error(`chunks ${JSON.stringify(numbers)} hold the inputs ${JSON.stringify(inputs)}`);
+          expect(inputs).not.toContain('tomato');
+          return numbers;
+        },
+        15_000,
+        200,
+      );
+      expect(seqs).toEqual(seqs.map((_, index) => index));
+      expect(seqs.length).toBeGreaterThanOrEqual(2);
+      // Inputs are masked: the replayed page holds asterisks, never what was typed.
+      await app.goto(projectPage(`replays/${replayId}`));
+      await replayed().locator('#search').waitFor({ state: 'attached' });
+      await app.getByText('loading more…').waitFor({ state: 'detached' });
+      await app.getByRole('slider', { name: 'Seek' }).focus();
+      await app.keyboard.press('End');
+      await eventually(async () => expect(await replayed().locator('#search').inputValue()).toBe('*****'), 10_000, 100);
+    } finally {
+      await visitor.close();
+      await site.close();
+    }
   });
 
   it('says so for a replay that is not there', async () => {

@@ -72,11 +72,16 @@ export function ReplayPlayer({ events, loading, errors, issueBase, openAt }: {
       const start = openAt === undefined ? 0 : Math.max(0, openAt - startTime - LEAD_IN_MS);
       player.pause(Math.max(start, firstSnapshotOffset(events, startTime) + 1));
       setCurrent(start);
+      setMeta(player.getMetaData());
     } else {
-      for (const event of events.slice(added.current)) replayer.current.addEvent(event as eventWithTime);
+      const player = replayer.current;
+      for (const event of events.slice(added.current)) player.addEvent(event as eventWithTime);
       added.current = events.length;
+      // The Replayer takes added events in a microtask of its own; the length is read after those have run.
+      queueMicrotask(() => {
+        if (replayer.current === player) setMeta(player.getMetaData());
+      });
     }
-    setMeta(replayer.current.getMetaData());
   }, [events, openAt]);
 
   useEffect(
