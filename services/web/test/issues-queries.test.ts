@@ -6,7 +6,9 @@ import {
   issueChartQuery,
   issueEventsQuery,
   issueQuery,
+  issuesPage,
   issuesQuery,
+  ISSUE_LIST_MAX_PAGE,
   logIdOf,
   RELEASES_QUERY,
   releaseNames,
@@ -22,11 +24,24 @@ const ISSUE = '0190a0e0-0000-7000-8000-000000000001';
 
 describe('the GQL of the issue pages', () => {
   it('reads a tab with its sort and people\'s conditions, in parentheses unless they wrote segments', () => {
-    expect(issuesQuery('unresolved', 'last_seen')).toBe('from:issues status:unresolved | sort last_seen desc | limit 100');
+    expect(issuesQuery('unresolved', 'last_seen')).toBe('from:issues status:unresolved | sort last_seen desc, id asc | limit 101');
     expect(issuesQuery('resolved', 'event_count', 'level:error OR level:fatal')).toBe(
-      'from:issues status:resolved (level:error OR level:fatal) | sort event_count desc | limit 100',
+      'from:issues status:resolved (level:error OR level:fatal) | sort event_count desc, id asc | limit 101',
     );
-    expect(issuesQuery('ignored', 'user_count', 'checkout | last 7d')).toBe('from:issues status:ignored checkout | last 7d | sort user_count desc | limit 100');
+    expect(issuesQuery('ignored', 'user_count', 'checkout | last 7d')).toBe('from:issues status:ignored checkout | last 7d | sort user_count desc, id asc | limit 101');
+  });
+
+  it('reads a page with every row before it and one more, and cuts out that page and whether another follows', () => {
+    expect(issuesQuery('unresolved', 'last_seen', '', 3)).toBe('from:issues status:unresolved | sort last_seen desc, id asc | limit 301');
+    const rows = Array.from({ length: 301 }, (_, index) => index);
+    expect(issuesPage(rows, 3)).toEqual({ rows: rows.slice(200, 300), hasNext: true });
+    expect(issuesPage(rows.slice(0, 300), 3)).toEqual({ rows: rows.slice(200, 300), hasNext: false });
+    expect(issuesPage(rows.slice(0, 150), 2)).toEqual({ rows: rows.slice(100, 150), hasNext: false });
+    expect(issuesPage(rows.slice(0, 150), 3)).toEqual({ rows: [], hasNext: false });
+    // The last page a search can read: 99 pages of 100 and the row that would say there is more.
+    expect(ISSUE_LIST_MAX_PAGE).toBe(99);
+    expect(issuesQuery('unresolved', 'last_seen', '', ISSUE_LIST_MAX_PAGE)).toMatch(/\| limit 9901$/);
+    expect(issuesPage(Array.from({ length: 9_901 }, (_, index) => index), ISSUE_LIST_MAX_PAGE).hasNext).toBe(false);
   });
 
   it('reads one issue whatever its status, its events newest first, and one event with its stack and bags', () => {

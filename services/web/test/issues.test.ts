@@ -1,6 +1,20 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, servePage, setupProject, startTestServer, type PageServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import {
+  bundleForBrowser,
+  createKey,
+  createProject,
+  eventually,
+  gqlRows,
+  launchChromium,
+  screenshot,
+  servePage,
+  setupProject,
+  startTestServer,
+  type PageServer,
+  type ProjectSetup,
+  type TestServer,
+} from '@tlm/testkit';
 
 /**
  * The issue pages on real errors: the unmodified @sentry/browser, bundled into a shop's page on an origin of its own,
@@ -258,5 +272,34 @@ describe('the issue pages on errors from @sentry/browser', () => {
     expect(new URL(page.url()).searchParams.get('q')).toMatch(/^from:logs id:"[0-9a-f-]{36}"$/);
     await page.getByText('1 row').waitFor();
     await page.getByText(/order 42 could not be processed/).first().waitFor();
+  });
+
+  it('pages through more issues than a page holds: 100 a page, Next and Previous kept in the URL', async () => {
+    // Another project of the organization, whose 105 errors of different types become 105 issues.
+    const project = await createProject(server.api, setup.session, { name: 'many' });
+    const key = await createKey(server.api, setup.session, project.id, { type: 'secret' });
+    for (let index = 0; index < 105; index++) {
+      const eventId = `${index.toString(16).padStart(8, '0')}${'0'.repeat(24)}`;
+      const error = { event_id: eventId, timestamp: Date.now() / 1000 - index, platform: 'javascript', exception: { values: [{ type: `Error${index}`, value: `failure number ${index}` }] } };
+      const sent = await server.api.post('/v1/envelope', { token: key.key, body: `${JSON.stringify({ event_id: eventId })}\n{"type":"event"}\n${JSON.stringify(error)}\n` });
+      expect(sent.status).toBe(200);
+    }
+    await eventually(async () => expect(await gqlRows(server.api, key.key, 'from:issues status:unresolved | count')).toEqual([{ value: 105 }]), 15_000, 200);
+
+    await page.goto(`/orgs/${setup.session.organization.id}/projects/${project.id}/issues`);
+    const pages = page.getByRole('navigation', { name: 'Pages of issues' });
+    await pages.getByText('Unresolved issues 1–100, more on the next page.').waitFor();
+    expect(await page.getByRole('table', { name: 'Unresolved issues' }).getByRole('row').count()).toBe(101);
+    await pages.getByRole('button', { name: 'Next page →' }).click();
+    await pages.getByText('Unresolved issues 101–105.').waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    // Newest first: the five errors sent with the oldest times, none of the first page again.
+    const titles = await page.getByRole('table', { name: 'Unresolved issues' }).getByRole('link').allTextContents();
+    expect(titles.filter((title) => /^Error\d+/.test(title)).sort()).toEqual(['Error100', 'Error101', 'Error102', 'Error103', 'Error104'].map((type) => expect.stringMatching(new RegExp(`^${type}: `))));
+    await expect(pages.getByRole('button', { name: 'Next page →' }).isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'issues-page-2');
+    await pages.getByRole('button', { name: '← Previous page' }).click();
+    await pages.getByText('Unresolved issues 1–100, more on the next page.').waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
   });
 });

@@ -6,7 +6,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
-import { explorePath, ISSUE_LIST_LIMIT, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
+import { explorePath, ISSUE_LIST_LIMIT, ISSUE_LIST_MAX_PAGE, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
 import './issues.css';
 
 const TAB_LABELS: Record<IssueStatus, string> = { unresolved: 'Unresolved', regressed: 'Regressed', resolved: 'Resolved', ignored: 'Ignored' };
@@ -19,16 +19,20 @@ function useListState() {
   const status = (ISSUE_STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as IssueStatus) : 'unresolved';
   const sort = ISSUE_SORTS.some((candidate) => candidate.field === params.get('sort')) ? (params.get('sort') as IssueSort) : 'last_seen';
   const filter = params.get('filter') ?? '';
+  const pageText = params.get('page') ?? '';
+  const page = /^\d{1,3}$/.test(pageText) ? Math.min(Math.max(1, Number(pageText)), ISSUE_LIST_MAX_PAGE) : 1;
   const update = (changes: Record<string, string>) =>
     setParams((current) => {
       const next = new URLSearchParams(current);
+      // Another tab, sort or filter lists other rows: it starts again at the first page.
+      if (!('page' in changes)) next.delete('page');
       for (const [name, value] of Object.entries(changes)) {
-        if (value === '' || (name === 'status' && value === 'unresolved') || (name === 'sort' && value === 'last_seen')) next.delete(name);
+        if (value === '' || (name === 'status' && value === 'unresolved') || (name === 'sort' && value === 'last_seen') || (name === 'page' && value === '1')) next.delete(name);
         else next.set(name, value);
       }
       return next;
     });
-  return { status, sort, filter, update };
+  return { status, sort, filter, page, update };
 }
 
 function IssueSparkline({ issue, data }: { issue: Issue; data: Sparkline | undefined }) {
@@ -95,8 +99,8 @@ function FilterForm({ value, onApply }: { value: string; onApply: (filter: strin
 
 export default function IssuesPage() {
   const { org = '', project = '' } = useParams();
-  const { status, sort, filter, update } = useListState();
-  const list = useIssues(org, project, status, sort, filter);
+  const { status, sort, filter, page, update } = useListState();
+  const list = useIssues(org, project, status, sort, filter, page);
   const ids = useMemo(() => (list.issues ?? []).map((issue) => issue.id), [list.issues]);
   const spark = useSparklines(org, project, ids);
   const sparkData = useMemo(() => (spark.rows ? sparklines(spark.rows, spark.dataUpdatedAt) : undefined), [spark.rows, spark.dataUpdatedAt]);
@@ -105,7 +109,7 @@ export default function IssuesPage() {
   const tabsId = useId();
 
   // A selection belongs to the rows it was made on: another tab, sort or filter starts with none.
-  useEffect(() => setSelected(new Set()), [status, sort, filter]);
+  useEffect(() => setSelected(new Set()), [status, sort, filter, page]);
   const shown = list.issues ?? [];
   const visibleSelected = shown.filter((issue) => selected.has(issue.id)).map((issue) => issue.id);
   const allSelected = shown.length > 0 && visibleSelected.length === shown.length;
@@ -213,7 +217,14 @@ export default function IssuesPage() {
             }
           />
         ) : shown.length === 0 ? (
-          filter ? (
+          page > 1 ? (
+            <EmptyState title={`No ${status} issues on page ${page}`}>
+              <p>The list is shorter than that now.</p>
+              <button type="button" className="button" onClick={() => update({ page: '1' })}>
+                First page
+              </button>
+            </EmptyState>
+          ) : filter ? (
             <EmptyState title={`No ${status} issues match the filter`}>
               <p>Loosen the conditions, or look under another tab.</p>
               <button type="button" className="button" onClick={() => update({ filter: '' })}>
@@ -316,11 +327,25 @@ export default function IssuesPage() {
                 ))}
               </tbody>
             </table>
-            <p className="muted issues-count">
-              {shown.length >= ISSUE_LIST_LIMIT
-                ? `The first ${ISSUE_LIST_LIMIT} ${status} issues; narrow them down with a filter.`
-                : `${shown.length} ${status} ${shown.length === 1 ? 'issue' : 'issues'}.`}
-            </p>
+            <nav className="row issues-pages" aria-label="Pages of issues">
+              <span className="muted issues-count">
+                {page === 1 && !list.hasNext
+                  ? `${shown.length} ${status} ${shown.length === 1 ? 'issue' : 'issues'}.`
+                  : `${status[0]!.toUpperCase()}${status.slice(1)} issues ${((page - 1) * ISSUE_LIST_LIMIT + 1).toLocaleString()}–${((page - 1) * ISSUE_LIST_LIMIT + shown.length).toLocaleString()}${list.hasNext ? ', more on the next page' : ''}.`}
+                {page === ISSUE_LIST_MAX_PAGE && shown.length === ISSUE_LIST_LIMIT ? ' The list ends here; narrow it down with a filter.' : ''}
+              </span>
+              {page > 1 || list.hasNext ? (
+                <>
+                  <button type="button" className="button button-small" disabled={page === 1} onClick={() => update({ page: String(page - 1) })}>
+                    ← Previous page
+                  </button>
+                  <span aria-current="page">Page {page}</span>
+                  <button type="button" className="button button-small" disabled={!list.hasNext} onClick={() => update({ page: String(page + 1) })}>
+                    Next page →
+                  </button>
+                </>
+              ) : null}
+            </nav>
           </>
         )}
       </section>

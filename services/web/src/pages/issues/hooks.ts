@@ -7,6 +7,7 @@ import {
   issueChartQuery,
   issueEventsQuery,
   issueQuery,
+  issuesPage,
   issuesQuery,
   RELEASES_QUERY,
   sparklineQuery,
@@ -27,12 +28,12 @@ function useGql(org: string, project: string, query: string, options: { enabled?
 }
 
 /** One tab of the issue list. */
-export function useIssues(org: string, project: string, status: IssueStatus, sort: IssueSort, filter: string) {
-  const query = issuesQuery(status, sort, filter);
+export function useIssues(org: string, project: string, status: IssueStatus, sort: IssueSort, filter: string, page: number) {
+  const query = issuesQuery(status, sort, filter, page);
   const answer = useGql(org, project, query);
   // Another tab's rows are not this tab's: while they are all there is, the list is loading.
-  const issues = answer.isPlaceholderData ? undefined : (answer.rows as unknown as Issue[] | undefined);
-  return { ...answer, isPending: answer.isPending || answer.isPlaceholderData, query, issues };
+  const shown = answer.isPlaceholderData || !answer.rows ? undefined : issuesPage(answer.rows as unknown as Issue[], page);
+  return { ...answer, isPending: answer.isPending || answer.isPlaceholderData, query, issues: shown?.rows, hasNext: shown?.hasNext ?? false };
 }
 
 /** The hourly counts of the listed issues over the last day, in one query. */

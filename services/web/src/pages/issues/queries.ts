@@ -99,9 +99,21 @@ function withConditions(base: string, filter: string): string {
   return conditions.includes('|') ? `${base} ${conditions}` : `${base} (${conditions})`;
 }
 
-/** The issues of one tab, newest (or most events, or most users) first. */
-export function issuesQuery(status: IssueStatus, sort: IssueSort, filter = ''): string {
-  return `${withConditions(`from:issues status:${status}`, filter)} | sort ${sort} desc | limit ${ISSUE_LIST_LIMIT}`;
+/** The last page of a list: a search reads at most 10,000 rows (docs/gql.md), and a page needs one row past its own. */
+export const ISSUE_LIST_MAX_PAGE = Math.floor((10_000 - 1) / ISSUE_LIST_LIMIT);
+
+/**
+ * The issues of one tab, newest (or most events, or most users) first, through page `page`: every row up to that
+ * page's end and one more, which says whether a next page exists. Ties are ordered by id, so pages never overlap.
+ */
+export function issuesQuery(status: IssueStatus, sort: IssueSort, filter = '', page = 1): string {
+  return `${withConditions(`from:issues status:${status}`, filter)} | sort ${sort} desc, id asc | limit ${page * ISSUE_LIST_LIMIT + 1}`;
+}
+
+/** Page `page` (from 1) of the rows `issuesQuery` answered, and whether another page follows it. */
+export function issuesPage<T>(rows: T[], page: number): { rows: T[]; hasNext: boolean } {
+  const start = (page - 1) * ISSUE_LIST_LIMIT;
+  return { rows: rows.slice(start, start + ISSUE_LIST_LIMIT), hasNext: rows.length > page * ISSUE_LIST_LIMIT && page < ISSUE_LIST_MAX_PAGE };
 }
 
 /** One issue, whatever its status (ignored issues show only when the query names a status). */
