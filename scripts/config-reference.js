@@ -22,6 +22,15 @@ function defaultOf(property) {
   return `\`${property.default === '' ? '""' : String(property.default)}\``;
 }
 
+/** What the schema holds a value to beyond its description: a length, a range. */
+function limitsOf(property) {
+  const limits = [];
+  if (property.minLength !== undefined) limits.push(`At least ${property.minLength} characters.`);
+  if (property.minimum !== undefined && property.maximum !== undefined) limits.push(`From ${property.minimum} to ${property.maximum}.`);
+  else if (property.minimum !== undefined) limits.push(`At least ${property.minimum}.`);
+  return limits;
+}
+
 function reference(load) {
   const lines = [
     '# Configuration',
@@ -38,7 +47,8 @@ function reference(load) {
     lines.push('', `## ${service}`, '', '| Variable | Default | Description |', '|---|---|---|');
     for (const [name, property] of Object.entries(schema.properties)) {
       const shown = property.default !== undefined ? defaultOf(property) : required.has(name) ? '**required**' : '';
-      lines.push(`| \`${name}\` | ${shown} | ${(property.description ?? '').replace(/\|/g, '\\|')} |`);
+      const text = [property.description ?? '', ...limitsOf(property)].filter(Boolean).join(' ');
+      lines.push(`| \`${name}\` | ${shown} | ${text.replace(/\|/g, '\\|')} |`);
     }
   }
   return `${lines.join('\n')}\n`;

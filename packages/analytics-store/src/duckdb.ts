@@ -75,6 +75,23 @@ export interface DuckDBStoreOptions {
   maxReaders?: number;
   /** DuckDB's `checkpoint_threshold`, e.g. '256MB'. */
   checkpointThreshold?: string;
+  /**
+   * DuckDB's `memory_limit` in bytes: the buffer cache and the operators' memory together. Past it DuckDB evicts
+   * cached blocks and spills to `tempDirectory`. Default DuckDB's own, 80% of the machine's memory.
+   */
+  memoryLimitBytes?: number;
+  /** Where operators spill past the memory limit; default DuckDB's, `<file>.tmp`. */
+  tempDirectory?: string;
+  /** DuckDB's worker threads; default one per core. */
+  threads?: number;
+}
+
+/** What DuckDB holds in memory now, and in its spill files (`duckdb_memory()`), in bytes. */
+export interface StoreMemory {
+  usedBytes: number;
+  temporaryBytes: number;
+  /** The configured limit; null when DuckDB's default applies. */
+  limitBytes: number | null;
 }
 
 /** A table's inserts: their own connection, run one at a time, with the table's prepared INSERT. */
@@ -117,11 +134,15 @@ export class DuckDBStore implements AnalyticsStore {
     private readonly maxReaders: number,
     /** Holds the JSON of batches between their serialisation and their INSERT; emptied on open and close. */
     private readonly stagingDir: string,
+    private readonly memoryLimitBytes: number | null,
   ) {}
 
   /** `file` is a database file, or ':memory:' for a throwaway store. */
   static async open(file: string, options: DuckDBStoreOptions = {}): Promise<DuckDBStore> {
-    const settings = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD };
+    const settings: Record<string, string> = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD };
+    if (options.memoryLimitBytes !== undefined) settings['memory_limit'] = `${Math.max(1, Math.floor(options.memoryLimitBytes / 1024 ** 2))}MiB`;
+    if (options.tempDirectory !== undefined) settings['temp_directory'] = options.tempDirectory;
+    if (options.threads !== undefined) settings['threads'] = String(options.threads);
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(file, settings);
@@ -134,7 +155,7 @@ export class DuckDBStore implements AnalyticsStore {
       const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
       await rm(stagingDir, { recursive: true, force: true });
       await mkdir(stagingDir, { recursive: true });
-      return new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir);
+      return new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir, options.memoryLimitBytes ?? null);
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -199,6 +220,12 @@ export class DuckDBStore implements AnalyticsStore {
 
   async ping(): Promise<void> {
     await this.query('SELECT 1');
+  }
+
+  /** DuckDB's memory by its own account, summed over its tags (buffer cache, hash tables, …), for `/metrics`. */
+  async memory(): Promise<StoreMemory> {
+    const [row] = await this.query('SELECT sum(memory_usage_bytes) AS used, sum(temporary_storage_bytes) AS temporary FROM duckdb_memory()');
+    return { usedBytes: Number(row?.['used'] ?? 0), temporaryBytes: Number(row?.['temporary'] ?? 0), limitBytes: this.memoryLimitBytes };
   }
 
   /** Finishes the writes begun before it; writes begun after it are refused. */

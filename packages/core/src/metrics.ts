@@ -53,3 +53,39 @@ export const envelopeItems = new Counter({
   help: 'Envelope items by type and outcome (accepted, rejected, skipped).',
   labelNames: ['type', 'outcome'] as const,
 });
+
+/** Reads the analytics store's memory when `/metrics` is scraped; set by the process that holds an embedded store. */
+let storeMemorySource: (() => Promise<{ usedBytes: number; temporaryBytes: number; limitBytes: number | null }>) | undefined;
+
+/** Names the store whose memory `/metrics` reports (the standalone server's DuckDB). */
+export function reportStoreMemory(source: NonNullable<typeof storeMemorySource>): void {
+  storeMemorySource = source;
+}
+
+/** Stops reporting `source` (its store is closing), unless another store has been named since. */
+export function forgetStoreMemory(source: NonNullable<typeof storeMemorySource>): void {
+  if (storeMemorySource === source) storeMemorySource = undefined;
+}
+
+export const analyticsStoreMemory = new Gauge({
+  name: 'tlm_analytics_store_memory_bytes',
+  help: "Memory the embedded analytics store (DuckDB) holds by its own account: `in_memory` its buffer cache and operators' memory, `spilled` its spill files, `limit` its configured memory_limit.",
+  labelNames: ['kind'] as const,
+  async collect() {
+    if (!storeMemorySource) return;
+    try {
+      const memory = await storeMemorySource();
+      this.set({ kind: 'in_memory' }, memory.usedBytes);
+      this.set({ kind: 'spilled' }, memory.temporaryBytes);
+      if (memory.limitBytes !== null) this.set({ kind: 'limit' }, memory.limitBytes);
+    } catch {
+      // A store closing during a scrape: the last figures stand.
+    }
+  },
+});
+
+export const memoryBudgetBytes = new Gauge({
+  name: 'tlm_memory_budget_bytes',
+  help: "The process's MEMORY_LIMIT and each part's share of it (`total`, `duckdb`, `node`, `pglite`).",
+  labelNames: ['part'] as const,
+});

@@ -11,6 +11,7 @@ import { logScannerConfig } from '@tlm/log-scanner';
 import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
 import { webAppConfig } from '@tlm/runtime';
 import { maintenanceConfig } from '@tlm/maintenance';
+import { MEMORY_LIMIT_PATTERN } from './memory';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
 export const StandaloneConfig = Type.Object({
@@ -22,6 +23,14 @@ export const StandaloneConfig = Type.Object({
     description:
       'WAL size at which the analytics store (DuckDB) checkpoints into its file. Larger is faster ingest and a longer replay after a crash (about 1.5 s for 256MB).',
   }),
+  MEMORY_LIMIT: Type.Optional(
+    Type.String({
+      pattern: MEMORY_LIMIT_PATTERN,
+      description:
+        "Memory the whole process may use: a size (4GiB, 1536MB) or a share of the machine's or container's memory (40%); at least 1GiB. Default a quarter of it, at least 1GiB. Half goes to the analytics store (DuckDB's memory_limit: past it, it evicts cached blocks and spills to DATA_DIR/duckdb-spill), 35% to Node and 15% to PGlite.",
+    }),
+  ),
+  DUCKDB_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: "Worker threads of the analytics store (DuckDB); default one per core." })),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: POSTGRES_URL_PATTERN, secret: true, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),
   ),

@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
+import { ANALYTICS_TABLES, DuckDBStore, type DuckDBStoreOptions } from '@tlm/analytics-store';
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
-import { ConfigError, createServiceApp, finishServiceApp, listen, splitList, type Logger } from '@tlm/core';
+import { ConfigError, createServiceApp, finishServiceApp, listen, metrics, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
 import { alertRoutes, startAlertEvaluator, webhookOptions } from '@tlm/alerts';
 import { dashboardRoutes } from '@tlm/dashboard-api';
@@ -23,6 +23,7 @@ import { readinessOf, webAppRoutes } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
 import { statusPageRoutes } from '@tlm/status-pages';
 import type { StandaloneConfig } from './config';
+import { describeBudget, memoryBudget } from './memory';
 
 export { StandaloneConfig } from './config';
 
@@ -64,9 +65,9 @@ function writableDataDir(configured: string): string {
 }
 
 /** The analytics store under DATA_DIR; another process holding it is reported as DATA_DIR being in use. */
-async function openAnalytics(dataDir: string, checkpointThreshold: string): Promise<DuckDBStore> {
+async function openAnalytics(dataDir: string, options: DuckDBStoreOptions): Promise<DuckDBStore> {
   try {
-    return await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'), { checkpointThreshold });
+    return await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'), options);
   } catch (error) {
     const message = (error as Error).message;
     if (!/Could not set lock/.test(message)) throw error;
@@ -79,7 +80,20 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const dataDir = writableDataDir(config.DATA_DIR);
   // DuckDB's file lock is the DATA_DIR lock, so it is taken first: PGlite has none, and a second process opening it
   // would recover and checkpoint the running one's metadata files.
-  const analytics = await openAnalytics(dataDir, config.DUCKDB_CHECKPOINT_THRESHOLD);
+  const budget = memoryBudget(config.MEMORY_LIMIT);
+  const analytics = await openAnalytics(dataDir, {
+    checkpointThreshold: config.DUCKDB_CHECKPOINT_THRESHOLD,
+    memoryLimitBytes: budget.duckdbBytes,
+    tempDirectory: path.join(dataDir, 'duckdb-spill'),
+    ...(config.DUCKDB_THREADS === undefined ? {} : { threads: config.DUCKDB_THREADS }),
+  });
+  logger.info(describeBudget(budget), 'memory budget');
+  metrics.memoryBudgetBytes.set({ part: 'total' }, budget.limitBytes);
+  metrics.memoryBudgetBytes.set({ part: 'duckdb' }, budget.duckdbBytes);
+  metrics.memoryBudgetBytes.set({ part: 'node' }, budget.nodeBytes);
+  metrics.memoryBudgetBytes.set({ part: 'pglite' }, budget.pgliteBytes);
+  const storeMemory = () => analytics.memory();
+  metrics.reportStoreMemory(storeMemory);
   const metadata = config.DATABASE_URL
     ? await PostgresStore.connect(config.DATABASE_URL)
     : await PGliteStore.open(path.join(dataDir, 'metadata'));
@@ -160,6 +174,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       await issuesProcessor.stop();
       await access.stop();
       await bus.close();
+      metrics.forgetStoreMemory(storeMemory);
       await analytics.close();
       await blobs.close();
       await metadata.close();

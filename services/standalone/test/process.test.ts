@@ -181,6 +181,15 @@ describe('the standalone process', () => {
     }
   });
 
+  it('refuses a MEMORY_LIMIT that is not a size or is below 1GiB, naming it', () => {
+    const small = refusedStart({ MEMORY_LIMIT: '512MiB' });
+    expect(small.status).toBe(1);
+    expect(small.stderr).toMatch(/^MEMORY_LIMIT 512MiB is below the least this server runs in, 1GiB/);
+    const word = refusedStart({ MEMORY_LIMIT: 'lots' });
+    expect(word.status).toBe(1);
+    expect(word.stderr).toMatch(/MEMORY_LIMIT/);
+  });
+
   it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
     const running = await startProcess();
     const setup = await setupProject(running.api);

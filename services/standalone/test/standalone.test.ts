@@ -7,7 +7,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  server = await startTestServer({}, stream);
+  server = await startTestServer({ MEMORY_LIMIT: '2GiB' }, stream);
 });
 afterAll(() => server.close());
 
@@ -44,6 +44,21 @@ describe('/metrics', () => {
     expect(metrics).toMatch(/tlm_ingest_items_total\{signal="events",outcome="accepted"\} 1/);
     expect(metrics).toMatch(/tlm_bus_publish_duration_seconds_count\{topic="tlm\.logs\.v1"\} 1/);
     expect(metrics).toMatch(/tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer"\} 0/);
+  });
+});
+
+describe('the memory budget', () => {
+  it("gives DuckDB half of MEMORY_LIMIT, spilling under DATA_DIR, and reports its memory and the split in /metrics", async () => {
+    const [setting] = await server.standalone.analytics.query("SELECT current_setting('memory_limit') AS memory_limit, current_setting('temp_directory') AS spill");
+    expect(setting).toEqual({ memory_limit: '1.0 GiB', spill: expect.stringMatching(/duckdb-spill$/) });
+    const metrics = (await server.api.get('/metrics')).text;
+    expect(metrics).toMatch(/^tlm_memory_budget_bytes\{part="total"\} 2147483648$/m);
+    expect(metrics).toMatch(/^tlm_memory_budget_bytes\{part="duckdb"\} 1073741824$/m);
+    expect(metrics).toMatch(/^tlm_analytics_store_memory_bytes\{kind="limit"\} 1073741824$/m);
+    expect(metrics).toMatch(/^tlm_analytics_store_memory_bytes\{kind="in_memory"\} \d+$/m);
+    expect(metrics).toMatch(/^tlm_analytics_store_memory_bytes\{kind="spilled"\} \d+$/m);
+    const budget = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line['msg'] === 'memory budget');
+    expect(budget).toMatchObject({ memory_limit: '2048MiB', duckdb_memory_limit: '1024MiB', node_share: '717MiB', pglite_share: '307MiB' });
   });
 });
 
