@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** Debian's Chromium: `.ci/run` installs it when missing; no browser is ever downloaded. */
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -24,6 +24,18 @@ export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/**
+ * The web app as a signed-in member sees it: a browser context on the server's origin holding the session cookie the
+ * log-in sets (the same token), at a desktop size, and a page in it that waits up to 15 s for what it looks for.
+ */
+export async function openWebApp(browser: Browser, serverUrl: string, sessionToken: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: serverUrl, viewport: { width: 1360, height: 900 }, locale: 'en-US' });
+  await context.addCookies([{ name: 'tlm_session', value: sessionToken, url: serverUrl, httpOnly: true, sameSite: 'Strict' }]);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page };
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

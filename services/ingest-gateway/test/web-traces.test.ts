@@ -6,7 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createProject, eventually, gqlRows, launchChromium, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { createProject, eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 /**
  * The web app's trace pages (services/web/src/pages/traces) in Chromium against the real standalone server, on a trace
@@ -108,11 +108,7 @@ beforeAll(async () => {
   // The error log written inside "charge card" becomes an error of the trace, grouped into an issue.
   await server.standalone.logScanner.runPass();
   browser = await launchChromium();
-  const browserContext = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 } });
-  // The session cookie the web app's log-in sets, holding the same token.
-  await browserContext.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  page = await browserContext.newPage();
-  page.setDefaultTimeout(15_000);
+  ({ page } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import {
   eventually,
   gqlRows,
   launchChromium,
+  openWebApp,
   screenshot,
   servePage,
   setupProject,
@@ -117,10 +118,7 @@ beforeAll(async () => {
     200,
   );
 
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 } });
-  await context.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  ({ page } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { bundleForBrowser, eventually, launchChromium, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { bundleForBrowser, eventually, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 /**
  * The profile pages on real profiles: the unmodified @sentry/browser 11 with `browserProfilingIntegration()` (UI
@@ -115,11 +115,7 @@ beforeAll(async () => {
   const sdk = await bundleForBrowser(SDK_SCRIPT(dsn), path.resolve(__dirname, '../../ingest-gateway/test'));
   site = await serveShop({ '/': PAGE, '/sentry.js': sdk, '/app.js': APP_SCRIPT });
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 }, locale: 'en-US' });
-  // The session cookie the web app's log-in sets, holding the same token.
-  await context.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  app = await context.newPage();
-  app.setDefaultTimeout(15_000);
+  ({ context, page: app } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { createKey, createProject, launchChromium, screenshot, signup, startTestServer, type Session, type TestServer } from '@tlm/testkit';
+import { createKey, createProject, launchChromium, openWebApp, screenshot, signup, startTestServer, type Session, type TestServer } from '@tlm/testkit';
 
 /**
  * Plan limits in the browser: a 402 QUOTA_EXCEEDED answer opens a dialog with the limit, what is in use and the plans
@@ -17,11 +17,7 @@ beforeAll(async () => {
   session = await signup(server.api);
   projectId = (await createProject(server.api, session, { name: 'quota' })).id;
   browser = await launchChromium();
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
-  // The session cookie the web app's log-in sets, holding the same token.
-  await context.addCookies([{ name: 'tlm_session', value: session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  ({ page } = await openWebApp(browser, server.url, session.token));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { bundleForBrowser, eventually, gqlRows, launchChromium, screenshot, servePage, setupProject, startTestServer, type PageServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import type { Browser, Page } from 'playwright-core';
+import { bundleForBrowser, eventually, gqlRows, launchChromium, openWebApp, screenshot, servePage, setupProject, startTestServer, type PageServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 /**
  * Replays in the web app, recorded by real clients in Debian's headless Chromium: the project's own browser client
@@ -64,7 +64,6 @@ const SENTRY_PAGE = `<!doctype html><html><head><title>Checkout</title></head><b
 let server: TestServer;
 let setup: ProjectSetup;
 let browser: Browser;
-let context: BrowserContext;
 let app: Page;
 let gardenSite: PageServer;
 let checkoutSite: PageServer;
@@ -136,10 +135,7 @@ beforeAll(async () => {
     200,
   );
 
-  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 }, locale: 'en-US' });
-  await context.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  app = await context.newPage();
-  app.setDefaultTimeout(15_000);
+  ({ page: app } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
 afterAll(async () => {

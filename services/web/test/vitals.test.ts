@@ -8,6 +8,7 @@ import {
   eventually,
   gqlRows,
   launchChromium,
+  openWebApp,
   screenshot,
   servePage,
   setupProject,
@@ -64,11 +65,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   const dsn = `http://${setup.publicKey}@${new URL(server.url).host}/${setup.project.dsn_id}`;
   site = await servePage(HTML(dsn), { '/app.js': await bundleForBrowser(PAGE_SCRIPT, CLIENT_SRC) });
-  context = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 900 }, locale: 'en-US' });
-  // The session cookie the web app's log-in sets, holding the same token.
-  await context.addCookies([{ name: 'tlm_session', value: setup.session.token, url: server.url, httpOnly: true, sameSite: 'Strict' }]);
-  app = await context.newPage();
-  app.setDefaultTimeout(15_000);
+  ({ context, page: app } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
 afterAll(async () => {
