@@ -5,6 +5,7 @@ import { errorsSection } from './errorsSection';
 import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
 import { replaySection } from './replaySection';
+import { soakSection } from './soakSection';
 import { spansSection } from './spansSection';
 import { webSection } from './webSection';
 
@@ -13,6 +14,15 @@ const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? '16');
 const PORT = Number(process.env['BENCH_PORT'] ?? '18080');
 const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query,web').split(',').map((name) => name.trim()));
+/** The soak section runs only when BENCH_ONLY names it: BENCH_SOAK_MINUTES long (fractions for a smoke run), at BENCH_SOAK_LOGS_PER_SECOND. */
+const SOAK_MINUTES = positiveNumber('BENCH_SOAK_MINUTES', '10');
+const SOAK_LOGS_PER_SECOND = positiveNumber('BENCH_SOAK_LOGS_PER_SECOND', '15000');
+
+function positiveNumber(name: string, fallback: string): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
+  return value;
+}
 
 async function main(): Promise<void> {
   const results: Record<string, unknown> = {
@@ -40,6 +50,9 @@ async function main(): Promise<void> {
   }
   if (ONLY.has('web')) {
     results['web'] = await webSection({ port: PORT });
+  }
+  if (ONLY.has('soak')) {
+    results['soak'] = await soakSection({ minutes: SOAK_MINUTES, logsPerSecond: SOAK_LOGS_PER_SECOND, port: PORT });
   }
   const out = path.join(__dirname, '..', '..', '.bench');
   mkdirSync(out, { recursive: true });
