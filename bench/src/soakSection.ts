@@ -267,8 +267,9 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
     const rssSlope = slope(secondHalf);
     const peakRss = Math.max(...samples.map((sample) => sample.rss));
     const highWater = residentMemory(server.process.pid!).peak;
-    const slowestRequestMs = Math.max(...minutes.map((minute) => minute?.slowestRequestMs ?? 0));
-    const longestGapMs = Math.max(...minutes.map((minute) => minute?.longestGapMs ?? 0));
+    // Array.from reads a minute without any answer (a hole) as undefined, where map would keep the hole.
+    const slowestRequestMs = Math.max(...Array.from(minutes, (minute) => minute?.slowestRequestMs ?? 0));
+    const longestGapMs = Math.max(...Array.from(minutes, (minute) => minute?.longestGapMs ?? 0));
     const reached = (signal: SignalName) => totals.accepted[signal] / (loadMs / 1000);
     console.log(
       `  reached: logs ${rate(reached('logs'))} of ${rate(options.logsPerSecond)}, errors ${reached('errors').toFixed(1)}/s of ${ERRORS_PER_SECOND}/s, events ${reached('events').toFixed(1)}/s of ${EVENTS_PER_SECOND}/s; ` +
