@@ -257,3 +257,4 @@ export function paddedGzip(text: string, padBytes: number): Buffer {
 
 export * from './postgres';
 export * from './browser';
+export * from './fixtures';

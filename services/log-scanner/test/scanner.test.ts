@@ -1,27 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { PYTHON_TRACEBACK, eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /**
  * The log scanner in a started server: error logs sent through POST /v1/logs become errors and issues (read with
  * GQL `from:errors extra.synthetic:logs`), once per log row across passes and restarts.
  */
-
-const PYTHON_TRACEBACK = `order 42 could not be processed
-Traceback (most recent call last):
-  File "/srv/app/orders.py", line 10, in lookup_customer
-    return customers[order["customer_id"]]
-KeyError: 7
-
-During handling of the above exception, another exception occurred:
-
-Traceback (most recent call last):
-  File "/srv/main.py", line 8, in <module>
-    process('{"customer_id": 7}', {})
-  File "/srv/app/orders.py", line 12, in lookup_customer
-    raise LookupError(f"unknown customer {order['customer_id']}")
-LookupError: unknown customer 7`;
 
 const V8_STACK = `TypeError: Cannot read properties of undefined (reading 'rows')
     at Object.query (/srv/node_modules/fake-db/index.js:1:45)

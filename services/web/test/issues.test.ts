@@ -8,6 +8,7 @@ import {
   gqlRows,
   launchChromium,
   openWebApp,
+  PYTHON_TRACEBACK,
   screenshot,
   servePage,
   setupProject,
@@ -68,22 +69,6 @@ let setup: ProjectSetup;
 let site: PageServer;
 let browser: Browser;
 let page: Page;
-
-/** An error log with a Python traceback, which the log scanner makes into an error (docs/api.md). */
-const PYTHON_TRACEBACK = `order 42 could not be processed
-Traceback (most recent call last):
-  File "/srv/app/orders.py", line 10, in lookup_customer
-    return customers[order["customer_id"]]
-KeyError: 7
-
-During handling of the above exception, another exception occurred:
-
-Traceback (most recent call last):
-  File "/srv/main.py", line 8, in <module>
-    process('{"customer_id": 7}', {})
-  File "/srv/app/orders.py", line 12, in lookup_customer
-    raise LookupError(f"unknown customer {order['customer_id']}")
-LookupError: unknown customer 7`;
 
 const PAY_TITLE = /TypeError: card declined at checkout/;
 const BASKET_TITLE = /RangeError: the basket holds at most 20 items/;
