@@ -1,5 +1,6 @@
 import { useCallback, useId } from 'react';
 import { useSearchParams } from 'react-router';
+import { EmptyState } from './States';
 
 /** The time ranges of the pages built on GQL, each with the bucket of its time series (about 24 to 60 points). */
 export const TIME_RANGES = [
@@ -44,5 +45,19 @@ export function TimeRangeSelect({ value, onChange }: { value: string; onChange: 
         ))}
       </select>
     </div>
+  );
+}
+
+/** The answer of a page whose project has `what`, but none in the chosen range: a button widens it to 30 days. */
+export function NoneInRange({ what, range, onWiden }: { what: string; range: (typeof TIME_RANGES)[number]; onWiden: (value: TimeRangeValue) => void }) {
+  return (
+    <EmptyState title={`No ${what} in the ${range.label.toLowerCase()}`}>
+      <p>This project has {what}, but none in this range. Pick a longer one.</p>
+      <div className="row" style={{ justifyContent: 'center' }}>
+        <button type="button" className="button" onClick={() => onWiden('30d')}>
+          Last 30 days
+        </button>
+      </div>
+    </EmptyState>
   );
 }

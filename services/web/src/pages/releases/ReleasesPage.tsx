@@ -4,7 +4,7 @@ import { useGqlAnswer } from '../../api/gql';
 import { LineChart } from '../../components/Charts';
 import { rangeBounds, type AggregateShape } from '../../components/charts';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { TIME_RANGES, TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
+import { NoneInRange, TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
 import { adoptionSeries, formatShare, healthQueries, releaseHealth, type ReleaseHealth } from './health';
 import './releases.css';
 
@@ -115,7 +115,6 @@ export default function ReleasesPage() {
   const empty = rows !== undefined && rows.length === 0;
   const anyAnswer = useGqlAnswer(org, project, 'from:sessions | sum(quantity) by release | top 1', { enabled: empty });
   const hasAny = anyAnswer.data ? anyAnswer.data.answer.data.results.length > 0 : undefined;
-  const rangeLabel = TIME_RANGES.find((candidate) => candidate.value === range.value)!.label.toLowerCase();
   const total = rows?.reduce((sum, row) => sum + row.sessions, 0) ?? 0;
   const crashed = rows?.reduce((sum, row) => sum + row.outcomes.crashed, 0) ?? 0;
 
@@ -137,14 +136,7 @@ export default function ReleasesPage() {
         hasAny === undefined ? (
           <Loading what="whether this project has any sessions" />
         ) : hasAny ? (
-          <EmptyState title={`No sessions in the ${rangeLabel}`}>
-            <p>This project has sessions, but none in this range. Pick a longer one.</p>
-            <div className="row" style={{ justifyContent: 'center' }}>
-              <button type="button" className="button" onClick={() => setRange('30d')}>
-                Last 30 days
-              </button>
-            </div>
-          </EmptyState>
+          <NoneInRange what="sessions" range={range} onWiden={setRange} />
         ) : (
           <EmptyState title="No sessions yet">
             <p>

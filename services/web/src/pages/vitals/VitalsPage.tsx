@@ -4,7 +4,7 @@ import { useGqlAnswer } from '../../api/gql';
 import { LineChart } from '../../components/Charts';
 import { rangeBounds, timeSeriesData, type AggregateShape } from '../../components/charts';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { TIME_RANGES, TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
+import { NoneInRange, TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
 import { trendQuery, useAnyVitals, useRouteVitals, type RouteVital, type RouteVitals } from './hooks';
 import { formatVital, isVitalName, RATINGS, thresholdText, VITAL_NAMES, VITAL_RATINGS, VITALS, type VitalName } from './thresholds';
 import './vitals.css';
@@ -152,7 +152,6 @@ export default function VitalsPage() {
   };
   const choose = (key: string, value: string) => setParams(new URLSearchParams(withParams({ [key]: value }).slice(1)));
   const setup = `/orgs/${org}/projects/${project}/onboarding`;
-  const rangeLabel = TIME_RANGES.find((candidate) => candidate.value === range.value)!.label.toLowerCase();
 
   return (
     <div className="vitals">
@@ -178,14 +177,7 @@ export default function VitalsPage() {
         any.isPending ? (
           <Loading what="whether this project has any vitals" />
         ) : any.hasAny ? (
-          <EmptyState title={`No vitals in the ${rangeLabel}`}>
-            <p>This project has vitals, but none in this range. Pick a longer one.</p>
-            <div className="row" style={{ justifyContent: 'center' }}>
-              <button type="button" className="button" onClick={() => setRange('30d')}>
-                Last 30 days
-              </button>
-            </div>
-          </EmptyState>
+          <NoneInRange what="vitals" range={range} onWiden={setRange} />
         ) : (
           <EmptyState title="No vitals yet">
             <p>
