@@ -115,3 +115,4 @@ export function readinessOf(name: string, target: { ping(): Promise<void> }): Re
   return { name, check: () => target.ping() };
 }
 export { webAppConfig, webAppRoutes } from './webApp';
+export { mailConfig, mailerFromConfig, MailNotConfigured, type Mail, type Mailer, type MailSettings, type SentMail } from './mail';

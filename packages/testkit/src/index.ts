@@ -38,6 +38,8 @@ export async function startTestServer(env: Record<string, string> = {}, logs?: W
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     // Hundreds of sign-ups: scrypt at 2^14 instead of 2^17 saves minutes of CPU; the rehash tests set the real cost.
     PASSWORD_COST: '16384',
+    // A web app built elsewhere (vite build --outDir) is served instead of services/web/dist when this names it.
+    ...(process.env['WEB_DIST_DIR'] ? { WEB_DIST_DIR: process.env['WEB_DIST_DIR'] } : {}),
     ...env,
   };
   const config = loadConfig(StandaloneConfig, Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== '')));
@@ -258,3 +260,4 @@ export function paddedGzip(text: string, padBytes: number): Buffer {
 export * from './postgres';
 export * from './browser';
 export * from './fixtures';
+export * from './smtp';

@@ -4,6 +4,7 @@ import { keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
+import { mailConfig } from '@tlm/runtime';
 import { evaluatorConfig } from './evaluator';
 
 /** Fleet configuration of the alerts service (rules, SLOs and the evaluator). */
@@ -14,4 +15,5 @@ export const AlertsConfig = Type.Object({
   ...kafkaConfig,
   ...keyAccessConfig,
   ...evaluatorConfig,
+  ...mailConfig,
 });

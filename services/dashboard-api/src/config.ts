@@ -5,6 +5,7 @@ import { kafkaConfig } from '@tlm/bus';
 import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
+import { mailConfig } from '@tlm/runtime';
 import { billingConfig } from './routes/billing';
 
 /** Settings of sign-up and log-in, shared by the fleet's dashboard API and the standalone server. */
@@ -28,4 +29,5 @@ export const DashboardConfig = Type.Object({
   ...rateLimitConfig,
   ...signupConfig,
   ...billingConfig,
+  ...mailConfig,
 });

@@ -4,6 +4,7 @@ import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import type { PlanName } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
+import type { Mailer } from '@tlm/runtime';
 
 export interface DashboardDeps {
   metadata: MetadataStore;
@@ -22,4 +23,8 @@ export interface DashboardDeps {
   passwordCost: number;
   /** The billing provider's webhook secret (BILLING_WEBHOOK_SECRET); no webhook without it. */
   billingWebhookSecret?: string;
+  /** Sends invitations and password resets (SMTP_URL); without SMTP_URL it refuses to send. */
+  mailer: Mailer;
+  /** The web app's address for links in mails (PUBLIC_URL); default the request's own origin. */
+  publicUrl?: string;
 }

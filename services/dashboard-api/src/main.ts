@@ -1,6 +1,6 @@
 import { TokenIssuer, startRateLimiter } from '@tlm/auth';
 import { S3BlobStore } from '@tlm/blob-store';
-import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
+import { connectAnalytics, connectBus, connectMetadata, mailerFromConfig, readinessOf, runService, start } from '@tlm/runtime';
 import { DashboardConfig } from './config';
 import { dashboardRoutes } from './index';
 
@@ -11,6 +11,7 @@ start(() =>
     const blobs = await S3BlobStore.fromConfig(config);
     const bus = await connectBus(config, 'dashboard-api', logger);
     const limiter = await startRateLimiter(bus, config, logger);
+    const mailer = mailerFromConfig(config);
     return {
       routes: dashboardRoutes({
         metadata,
@@ -23,6 +24,8 @@ start(() =>
         defaultPlan: config.DEFAULT_PLAN,
         passwordCost: config.PASSWORD_COST,
         billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,
+        mailer,
+        publicUrl: config.PUBLIC_URL,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
@@ -31,6 +34,7 @@ start(() =>
         await blobs.close();
         await analytics.close();
         await metadata.close();
+        mailer.close();
       },
     };
   }),

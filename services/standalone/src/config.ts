@@ -9,7 +9,7 @@ import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
 import { logScannerConfig } from '@tlm/log-scanner';
 import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
-import { webAppConfig } from '@tlm/runtime';
+import { mailConfig, webAppConfig } from '@tlm/runtime';
 import { maintenanceConfig } from '@tlm/maintenance';
 import { MEMORY_LIMIT_PATTERN } from './memory';
 
@@ -47,4 +47,5 @@ export const StandaloneConfig = Type.Object({
   ...webAppConfig,
   ...signupConfig,
   ...billingConfig,
+  ...mailConfig,
 });

@@ -19,7 +19,7 @@ import { startLogScanner, type LogScanner } from '@tlm/log-scanner';
 import { maintenanceRoutes, scheduleCleanup } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
-import { readinessOf, webAppRoutes } from '@tlm/runtime';
+import { mailerFromConfig, readinessOf, webAppRoutes } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
 import { statusPageRoutes } from '@tlm/status-pages';
 import type { StandaloneConfig } from './config';
@@ -111,6 +111,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     { intervalMs: config.LOG_SCAN_INTERVAL_MS, lookbackMs: config.LOG_SCAN_LOOKBACK_MS, maxRowsPerPass: config.LOG_SCAN_MAX_ROWS },
   );
   const secret = jwtSecret(dataDir, config.JWT_SECRET);
+  const mailer = mailerFromConfig(config);
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
   const alertEvaluator = startAlertEvaluator(
@@ -141,6 +142,8 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       defaultPlan: config.DEFAULT_PLAN,
       passwordCost: config.PASSWORD_COST,
       billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,
+      mailer,
+      publicUrl: config.PUBLIC_URL,
     }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger }),
@@ -178,6 +181,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       await analytics.close();
       await blobs.close();
       await metadata.close();
+      mailer.close();
     },
   };
 }
