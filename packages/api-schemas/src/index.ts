@@ -176,3 +176,5 @@ export const Usage = Type.Object({
   by_project: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), usage: SignalCounts })),
 });
 export type Usage = Static<typeof Usage>;
+
+export * from './members';

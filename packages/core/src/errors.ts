@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'WRONG_REGION'
   | 'RATE_LIMITED'
+  | 'MAIL_NOT_CONFIGURED'
   | 'INTERNAL_ERROR';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -63,4 +64,7 @@ export const rateLimited = (retryAfterSeconds: number, headers: Record<string, s
     'Retry-After': String(retryAfterSeconds),
     ...headers,
   });
+/** A mail the request needs (a password reset) cannot be sent: the server has no SMTP_URL. */
+export const mailNotConfigured = () =>
+  new ApiError(503, 'MAIL_NOT_CONFIGURED', 'this server cannot send mail (SMTP_URL is not set); ask its operator');
 export const internalError = () => new ApiError(500, 'INTERNAL_ERROR', 'internal error');

@@ -2,7 +2,7 @@ import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { RateLimiter, Region, TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
-import type { PlanName } from '@tlm/core';
+import type { Logger, PlanName } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
 import type { Mailer } from '@tlm/runtime';
 
@@ -27,4 +27,6 @@ export interface DashboardDeps {
   mailer: Mailer;
   /** The web app's address for links in mails (PUBLIC_URL); default the request's own origin. */
   publicUrl?: string;
+  /** Reports what fails after the answer has gone out (a password reset mail is sent after the 202). */
+  logger: Logger;
 }

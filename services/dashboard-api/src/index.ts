@@ -3,8 +3,10 @@ import type { DashboardDeps } from './deps';
 import { authRoutes } from './routes/auth';
 import { billingRoutes } from './routes/billing';
 import { gdprRoutes } from './routes/gdpr';
+import { invitationRoutes } from './routes/invitations';
 import { issueRoutes } from './routes/issues';
 import { organizationRoutes } from './routes/organizations';
+import { passwordRoutes } from './routes/passwords';
 import { projectRoutes } from './routes/projects';
 import { usageRoutes } from './routes/usage';
 
@@ -17,6 +19,6 @@ export { purgeAccount, purgeProjectData } from './accounts';
 /** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions, the billing webhook). */
 export function dashboardRoutes(deps: DashboardDeps): Router {
   const router = Router();
-  router.use(authRoutes(deps), organizationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps), usageRoutes(deps), billingRoutes(deps, deps.billingWebhookSecret));
+  router.use(authRoutes(deps), passwordRoutes(deps), organizationRoutes(deps), invitationRoutes(deps), projectRoutes(deps), issueRoutes(deps), gdprRoutes(deps), usageRoutes(deps), billingRoutes(deps, deps.billingWebhookSecret));
   return router;
 }

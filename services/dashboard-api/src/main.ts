@@ -26,6 +26,7 @@ start(() =>
         billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,
         mailer,
         publicUrl: config.PUBLIC_URL,
+        logger,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {

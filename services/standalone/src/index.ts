@@ -144,6 +144,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,
       mailer,
       publicUrl: config.PUBLIC_URL,
+      logger,
     }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger }),

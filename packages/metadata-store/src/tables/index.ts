@@ -13,3 +13,5 @@ export * from './ai';
 export * from './statusPages';
 export * from './exportJobs';
 export * from './statsPositions';
+export * from './invitations';
+export * from './passwordResets';

@@ -128,6 +128,12 @@ export async function listMembers(sql: SqlClient, orgId: string): Promise<Member
   );
 }
 
+/** Changes a member's role; null when the user is not a member. */
+export async function updateMembershipRole(sql: SqlClient, orgId: string, userId: string, role: Role): Promise<MembershipRow | null> {
+  const rows = await sql.query<MembershipRow>('update memberships set role = $3 where org_id = $1 and user_id = $2 returning *', [orgId, userId, role]);
+  return rows[0] ?? null;
+}
+
 export async function deleteMembership(sql: SqlClient, orgId: string, userId: string): Promise<boolean> {
   return (await sql.query('delete from memberships where org_id = $1 and user_id = $2 returning user_id', [orgId, userId])).length > 0;
 }

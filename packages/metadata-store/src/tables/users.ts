@@ -37,6 +37,18 @@ export async function setUserPasswordHash(sql: SqlClient, id: string, passwordHa
   await sql.query('update users set password_hash = $2 where id = $1', [id, passwordHash]);
 }
 
+/**
+ * Sets a new password and ends every session the user had (a reset or a change locks out whoever knew the old one);
+ * answers the new session epoch, under which the caller's own new token is issued.
+ */
+export async function replaceUserPassword(sql: SqlClient, id: string, passwordHash: string): Promise<number> {
+  const rows = await sql.query<{ session_epoch: number }>(
+    'update users set password_hash = $2, session_epoch = session_epoch + 1 where id = $1 returning session_epoch',
+    [id, passwordHash],
+  );
+  return rows[0]!.session_epoch;
+}
+
 /** Ends every dashboard session of the user: tokens issued before this answer 401. */
 export async function endUserSessions(sql: SqlClient, id: string): Promise<void> {
   await sql.query('update users set session_epoch = session_epoch + 1 where id = $1', [id]);

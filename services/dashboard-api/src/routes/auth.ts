@@ -9,9 +9,7 @@ import {
   requireAddressWithinRate,
   requireUser,
   sessionUser,
-  setSessionCookie,
   verifyPassword,
-  wantsCookieSession,
 } from '@tlm/auth';
 import {
   conflict,
@@ -40,8 +38,8 @@ import {
 import { Router, type Request, type Response } from 'express';
 import { purgeAccount, restoreAccount, softDeleteAccount } from '../accounts';
 import type { DashboardDeps } from '../deps';
+import { startSession } from '../sessions';
 import { organizationJson, userJson } from '../wire';
-
 
 export function authRoutes(deps: DashboardDeps): Router {
   const router = Router();
@@ -141,16 +139,7 @@ export function authRoutes(deps: DashboardDeps): Router {
     res.json({ restored: account.deleted_at !== null, ...(await session(req, res, account)), user: userJson(account) });
   });
 
-  /**
-   * A new session: for the web app an httpOnly cookie and no token in the body, so page scripts never see it; for
-   * API clients the token in the body, as before.
-   */
-  async function session(req: Request, res: Response, account: Pick<UserRow, 'id' | 'session_epoch'>): Promise<{ token?: string }> {
-    const token = await deps.tokens.issue(account.id, account.session_epoch);
-    if (!wantsCookieSession(req)) return { token };
-    setSessionCookie(req, res, token);
-    return {};
-  }
+  const session = (req: Request, res: Response, account: Pick<UserRow, 'id' | 'session_epoch'>) => startSession(deps.tokens, req, res, account);
 
   async function checkCredentials(email: string, password: string, address: string): Promise<UserRow> {
     const wait = logins.attempt(email, address);

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MemberPatch } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
 import { PLANS, StringEnum, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
 import {
@@ -10,7 +11,9 @@ import {
   listMembers,
   listOrganizationsOfUser,
   lockOrganization,
+  updateMembershipRole,
   updateOrganization,
+  type SqlClient,
 } from '@tlm/metadata-store';
 import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
@@ -18,6 +21,14 @@ import { memberJson, organizationJson } from '../wire';
 
 /** Owners rename their organization; the plan is the operator's (PUT /admin/orgs/:org/plan), so it is not here. */
 const OrganizationPatch = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
+
+/** 409 when a change would leave the organization without an active owner; `details.reason` names the rule. */
+const lastOwner = () => conflict('an organization needs at least one owner: make someone else an owner first', { reason: 'last_owner' });
+
+/** Inside a transaction holding the organization's lock: refuses (and so rolls back) a change that left no owner. */
+async function requireAnOwner(tx: SqlClient, orgId: string): Promise<void> {
+  if ((await countOwners(tx, orgId)) === 0) throw lastOwner();
+}
 
 const NewMember = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),
@@ -74,6 +85,23 @@ export function organizationRoutes(deps: DashboardDeps): Router {
     });
   });
 
+  router.patch('/api/orgs/:org/members/:user', ...owner, body, async (req, res) => {
+    const { role } = parseBody(MemberPatch, req.body);
+    const orgId = requestMembership(res).organization.id;
+    const userId = String(req.params['user']);
+    const changed = await deps.metadata.transaction(async (tx) => {
+      if (!isUuid(userId)) return null;
+      // Serialised per organization, as removals are: two owners demoting each other must not both succeed.
+      await lockOrganization(tx, orgId);
+      const membership = await updateMembershipRole(tx, orgId, userId, role);
+      if (membership) await requireAnOwner(tx, orgId);
+      return membership;
+    });
+    const member = changed && (await listMembers(deps.metadata, orgId)).find((candidate) => candidate.user_id === userId);
+    if (!member) throw notFound('member not found');
+    res.json(memberJson(member));
+  });
+
   router.delete('/api/orgs/:org/members/:user', ...member, async (req, res) => {
     const { organization, role } = requestMembership(res);
     const userId = String(req.params['user']);
@@ -84,7 +112,7 @@ export function organizationRoutes(deps: DashboardDeps): Router {
       // Serialises removals per organization: two owners leaving at once must not each count the other as staying.
       await lockOrganization(tx, organization.id);
       const gone = await deleteMembership(tx, organization.id, userId);
-      if (gone && (await countOwners(tx, organization.id)) === 0) throw conflict('an organization needs at least one owner');
+      if (gone) await requireAnOwner(tx, organization.id);
       return gone;
     });
     if (!removed) throw notFound('member not found');
