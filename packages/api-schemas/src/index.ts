@@ -177,4 +177,5 @@ export const Usage = Type.Object({
 });
 export type Usage = Static<typeof Usage>;
 
+export * from './alerts';
 export * from './members';

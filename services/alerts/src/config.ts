@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { keyAccessConfig } from '@tlm/auth';
+import { jwtConfig, keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { postgresConfig } from '@tlm/metadata-store';
@@ -14,6 +14,7 @@ export const AlertsConfig = Type.Object({
   ...clickhouseConfig,
   ...kafkaConfig,
   ...keyAccessConfig,
+  ...jwtConfig,
   ...evaluatorConfig,
   ...mailConfig,
 });

@@ -2,9 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { alertEventsTable, type AlertEventRow, type AnalyticsStore } from '@tlm/analytics-store';
 import { PLANS, newId, type Logger, type PlanName } from '@tlm/core';
 import { runPlan } from '@tlm/gql';
-import { listRulesToEvaluate, recordEvaluation, takeLease, type AlertRuleRow, type MetadataStore } from '@tlm/metadata-store';
+import {
+  listRulesToEvaluate,
+  recordEvaluation,
+  takeLease,
+  type AlertRuleRow,
+  type Evaluation,
+  type MetadataStore,
+  type RuleToEvaluate,
+} from '@tlm/metadata-store';
+import { deliveryConfig, type Notifier } from './deliveries';
 import { compileMetric, overWindow, singleValue } from './metrics';
-import { WebhookBlockedError, postWebhook, type WebhookOptions } from './webhook';
 
 export const evaluatorConfig = {
   ALERT_EVALUATION_INTERVAL_MS: Type.Integer({
@@ -12,18 +20,8 @@ export const evaluatorConfig = {
     default: 60_000,
     description: 'How often every enabled, unmuted alert rule is evaluated over its window (every minute by default).',
   }),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'How long an alert webhook may take to answer.' }),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({
-    default: false,
-    description:
-      'Lets alert webhooks reach loopback, private, link-local and other non-public addresses; by default a webhook whose host is or resolves to one is not called.',
-  }),
+  ...deliveryConfig,
 };
-
-/** The webhook options of a service configured with evaluatorConfig. */
-export function webhookOptions(config: { WEBHOOK_TIMEOUT_MS: number; WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean }): WebhookOptions {
-  return { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
-}
 
 export interface EvaluatorDeps {
   metadata: MetadataStore;
@@ -31,7 +29,7 @@ export interface EvaluatorDeps {
   logger: Logger;
   /** Names this process in the evaluation lease. */
   instanceId: string;
-  webhook: WebhookOptions;
+  notifier: Notifier;
 }
 
 const COMPARE: Record<AlertRuleRow['comparator'], (value: number, threshold: number) => boolean> = {
@@ -43,15 +41,14 @@ const COMPARE: Record<AlertRuleRow['comparator'], (value: number, threshold: num
 
 /**
  * One evaluation pass (DECISIONS.md "Alerts"): each enabled, unmuted rule's metric over its window; when the
- * condition holds and the rule has not fired within the window, one alert event is written and the rule's webhooks
- * are called. A lease keeps the pass to one process in the fleet.
+ * condition holds and the rule has not fired within the window, one alert event is written. Notifications follow the
+ * rule's state instead: its channels hear once when it starts firing and once when it recovers (docs/decisions.md
+ * "Alerts"). A lease keeps the pass to one process in the fleet.
  */
 export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Promise<{ evaluated: number; triggered: number }> {
   if (!(await takeLease(deps.metadata, 'alert-evaluation', deps.instanceId, 50))) return { evaluated: 0, triggered: 0 };
   let evaluated = 0;
   let triggered = 0;
-  // Webhooks are called beside the evaluation, so a slow receiver delays no other rule (nor another tenant's).
-  const notifications: Promise<void>[] = [];
   for (const rule of await listRulesToEvaluate(deps.metadata, now)) {
     try {
       const windowMs = rule.window_minutes * 60_000;
@@ -62,11 +59,12 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
         now,
       });
       const value = singleValue(answer.data.results);
-      const firedInWindow = rule.last_triggered_at !== null && now.getTime() - rule.last_triggered_at.getTime() < windowMs;
       // No value (an average over no rows) is no condition: "p95 below 100 ms" does not fire on an idle service.
-      const fires = value !== null && COMPARE[rule.comparator](value, rule.threshold) && !firedInWindow;
+      const holds = value !== null && COMPARE[rule.comparator](value, rule.threshold);
+      const firedInWindow = rule.last_triggered_at !== null && now.getTime() - rule.last_triggered_at.getTime() < windowMs;
       evaluated += 1;
-      if (fires) {
+      let eventId: string | null = null;
+      if (holds && !firedInWindow) {
         const event: AlertEventRow = {
           project_id: rule.project_id,
           triggered_at: now.getTime(),
@@ -78,36 +76,43 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
           severity: rule.severity,
         };
         await deps.analytics.insert(alertEventsTable, [event]);
+        eventId = event.id;
         triggered += 1;
-        notifications.push(notify(deps, rule, event));
       }
-      await recordEvaluation(deps.metadata, rule.id, now, value, fires);
+      const evaluation = transition(rule, { at: now, value, eventId }, holds);
+      await recordEvaluation(deps.metadata, rule.id, evaluation);
+      if (evaluation.state !== rule.state && rule.channels.length > 0) {
+        const firing = evaluation.state === 'firing' ? evaluation : { firingId: rule.firing_id, firingEventId: rule.firing_event_id };
+        await deps.notifier.notify({
+          kind: evaluation.state === 'firing' ? 'trigger' : 'resolve',
+          rule,
+          orgId: rule.org_id,
+          value,
+          at: now,
+          eventId: firing.firingEventId,
+          dedupKey: dedupKey(rule.id, firing.firingId ?? rule.id),
+        });
+      }
     } catch (error) {
       deps.logger.error({ err: error, rule_id: rule.id }, 'alert rule evaluation failed');
     }
   }
-  await Promise.all(notifications);
   return { evaluated, triggered };
 }
 
-/** POSTs the firing to each webhook channel; a failing webhook is logged, never retried into a second event. */
-async function notify(deps: EvaluatorDeps, rule: AlertRuleRow, event: AlertEventRow): Promise<void> {
-  const body = JSON.stringify({
-    type: 'alert.triggered',
-    rule: { id: rule.id, name: rule.name, metric: rule.metric, threshold: rule.threshold, comparator: rule.comparator, window_minutes: rule.window_minutes },
-    event: { id: event.id, rule_id: event.rule_id, rule_name: event.rule_name, triggered_at: new Date(event.triggered_at).toISOString(), value: event.value, threshold: event.threshold, severity: event.severity },
-  });
-  await Promise.all(
-    rule.channels.map(async (channel) => {
-      try {
-        const status = await postWebhook(channel.url, body, deps.webhook);
-        if (status < 200 || status > 299) deps.logger.warn({ rule_id: rule.id, status }, 'alert webhook answered with an error');
-      } catch (error) {
-        if (error instanceof WebhookBlockedError) deps.logger.warn({ rule_id: rule.id, address: error.address }, 'alert webhook not called: not a public address');
-        else deps.logger.warn({ rule_id: rule.id, err: error }, 'alert webhook failed');
-      }
-    }),
-  );
+/** Names one firing of a rule to receivers: PagerDuty's dedup_key of its trigger and its resolve. */
+export const dedupKey = (ruleId: string, firingId: string) => `tlm-alert-${ruleId}-${firingId}`;
+
+/**
+ * The rule's state after an evaluation: ok becomes firing when the condition holds (a new firing, told by the event
+ * written now or the one of the window that kept it from being written), firing becomes ok when it no longer holds.
+ */
+function transition(rule: RuleToEvaluate, seen: { at: Date; value: number | null; eventId: string | null }, holds: boolean): Evaluation {
+  if (holds && rule.state === 'ok') {
+    return { ...seen, state: 'firing', firingId: newId(), firingSince: seen.at, firingEventId: seen.eventId ?? rule.last_event_id };
+  }
+  if (!holds && rule.state === 'firing') return { ...seen, state: 'ok', firingId: null, firingSince: null, firingEventId: null };
+  return { ...seen, state: rule.state, firingId: rule.firing_id, firingSince: rule.firing_since, firingEventId: rule.firing_event_id };
 }
 
 /**
@@ -129,6 +134,7 @@ export function startAlertEvaluator(deps: EvaluatorDeps, intervalMs: number): { 
     stop: async () => {
       clearInterval(timer);
       await running;
+      await deps.notifier.drain();
     },
   };
 }

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import { startKeyAccess } from '@tlm/auth';
-import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
+import { TokenIssuer, startKeyAccess } from '@tlm/auth';
+import { connectAnalytics, connectBus, connectMetadata, mailerFromConfig, readinessOf, runService, start } from '@tlm/runtime';
 import { AlertsConfig } from './config';
-import { alertRoutes, startAlertEvaluator, webhookOptions } from './index';
+import { Notifier, alertRoutes, notifierSettings, startAlertEvaluator } from './index';
 
 start(() =>
   runService('alerts', AlertsConfig, async (config, logger) => {
@@ -10,15 +10,16 @@ start(() =>
     const analytics = await connectAnalytics(config);
     const bus = await connectBus(config, 'alerts', logger);
     const access = await startKeyAccess(metadata, bus, config, logger);
-    const evaluator = startAlertEvaluator(
-      { metadata, analytics, logger, instanceId: `${hostname()}-${process.pid}`, webhook: webhookOptions(config) },
-      config.ALERT_EVALUATION_INTERVAL_MS,
-    );
+    const mailer = mailerFromConfig(config);
+    const notifier = new Notifier(metadata, logger, notifierSettings(config, mailer));
+    const evaluator = startAlertEvaluator({ metadata, analytics, logger, instanceId: `${hostname()}-${process.pid}`, notifier }, config.ALERT_EVALUATION_INTERVAL_MS);
     return {
       routes: alertRoutes({
         metadata,
         analytics,
         logger,
+        tokens: new TokenIssuer(config.JWT_SECRET),
+        notifier,
         ...access,
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
@@ -28,6 +29,7 @@ start(() =>
         await bus.close();
         await analytics.close();
         await metadata.close();
+        mailer.close();
       },
     };
   }),

@@ -1,5 +1,5 @@
 import { unprocessable } from '@tlm/core';
-import { compileQuery, gqlApiError, metricProblem, type GqlQuery, type Plan } from '@tlm/gql';
+import { LIMITS, compileQuery, gqlApiError, metricProblem, type GqlQuery, type Plan } from '@tlm/gql';
 
 export interface Metric {
   query: GqlQuery;
@@ -50,4 +50,37 @@ export function overWindow(metric: Metric, windowMs: number): Plan {
 export function singleValue(results: Record<string, unknown>[]): number | null {
   const value = results[0]?.['value'];
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * The plan of a metric over the last `rangeMs` in buckets of `bucketMinutes`, oldest first: the alert form's preview
+ * and an SLO's history, each bucket the value the metric has over that bucket.
+ */
+export function seriesOver(metric: Metric, rangeMs: number, bucketMinutes: number): Plan {
+  const bucket = { amount: bucketMinutes, unit: 'm' as const, text: `${bucketMinutes}m`, pos: { offset: 0, line: 1, column: 1 } };
+  return {
+    ...overWindow(metric, rangeMs),
+    aggregate: { ...metric.plan.aggregate!, groups: [{ key: 'time', field: null, interval: bucket }] },
+    sort: [{ target: { group: 0 }, direction: 'asc' }],
+    limit: LIMITS.maxBuckets,
+  };
+}
+
+/** A series answer as points, by the bucket's start time (ISO). */
+export function seriesPoints(results: Record<string, unknown>[]): Map<string, number | null> {
+  return new Map(
+    results.map((row) => {
+      const value = row['value'];
+      return [new Date(row['time'] as string | number).toISOString(), typeof value === 'number' && Number.isFinite(value) ? value : null];
+    }),
+  );
+}
+
+/** The starts of the buckets of `bucketMinutes` covering the last `rangeMs` before `now`, oldest first, aligned to the epoch. */
+export function bucketStarts(now: Date, rangeMs: number, bucketMinutes: number): string[] {
+  const bucketMs = bucketMinutes * 60_000;
+  const first = Math.floor((now.getTime() - rangeMs) / bucketMs) * bucketMs;
+  const starts: string[] = [];
+  for (let start = first; start <= now.getTime(); start += bucketMs) starts.push(new Date(start).toISOString());
+  return starts;
 }

@@ -45,11 +45,20 @@ function publicLookup(hostname: string, options: LookupOneOptions | LookupAllOpt
   });
 }
 
+/** The receiver's answer: its status and the first RESPONSE_BODY_CHARS characters of its body. */
+export interface ReceiverAnswer {
+  status: number;
+  body: string;
+}
+
+/** How much of a receiver's answer is kept with a delivery. */
+export const RESPONSE_BODY_CHARS = 1_000;
+
 /**
- * POSTs a JSON body and resolves with the status code. Redirects are not followed (a 3xx is the answer), so a public
- * webhook cannot bounce the request to an internal address.
+ * POSTs a JSON body with extra headers and resolves with the receiver's answer. Redirects are not followed (a 3xx is
+ * the answer), so a public webhook cannot bounce the request to an internal address.
  */
-export function postWebhook(target: string, body: string, options: WebhookOptions): Promise<number> {
+export function postWebhook(target: string, body: string, options: WebhookOptions, headers: Record<string, string> = {}): Promise<ReceiverAnswer> {
   const url = new URL(target);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!options.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) return Promise.reject(new WebhookBlockedError(host));
@@ -59,17 +68,38 @@ export function postWebhook(target: string, body: string, options: WebhookOption
       url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'tlm-alerts' },
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'tlm-alerts' },
         signal: AbortSignal.timeout(options.timeoutMs),
         ...(options.allowPrivateNetworks ? {} : { lookup: publicLookup as unknown as typeof lookup }),
       },
       (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (text.length < RESPONSE_BODY_CHARS) text += chunk;
+        });
         response.on('error', reject);
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text.slice(0, RESPONSE_BODY_CHARS) }));
       },
     );
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/**
+ * Why the platform would never call `target`, or undefined: a host that is, or resolves to, a non-public address
+ * while private networks are not allowed. A name that does not resolve now may later, so it is not refused here; its
+ * deliveries record the error.
+ */
+export async function addressProblem(target: string, options: WebhookOptions): Promise<string | undefined> {
+  if (options.allowPrivateNetworks) return undefined;
+  const host = new URL(target).hostname.replace(/^\[(.*)\]$/, '$1');
+  const addresses = isIP(host) ? [host] : await lookupAll(host);
+  const blocked = addresses.find((address) => !isPublicAddress(address));
+  return blocked === undefined ? undefined : new WebhookBlockedError(blocked).message;
+}
+
+function lookupAll(host: string): Promise<string[]> {
+  return new Promise((resolve) => lookup(host, { all: true }, (error, addresses) => resolve(error ? [] : addresses.map((entry) => entry.address))));
 }

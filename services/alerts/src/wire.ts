@@ -1,82 +1,11 @@
-import { Type } from '@sinclair/typebox';
 import type { AlertRuleSnapshotRow } from '@tlm/analytics-store';
-import { StringEnum, isoTime, validationError } from '@tlm/core';
-import type { AlertRuleRow, SloRow } from '@tlm/metadata-store';
+import type { AlertDelivery, AlertRule, Slo } from '@tlm/api-schemas';
+import { isoTime } from '@tlm/core';
+import type { AlertDeliveryRow, AlertRuleRow, SloRow } from '@tlm/metadata-store';
+import { redactedChannel } from './channels';
 
-const Channel = Type.Object({
-  type: Type.Literal('webhook'),
-  url: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }),
-});
-
-/**
- * The schema's pattern lets `http://` or `http://:80/x` through; a webhook needs a URL that parses with a host, or the
- * evaluator would fail on it at every firing. Bad ones are 400, as the schema's refusals are.
- */
-export function checkChannels(channels: readonly { url: string }[] | undefined): void {
-  channels?.forEach((channel, index) => {
-    const url = URL.canParse(channel.url) ? new URL(channel.url) : null;
-    if (!url || url.hostname === '' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw validationError(`channels[${index}].url must be an http or https URL with a host`);
-    }
-  });
-}
-
-const ruleFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  metric: Type.String({ minLength: 1, maxLength: 4000 }),
-  // Bounded so that 1e400, which JSON.parse reads as Infinity, is refused rather than stored as a number no JSON holds.
-  threshold: Type.Number({ minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE }),
-  comparator: StringEnum(['gt', 'gte', 'lt', 'lte'] as const),
-  window_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
-  severity: StringEnum(['info', 'warning', 'critical'] as const),
-  enabled: Type.Boolean(),
-  channels: Type.Array(Channel, { maxItems: 10 }),
-};
-
-/** POST /v1/alerts: comparator defaults to gt, severity to warning, enabled to true (DECISIONS.md "Alerts"). */
-export const NewAlertRule = Type.Object(
-  {
-    name: ruleFields.name,
-    metric: ruleFields.metric,
-    threshold: ruleFields.threshold,
-    window_minutes: ruleFields.window_minutes,
-    comparator: Type.Optional(ruleFields.comparator),
-    severity: Type.Optional(ruleFields.severity),
-    enabled: Type.Optional(ruleFields.enabled),
-    channels: Type.Optional(ruleFields.channels),
-  },
-  { additionalProperties: false },
-);
-
-/** PUT /v1/alerts/:id: any of the fields. */
-export const AlertRulePatch = Type.Partial(Type.Object(ruleFields), { additionalProperties: false });
-
-export const Mute = Type.Object({ minutes: Type.Integer({ minimum: 0, maximum: 525_600 }) }, { additionalProperties: false });
-
-const sloFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  target_percent: Type.Number({ exclusiveMinimum: 0, maximum: 100 }),
-  good: Type.String({ minLength: 1, maxLength: 4000 }),
-  total: Type.String({ minLength: 1, maxLength: 4000 }),
-  window_days: Type.Integer({ minimum: 1, maximum: 365 }),
-};
-
-export const NewSlo = Type.Object(
-  { ...sloFields, window_days: Type.Optional(sloFields.window_days) },
-  { additionalProperties: false },
-);
-export const SloPatch = Type.Partial(Type.Object(sloFields), { additionalProperties: false });
-
-/**
- * A webhook URL as a key that may only read rules sees it: scheme and host. Receivers' URLs often carry their secret
- * (a Slack or Teams hook's path), which a read-only key should not hand out; keys that may change rules see it whole.
- */
-export function redactedChannels(channels: AlertRuleRow['channels']): AlertRuleRow['channels'] {
-  // A URL stored before webhook URLs were checked may not parse; it shows as nothing at all.
-  return channels.map((channel) => ({ ...channel, url: URL.canParse(channel.url) ? `${new URL(channel.url).origin}/…` : '…' }));
-}
-
-export const ruleJson = (rule: AlertRuleRow, readOnly = false) => ({
+/** A rule as the API answers it; channels whole only to those who may change the rule (redactedChannel). */
+export const ruleJson = (rule: AlertRuleRow, readOnly = false): AlertRule => ({
   id: rule.id,
   name: rule.name,
   metric: rule.metric,
@@ -86,12 +15,31 @@ export const ruleJson = (rule: AlertRuleRow, readOnly = false) => ({
   severity: rule.severity,
   enabled: rule.enabled,
   muted_until: isoTime(rule.muted_until),
-  channels: readOnly ? redactedChannels(rule.channels) : rule.channels,
+  channels: readOnly ? rule.channels.map(redactedChannel) : rule.channels,
+  state: rule.state,
+  firing_since: isoTime(rule.firing_since),
   last_evaluated_at: isoTime(rule.last_evaluated_at),
   last_value: rule.last_value,
   last_triggered_at: isoTime(rule.last_triggered_at),
   created_at: isoTime(rule.created_at),
   updated_at: isoTime(rule.updated_at),
+});
+
+export const deliveryJson = (delivery: AlertDeliveryRow): AlertDelivery => ({
+  id: delivery.id,
+  rule_id: delivery.rule_id,
+  event_id: delivery.event_id,
+  kind: delivery.kind,
+  channel_index: delivery.channel_index,
+  channel_type: delivery.channel_type,
+  target: delivery.target,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  response_status: delivery.response_status,
+  response_body: delivery.response_body,
+  error: delivery.error,
+  created_at: isoTime(delivery.created_at),
+  updated_at: isoTime(delivery.updated_at),
 });
 
 /** The analytics snapshot behind `from:alerts`; a deleted rule leaves a tombstone so the newest version hides it. */
@@ -118,7 +66,7 @@ export interface SloStatus {
   total_count: number;
 }
 
-export const sloJson = (slo: SloRow, status: SloStatus) => ({
+export const sloJson = (slo: SloRow, status: SloStatus): Slo => ({
   id: slo.id,
   name: slo.name,
   target_percent: slo.target_percent,

@@ -102,19 +102,21 @@ describe('alert rules', () => {
     expect((await server.api.get('/v1/alerts', { token: setup.publicKey })).status).toBe(403);
   });
 
-  it('shows webhook URLs whole only to keys that may change rules; a read-only key sees scheme and host', async () => {
+  it('shows webhook URLs and secrets only to keys that may change rules; a read-only key sees scheme and host', async () => {
     const url = 'https://hooks.example.com/services/T000/B000/secret-token';
     const created = await server.api.post('/v1/alerts', {
       token: setup.secretKey,
       body: { name: 'hooked', metric: 'from:logs | count', threshold: 1e9, window_minutes: 5, channels: [{ type: 'webhook', url }] },
     });
-    expect(created.body.channels).toEqual([{ type: 'webhook', url }]);
+    const secret = created.body.channels[0].secret as string;
+    expect(created.body.channels).toEqual([{ type: 'webhook', url, secret: expect.stringMatching(/^whsec_[\w-]{32}$/) }]);
     const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['alerts:read'] });
     const one = await server.api.get(`/v1/alerts/${created.body.id}`, { token: reader.key });
     expect(one.body.channels).toEqual([{ type: 'webhook', url: 'https://hooks.example.com/…' }]);
     const listed = await server.api.get('/v1/alerts', { token: reader.key });
     expect(JSON.stringify(listed.body)).not.toContain('secret-token');
-    expect((await server.api.get(`/v1/alerts/${created.body.id}`, { token: setup.secretKey })).body.channels).toEqual([{ type: 'webhook', url }]);
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    expect((await server.api.get(`/v1/alerts/${created.body.id}`, { token: setup.secretKey })).body.channels).toEqual([{ type: 'webhook', url, secret }]);
     // A URL stored before URLs were checked ('http://') shows as nothing to a reader, not as a 500.
     await server.standalone.metadata.query(`update alert_rules set channels = $2::jsonb where id = $1`, [created.body.id, JSON.stringify([{ type: 'webhook', url: 'http://' }])]);
     const old = await server.api.get(`/v1/alerts/${created.body.id}`, { token: reader.key });

@@ -61,14 +61,14 @@ describe('postWebhook', () => {
   });
 
   it('posts the JSON body when private networks are allowed and answers with the status', async () => {
-    const status = await postWebhook(`${url}/hook`, '{"a":1}', { timeoutMs: 2_000, allowPrivateNetworks: true });
-    expect(status).toBe(200);
+    const answer = await postWebhook(`${url}/hook`, '{"a":1}', { timeoutMs: 2_000, allowPrivateNetworks: true });
+    expect(answer).toEqual({ status: 200, body: 'ok' });
     expect(received).toEqual([{ url: '/hook', body: '{"a":1}' }]);
   });
 
   it('does not follow a redirect', async () => {
-    const status = await postWebhook(`${url}/redirect`, '{}', { timeoutMs: 2_000, allowPrivateNetworks: true });
-    expect(status).toBe(307);
+    const answer = await postWebhook(`${url}/redirect`, '{}', { timeoutMs: 2_000, allowPrivateNetworks: true });
+    expect(answer.status).toBe(307);
     expect(received.map((request) => request.url)).toEqual(['/redirect']);
   });
 });

@@ -18,6 +18,7 @@ export const ROUTE_TABLE: readonly { upstream: Upstream; pattern: RegExp; method
   { upstream: 'ai', pattern: /^\/v1\/(gql\/nl|ai)(\/|$)/ },
   { upstream: 'ai', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/gql\/nl\/?$/ },
   { upstream: 'alerts', pattern: /^\/v1\/(alerts|slos)(\/|$)/ },
+  { upstream: 'alerts', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(alerts|slos)(\/|$)/ },
   { upstream: 'exports', pattern: /^\/v1\/exports(\/|$)/ },
   { upstream: 'status-pages', pattern: /^\/v1\/(status|status-pages)(\/|$)/ },
   { upstream: 'status-pages', pattern: /^\/api\/orgs\/[^/]+\/status-pages(\/|$)/ },

@@ -8,7 +8,7 @@ import { FileSystemBlobStore } from '@tlm/blob-store';
 import { EmbeddedBus } from '@tlm/bus';
 import { ConfigError, createServiceApp, finishServiceApp, listen, metrics, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
-import { alertRoutes, startAlertEvaluator, webhookOptions } from '@tlm/alerts';
+import { Notifier, alertRoutes, notifierSettings, startAlertEvaluator } from '@tlm/alerts';
 import { dashboardRoutes } from '@tlm/dashboard-api';
 import { exportRoutes, startExportRunner } from '@tlm/exports';
 import { ingestRoutes } from '@tlm/ingest-gateway';
@@ -114,10 +114,8 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const mailer = mailerFromConfig(config);
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
-  const alertEvaluator = startAlertEvaluator(
-    { metadata, analytics, logger, instanceId: 'standalone', webhook: webhookOptions(config) },
-    config.ALERT_EVALUATION_INTERVAL_MS,
-  );
+  const alertNotifier = new Notifier(metadata, logger, notifierSettings(config, mailer));
+  const alertEvaluator = startAlertEvaluator({ metadata, analytics, logger, instanceId: 'standalone', notifier: alertNotifier }, config.ALERT_EVALUATION_INTERVAL_MS);
   const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
 
   const app = createServiceApp({
@@ -147,7 +145,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       logger,
     }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
-    alertRoutes({ ...access, metadata, analytics, logger }),
+    alertRoutes({ ...access, metadata, analytics, logger, tokens, notifier: alertNotifier }),
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
     statusPageRoutes({ metadata, tokens, limiter: access.limiter }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.

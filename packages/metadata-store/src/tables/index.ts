@@ -8,6 +8,7 @@ export * from './usage';
 export * from './users';
 export * from './leases';
 export * from './alertRules';
+export * from './alertDeliveries';
 export * from './slos';
 export * from './ai';
 export * from './statusPages';
