@@ -24,10 +24,11 @@ build: install services/web/dist/index.html
 start: build
 	exec node services/standalone/dist/main.js
 
-## Type-checks sources and tests, then runs every jest suite.
+## Type-checks sources and tests, then runs every jest suite. The live Kafka suites run against one single-node broker
+## started for the run (deploy/kafka, needs Java 17 and Maven) unless KAFKA_BROKERS names one; it stops afterwards.
 test: build
 	$(PNPM) run typecheck
-	$(PNPM) run test
+	node deploy/kafka/broker.js run -- $(PNPM) run test
 
 ## Throughput and latency figures, each next to its baseline measured in the same run.
 bench: build

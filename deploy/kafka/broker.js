@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+/*
+ * A single-node Kafka (KRaft: controller and broker in one JVM) on loopback ports, for the live test suites.
+ *
+ *   node deploy/kafka/broker.js run -- <command...>   starts a broker, runs the command with KAFKA_BROKERS set to it,
+ *                                                     stops the broker and exits with the command's status
+ *   node deploy/kafka/broker.js start                 starts a broker, prints KAFKA_BROKERS=host:port, runs until
+ *                                                     interrupted
+ *
+ * `run` leaves the command alone when KAFKA_BROKERS is already set, and runs it without a broker (the Kafka suites then
+ * skip, saying why) when Java or Maven is missing. The broker's jars come from pom.xml beside this file, resolved by
+ * Maven into target/lib once per pom; each broker formats a fresh log directory in a temporary folder and removes it
+ * when it stops.
+ */
+'use strict';
+
+const { spawn, spawnSync } = require('node:child_process');
+const { createHash, randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const HERE = __dirname;
+const POM = path.join(HERE, 'pom.xml');
+const LIB = path.join(HERE, 'target', 'lib');
+/** Written after a complete resolution: the SHA-256 of the pom.xml the jars in LIB were resolved from. */
+const RESOLVED_MARKER = path.join(LIB, '.pom-sha256');
+const HEAP = process.env['KAFKA_TEST_HEAP'] || '512m';
+const START_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+/** The Kafka version pom.xml pins. */
+function kafkaVersion() {
+  const match = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(fs.readFileSync(POM, 'utf8'));
+  if (!match) throw new Error(`${POM} names no kafka.version`);
+  return match[1];
+}
+
+function onPath(command) {
+  return spawnSync(command, ['-version'], { stdio: 'ignore' }).error === undefined;
+}
+
+/** Why no broker can start on this machine, or undefined when one can. */
+function unavailableReason() {
+  if (!onPath('java')) return 'no java on PATH (the test broker needs Java 17 or newer)';
+  if (!fs.existsSync(path.join(LIB, `kafka_2.13-${kafkaVersion()}.jar`)) && !onPath('mvn')) {
+    return 'no mvn on PATH to resolve the Kafka broker';
+  }
+  return undefined;
+}
+
+/** Copies the broker's jars into target/lib unless they are there for this very pom.xml. */
+function resolveJars(log) {
+  const pomHash = createHash('sha256').update(fs.readFileSync(POM)).digest('hex');
+  if (fs.existsSync(RESOLVED_MARKER) && fs.readFileSync(RESOLVED_MARKER, 'utf8').trim() === pomHash) return;
+  log(`resolving Kafka ${kafkaVersion()} with Maven into ${path.relative(process.cwd(), LIB)}`);
+  // Jars of another version would shadow the pinned ones on the class path.
+  fs.rmSync(LIB, { recursive: true, force: true });
+  const result = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'dependency:copy-dependencies'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) throw new Error(`mvn dependency:copy-dependencies failed (${result.error?.message ?? `exit ${result.status}`})`);
+  fs.writeFileSync(RESOLVED_MARKER, `${pomHash}\n`);
+}
+
+/** A port nothing listens on at the moment (the broker binds it a moment later). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kafka's cluster id: 16 random bytes in URL-safe base64 without padding, as `kafka-storage random-uuid` prints. */
+function clusterId() {
+  return randomBytes(16).toString('base64url');
+}
+
+function brokerProperties({ dir, brokerPort, controllerPort }) {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `log.dirs=${path.join(dir, 'data')}`,
+    // One node: every internal topic has one replica, and a few partitions are plenty for tests.
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=4',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'transaction.state.log.num.partitions=4',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'auto.create.topics.enable=true',
+    'num.partitions=1',
+    'default.replication.factor=1',
+    'min.insync.replicas=1',
+    // A group starts as soon as its first member joins, instead of waiting three seconds for more.
+    'group.initial.rebalance.delay.ms=0',
+    // Accepts the 64 MiB batches the bus's topics allow.
+    'socket.request.max.bytes=209715200',
+    'num.network.threads=2',
+    'num.io.threads=4',
+    'log.segment.bytes=67108864',
+    '',
+  ].join('\n');
+}
+
+function java(args, options) {
+  return spawn('java', [`-Xmx${HEAP}`, `-Xms${HEAP}`, '-XX:+UseSerialGC', '-Djava.awt.headless=true', '-cp', `${LIB}${path.sep}*`, ...args], options);
+}
+
+function waitForExit(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
+    else child.once('exit', (code, signal) => resolve(code ?? signal));
+  });
+}
+
+/** kafkajs from the bus package, which is the client the product itself uses. */
+function kafkajs() {
+  const { createRequire } = require('node:module');
+  return createRequire(path.join(HERE, '..', '..', 'packages', 'bus', 'package.json'))('kafkajs');
+}
+
+/** Resolves once the broker answers a DescribeCluster through kafkajs. */
+async function waitUntilAnswering(brokers, child, logFile) {
+  const { Kafka, logLevel } = kafkajs();
+  const kafka = new Kafka({ clientId: 'tlm-test-broker', brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the Kafka broker exited (${child.exitCode ?? child.signalCode}) before it answered; see ${logFile}`);
+    }
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      const cluster = await admin.describeCluster();
+      if (cluster.brokers.length > 0) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the Kafka broker did not answer within ${START_TIMEOUT_MS / 1000} s (${error.message}); see ${logFile}`);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Starts a broker and answers `{ brokers, version, startMs, logFile, stop() }` once it answers clients. `log` receives
+ * one-line progress notes.
+ */
+async function startBroker({ log = () => undefined } = {}) {
+  const reason = unavailableReason();
+  if (reason) throw new Error(`cannot start a Kafka broker: ${reason}`);
+  const startedAt = Date.now();
+  resolveJars(log);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tlm-kafka-'));
+  const [brokerPort, controllerPort] = [await freePort(), await freePort()];
+  const properties = path.join(dir, 'server.properties');
+  fs.writeFileSync(properties, brokerProperties({ dir, brokerPort, controllerPort }));
+  const logFile = path.join(dir, 'broker.log');
+  const logConfig = `-Dlog4j2.configurationFile=${path.join(HERE, 'log4j2.properties')}`;
+
+  const format = java([logConfig, 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId(), '--config', properties, '--ignore-formatted'], {
+    stdio: ['ignore', fs.openSync(logFile, 'a'), fs.openSync(logFile, 'a')],
+  });
+  const formatted = await waitForExit(format);
+  if (formatted !== 0) throw new Error(`formatting the Kafka log directory failed (${formatted}); see ${logFile}`);
+
+  const out = fs.openSync(logFile, 'a');
+  const child = java([logConfig, `-Dkafka.logs.dir=${dir}`, 'kafka.Kafka', properties], { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  // A test process that ends without stopping its broker still takes the JVM with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const brokers = `127.0.0.1:${brokerPort}`;
+
+  let stopping;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await waitForExit(child);
+        clearTimeout(timer);
+      }
+      process.removeListener('exit', killOnExit);
+      fs.rmSync(dir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    await waitUntilAnswering(brokers, child, logFile);
+  } catch (error) {
+    // Keeps the log of a broker that never answered: it says why.
+    const kept = path.join(os.tmpdir(), `tlm-kafka-failed-${process.pid}.log`);
+    fs.copyFileSync(logFile, kept);
+    await stop();
+    throw new Error(error.message.replace(logFile, kept));
+  }
+  return { brokers, version: kafkaVersion(), startMs: Date.now() - startedAt, logFile, stop };
+}
+
+/** Runs `command` with KAFKA_BROKERS pointing at a broker started for it; answers the command's exit status. */
+async function runWithBroker(command, log) {
+  let broker;
+  const env = { ...process.env };
+  if (env['KAFKA_BROKERS']) {
+    log(`using KAFKA_BROKERS=${env['KAFKA_BROKERS']}`);
+  } else {
+    const reason = unavailableReason();
+    if (reason) {
+      log(`no test broker: ${reason}; the live Kafka suites skip`);
+    } else {
+      broker = await startBroker({ log });
+      env['KAFKA_BROKERS'] = broker.brokers;
+      log(`Kafka ${broker.version} answers at ${broker.brokers} after ${(broker.startMs / 1000).toFixed(1)} s (log: ${broker.logFile})`);
+    }
+  }
+  const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env });
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const status = await waitForExit(child);
+  process.removeListener('SIGINT', forward);
+  process.removeListener('SIGTERM', forward);
+  if (broker) {
+    await broker.stop();
+    log('Kafka test broker stopped');
+  }
+  return typeof status === 'number' ? status : 1;
+}
+
+async function main(argv) {
+  const log = (line) => process.stderr.write(`[kafka] ${line}\n`);
+  const [mode, ...rest] = argv;
+  if (mode === 'run') {
+    const command = rest[0] === '--' ? rest.slice(1) : rest;
+    if (command.length === 0) throw new Error('usage: broker.js run -- <command...>');
+    process.exitCode = await runWithBroker(command, log);
+  } else if (mode === 'start') {
+    const broker = await startBroker({ log });
+    process.stdout.write(`KAFKA_BROKERS=${broker.brokers}\n`);
+    log(`Kafka ${broker.version} answers after ${(broker.startMs / 1000).toFixed(1)} s (log: ${broker.logFile}); Ctrl-C stops it`);
+    const shutdown = () => void broker.stop().then(() => process.exit(0));
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  } else {
+    throw new Error('usage: broker.js run -- <command...> | broker.js start');
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((error) => {
+    process.stderr.write(`[kafka] ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { startBroker, unavailableReason, kafkaVersion };
