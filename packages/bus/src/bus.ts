@@ -17,7 +17,16 @@ export interface MessagePosition {
  * publish. A bus that keeps a log (`redelivers`) also passes each value's position, in the same order: a consumer that
  * stores how far it got together with its results can tell a redelivery from new messages.
  */
-export type BatchHandler<T> = (values: T[], positions?: readonly MessagePosition[]) => Promise<void>;
+export type BatchHandler<T> = (values: T[], positions?: readonly MessagePosition[], delivery?: Delivery) => Promise<void>;
+
+/** How a batch reaches its handler. */
+export interface Delivery {
+  /**
+   * The batch may have been processed before (the embedded bus's journal delivers again, on start, what it had not
+   * seen processed when the process stopped): a handler that appends rows skips those it stored already.
+   */
+  redelivered: boolean;
+}
 
 export interface SubscribeOptions {
   /** Consumer group: each message is processed by one member of each group. */
@@ -44,8 +53,9 @@ export interface Bus {
    */
   readonly redelivers: boolean;
   /**
-   * Resolves once the messages are durable: embedded, when every subscribed group has processed them;
-   * Kafka, when all in-sync replicas acknowledged them.
+   * Resolves once the messages are durable: embedded, when every subscribed group has processed them, or for a
+   * journaled topic once they are in the journal and processed or a short wait has passed; Kafka, when all in-sync
+   * replicas acknowledged them.
    */
   publish<T>(topic: Topic, messages: BusMessage<T>[]): Promise<void>;
   subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription>;

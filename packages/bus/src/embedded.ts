@@ -1,5 +1,6 @@
-import { metrics } from '@tlm/core';
+import { ApiError, metrics, type Logger } from '@tlm/core';
 import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
+import type { IngestJournal, JournalEntry } from './journal';
 import type { Topic } from './topics';
 
 /** Largest number of values handed to one handler call; bounds the memory of one group commit. */
@@ -7,6 +8,7 @@ const MAX_BATCH_VALUES = 20_000;
 
 interface PendingPublish<T> {
   values: T[];
+  redelivered: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -25,14 +27,14 @@ class GroupQueue<T> {
 
   constructor(
     private readonly topic: Topic,
-    private readonly group: string,
+    readonly group: string,
     private readonly handler: BatchHandler<T>,
     private readonly concurrency: number,
   ) {}
 
-  enqueue(values: T[]): Promise<void> {
+  enqueue(values: T[], redelivered = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ values, resolve, reject });
+      this.pending.push({ values, redelivered, resolve, reject });
       this.pendingValues += values.length;
       this.reportLag();
       this.pump();
@@ -43,7 +45,12 @@ class GroupQueue<T> {
     while (this.running < this.concurrency && this.pending.length > 0) {
       const taken: PendingPublish<T>[] = [];
       let count = 0;
-      while (this.pending.length > 0 && (taken.length === 0 || count + this.pending[0]!.values.length <= MAX_BATCH_VALUES)) {
+      // A batch delivered again is handed over on its own, so the handler is told so.
+      while (
+        this.pending.length > 0 &&
+        (taken.length === 0 ||
+          (count + this.pending[0]!.values.length <= MAX_BATCH_VALUES && this.pending[0]!.redelivered === taken[0]!.redelivered))
+      ) {
         const next = this.pending.shift()!;
         taken.push(next);
         count += next.values.length;
@@ -57,7 +64,7 @@ class GroupQueue<T> {
   private async run(taken: PendingPublish<T>[], count: number): Promise<void> {
     const values = taken.length === 1 ? taken[0]!.values : taken.flatMap((publish) => publish.values);
     try {
-      await this.handler(values);
+      await this.handler(values, undefined, { redelivered: taken[0]!.redelivered });
       for (const publish of taken) publish.resolve();
     } catch (error) {
       for (const publish of taken) publish.reject(error);
@@ -78,9 +85,33 @@ class GroupQueue<T> {
   }
 }
 
+/** Attempts at a journaled batch whose handler fails after its publish was answered, before it is given up. */
+const MAX_DELIVERY_ATTEMPTS = 10;
+const RETRY_BASE_MS = 100;
+const RETRY_MAX_MS = 15_000;
+/** How often the journal's record of what each group processed is written, and the files read past removed. */
+const PERSIST_INTERVAL_MS = 100;
+
+export interface EmbeddedBusOptions {
+  /**
+   * Journal of the ingest topics: a publish to one of them is answered once it is on disk and either processed or
+   * `commitWaitMs` passed, so a slow commit (a store checkpoint) does not hold the publisher.
+   */
+  journal?: IngestJournal;
+  /** How long a journaled publish waits for its consumers before it is answered anyway; default 100 ms. */
+  commitWaitMs?: number;
+  /** Journaled messages a group may be behind before publishes to its topic are refused (503); default 200,000. */
+  maxBehind?: number;
+  logger?: Logger;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * In-process bus for standalone mode. Publishing runs the subscribed handlers (the writers), so a publish that
- * resolves means the rows are committed: 202 is durable without a broker.
+ * resolves means the rows are committed: 202 is durable without a broker. With a journal, a journaled topic's publish
+ * is durable once it is on disk: it is answered when its rows are committed or after `commitWaitMs`, whichever comes
+ * first, and what was answered but not processed when the process stopped is delivered again by `replayJournal`.
  */
 export class EmbeddedBus implements Bus {
   readonly redelivers = false;
@@ -88,6 +119,24 @@ export class EmbeddedBus implements Bus {
   /** Numbers broadcast subscribers; a count of live groups would repeat a name after a close. */
   private broadcastSubscribers = 0;
   private closed = false;
+  private readonly journal: IngestJournal | undefined;
+  private readonly commitWaitMs: number;
+  private readonly maxBehind: number;
+  private readonly logger: Logger | undefined;
+  /** Journaled deliveries not yet processed or given up, so a close can wait for them. */
+  private readonly deliveries = new Set<Promise<void>>();
+  private readonly persistTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: EmbeddedBusOptions = {}) {
+    this.journal = options.journal;
+    this.commitWaitMs = options.commitWaitMs ?? 100;
+    this.maxBehind = options.maxBehind ?? 200_000;
+    this.logger = options.logger;
+    if (this.journal) {
+      this.persistTimer = setInterval(() => this.persistJournal(), PERSIST_INTERVAL_MS);
+      this.persistTimer.unref();
+    }
+  }
 
   async publish<T>(topic: Topic, messages: BusMessage<T>[]): Promise<void> {
     if (this.closed) throw new Error('bus is closed');
@@ -98,9 +147,103 @@ export class EmbeddedBus implements Bus {
     const stopTimer = metrics.busPublishDuration.startTimer({ topic });
     const values = messages.map((message) => message.value);
     try {
-      await Promise.all(queues.map((queue) => queue.enqueue(values)));
+      if (this.journal?.journals(topic)) await this.publishJournaled(this.journal, topic, queues, values);
+      else await Promise.all(queues.map((queue) => queue.enqueue(values)));
     } finally {
       stopTimer();
+    }
+  }
+
+  private async publishJournaled(journal: IngestJournal, topic: Topic, queues: GroupQueue<unknown>[], values: unknown[]): Promise<void> {
+    const behind = Math.max(...queues.map((queue) => journal.behind(topic, queue.group)));
+    if (behind > this.maxBehind) {
+      throw new ApiError(503, 'INTERNAL_ERROR', 'the server is behind on storing what it accepted; retry shortly', { behind }, { 'Retry-After': '1' });
+    }
+    const entry = await journal.append(topic, values);
+    let answered = false;
+    const delivered = Promise.all(queues.map((queue) => this.deliver(journal, queue, entry, values, false, () => answered)));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        // From here on a failure is retried: the publisher has its answer, and the entry is on disk.
+        answered = true;
+        resolve();
+      }, this.commitWaitMs);
+    });
+    try {
+      await Promise.race([delivered, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Hands a journaled entry to one group and records it processed. A failure before the publisher is answered fails
+   * the publish (the entry counts as done: the publisher retries); after it, the entry is delivered again with backoff,
+   * and given up with an error log after MAX_DELIVERY_ATTEMPTS. On close, an unprocessed entry stays in the journal.
+   */
+  private deliver(journal: IngestJournal, queue: GroupQueue<unknown>, entry: JournalEntry, values: unknown[], redelivered: boolean, answered: () => boolean): Promise<void> {
+    const delivery = (async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await queue.enqueue(values, redelivered);
+          break;
+        } catch (error) {
+          if (!answered()) {
+            journal.processed(entry, queue.group);
+            throw error;
+          }
+          if (this.closed) return;
+          if (attempt >= MAX_DELIVERY_ATTEMPTS) {
+            this.logger?.error({ err: error, topic: entry.topic, group: queue.group, messages: entry.count }, 'giving up a journaled batch its consumer kept failing');
+            break;
+          }
+          this.logger?.warn({ err: error, topic: entry.topic, group: queue.group, attempt }, 'a journaled batch failed; delivering it again');
+          await sleep(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1)));
+          redelivered = true;
+        }
+      }
+      journal.processed(entry, queue.group);
+    })();
+    this.deliveries.add(delivery);
+    const forget = () => void this.deliveries.delete(delivery);
+    delivery.then(forget, forget);
+    return delivery;
+  }
+
+  /**
+   * Delivers again, marked as redelivered, every journaled entry a subscribed group had not processed when the process
+   * last stopped; resolves once they are processed. Called once on start, after the consumers subscribed.
+   */
+  async replayJournal(): Promise<number> {
+    const journal = this.journal;
+    if (!journal) return 0;
+    let replayed = 0;
+    const deliveries: Promise<void>[] = [];
+    for (const [topic, groups] of this.groups) {
+      if (!journal.journals(topic)) continue;
+      for (const queue of groups.values()) {
+        for (const batch of journal.unprocessed(topic, queue.group)) {
+          replayed += batch.count;
+          deliveries.push(this.deliver(journal, queue, batch, batch.values, true, () => true));
+        }
+      }
+    }
+    await Promise.all(deliveries);
+    this.persistJournal();
+    return replayed;
+  }
+
+  private persistJournal(): void {
+    if (!this.journal) return;
+    const groups = new Map<Topic, string[]>();
+    for (const [topic, queues] of this.groups) {
+      if (this.journal.journals(topic)) groups.set(topic, [...queues.keys()]);
+    }
+    try {
+      this.journal.persist(groups);
+    } catch (error) {
+      this.logger?.error({ err: error }, 'the ingest journal could not record what was processed');
     }
   }
 
@@ -127,8 +270,12 @@ export class EmbeddedBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all([...this.deliveries]);
     for (const groups of this.groups.values()) {
       for (const queue of groups.values()) await queue.idle();
     }
+    if (this.persistTimer) clearInterval(this.persistTimer);
+    this.persistJournal();
+    await this.journal?.close();
   }
 }

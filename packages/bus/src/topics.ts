@@ -33,6 +33,9 @@ export type Topic = (typeof Topics)[keyof typeof Topics];
  */
 export const SHORT_LIVED_TOPICS: ReadonlySet<Topic> = new Set<Topic>([Topics.rateCounts, Topics.keyChanges]);
 
+/** Topics that carry accepted telemetry: the standalone server journals them, so a 202 never waits for a slow commit. */
+export const SIGNAL_TOPICS: readonly Topic[] = Object.values(Topics).filter((topic) => !SHORT_LIVED_TOPICS.has(topic));
+
 export const ConsumerGroups = {
   ingestWriter: 'tlm-ingest-writer',
   issuesProcessor: 'tlm-issues-processor',

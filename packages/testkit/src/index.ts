@@ -35,6 +35,8 @@ export async function startTestServer(env: Record<string, string> = {}, logs?: W
     RATE_LIMIT_ENABLED: 'false',
     KEY_LAST_USED_FLUSH_MS: '100',
     STATS_FLUSH_MS: '50',
+    // Tests read what they just sent: an ingest answer waits for its commit (the journal keeps it durable either way).
+    INGEST_COMMIT_WAIT_MS: '60000',
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     // Hundreds of sign-ups: scrypt at 2^14 instead of 2^17 saves minutes of CPU; the rehash tests set the real cost.
     PASSWORD_COST: '16384',

@@ -8,11 +8,13 @@ import {
   sessionsTable,
   spanRow,
   spansTable,
+  storedIds,
   vitalRow,
   vitalsTable,
   type AnalyticsStore,
+  type AppendedTable,
 } from '@tlm/analytics-store';
-import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
+import { ConsumerGroups, Topics, type Bus, type Delivery, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
 import type { EventRecord, LogRecord, SessionRecord, SpanRecord, VitalRecord } from '@tlm/signals';
@@ -43,6 +45,16 @@ export interface IngestWriter {
 }
 
 /**
+ * A batch the bus delivers again (the embedded bus's journal, on start) keeps only the records whose rows are not
+ * stored yet, so neither rows nor their counts are doubled.
+ */
+async function unstored<R extends { id: string }>(analytics: AnalyticsStore, table: AppendedTable, records: R[], delivery: Delivery | undefined): Promise<R[]> {
+  if (!delivery?.redelivered) return records;
+  const stored = await storedIds(analytics, table, records.map((record) => record.id));
+  return stored.size === 0 ? records : records.filter((record) => !stored.has(record.id));
+}
+
+/**
  * Consumes the log, event, span, vital, session, replay and profile topics. A batch's rows are committed before it is
  * acknowledged; a failure there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded).
  * The schema registry and usage counters (logs and events) are derived from the committed rows exactly once by their
@@ -54,17 +66,21 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
   // Two batches in flight: one is written while the next is prepared; rows carry their own ids, so order is free.
   const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
-    await deps.bus.subscribe<LogRecord>(Topics.logs, group, (records, positions) =>
-      counter.write(Topics.logs, records, positions, (stream) => deps.analytics.insert(logsTable, records.map((record, index) => logRow(record, stream[index])))),
-    ),
-    await deps.bus.subscribe<EventRecord>(Topics.events, group, (records, positions) =>
-      counter.write(Topics.events, records, positions, (stream) => deps.analytics.insert(eventsTable, records.map((record, index) => eventRow(record, stream[index])))),
-    ),
-    await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records) => {
-      await deps.analytics.insert(spansTable, records.map(spanRow));
+    await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (delivered, positions, delivery) => {
+      const records = await unstored(deps.analytics, 'logs', delivered, delivery);
+      if (records.length === 0) return;
+      await counter.write(Topics.logs, records, positions, (stream) => deps.analytics.insert(logsTable, records.map((record, index) => logRow(record, stream[index]))));
     }),
-    await deps.bus.subscribe<VitalRecord>(Topics.vitals, group, async (records) => {
-      await deps.analytics.insert(vitalsTable, records.map(vitalRow));
+    await deps.bus.subscribe<EventRecord>(Topics.events, group, async (delivered, positions, delivery) => {
+      const records = await unstored(deps.analytics, 'events', delivered, delivery);
+      if (records.length === 0) return;
+      await counter.write(Topics.events, records, positions, (stream) => deps.analytics.insert(eventsTable, records.map((record, index) => eventRow(record, stream[index]))));
+    }),
+    await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records, _positions, delivery) => {
+      await deps.analytics.insert(spansTable, (await unstored(deps.analytics, 'spans', records, delivery)).map(spanRow));
+    }),
+    await deps.bus.subscribe<VitalRecord>(Topics.vitals, group, async (records, _positions, delivery) => {
+      await deps.analytics.insert(vitalsTable, (await unstored(deps.analytics, 'vitals', records, delivery)).map(vitalRow));
     }),
     await deps.bus.subscribe<SessionRecord>(Topics.sessions, group, async (records) => {
       await deps.analytics.insert(sessionsTable, records.map(sessionRow));

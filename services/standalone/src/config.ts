@@ -30,6 +30,13 @@ export const StandaloneConfig = Type.Object({
         "Memory the whole process may use: a size (4GiB, 1536MB) or a share of the machine's or container's memory (40%); at least 1GiB. Default a quarter of it, at least 1GiB. Half goes to the analytics store (DuckDB's memory_limit: past it, it evicts cached blocks and spills to DATA_DIR/duckdb-spill), 35% to Node and 15% to PGlite.",
     }),
   ),
+  INGEST_COMMIT_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 100,
+    description:
+      'How long an ingest request waits for its rows to be committed before it is answered anyway. Accepted items are written to the ingest journal (DATA_DIR/journal, flushed to disk) first, so the answer is durable either way; the wait keeps what was just sent readable at once except while the analytics store checkpoints.',
+  }),
   DUCKDB_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: "Worker threads of the analytics store (DuckDB); default one per core." })),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: POSTGRES_URL_PATTERN, secret: true, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),

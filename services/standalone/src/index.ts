@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore, type DuckDBStoreOptions } from '@tlm/analytics-store';
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
-import { EmbeddedBus } from '@tlm/bus';
+import { EmbeddedBus, IngestJournal, SIGNAL_TOPICS } from '@tlm/bus';
 import { ConfigError, createServiceApp, finishServiceApp, listen, metrics, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
 import { Notifier, alertRoutes, notifierSettings, startAlertEvaluator } from '@tlm/alerts';
@@ -100,12 +100,19 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   await migrate(metadata);
   await analytics.migrate(ANALYTICS_TABLES);
   const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
-  const bus = new EmbeddedBus();
+  // Accepted telemetry is on disk in the journal before it is answered; the consumers store it from there.
+  const bus = new EmbeddedBus({
+    journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS),
+    commitWaitMs: config.INGEST_COMMIT_WAIT_MS,
+    logger,
+  });
   const access = await startKeyAccess(metadata, bus, config, logger);
   const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
   // One symbolicator for uploads and ingest, so a map uploaded here is used for the next error at once.
   const symbolicator = new Symbolicator(metadata, { logger });
   const issuesProcessor = await startIssuesProcessor({ bus, analytics, metadata, logger, enrichers: [symbolicator.enrich] });
+  const replayed = await bus.replayJournal();
+  if (replayed > 0) logger.info({ messages: replayed }, 'stored what the ingest journal held beyond the last stop');
   const logScanner = startLogScanner(
     { metadata, analytics, bus, logger },
     { intervalMs: config.LOG_SCAN_INTERVAL_MS, lookbackMs: config.LOG_SCAN_LOOKBACK_MS, maxRowsPerPass: config.LOG_SCAN_MAX_ROWS },

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
-import { Api, setupProject } from '@tlm/testkit';
+import { Api, eventually, setupProject } from '@tlm/testkit';
 
 /** These tests run the built entry point, as `make start` does (`make test` builds first). */
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
@@ -73,10 +73,12 @@ async function startProcess(env: Record<string, string> = {}): Promise<Running> 
   return { child, api, output: () => output, exited };
 }
 
-async function storedMessages(prefix: string): Promise<number> {
+/** Log rows whose message starts with `prefix`, or how many different messages they hold. */
+async function storedMessages(prefix: string, what: 'rows' | 'distinct' = 'rows'): Promise<number> {
   const store = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'));
   try {
-    const [row] = await store.query('SELECT count(*) AS n FROM logs WHERE starts_with(message, $prefix)', { prefix });
+    const counted = what === 'rows' ? 'count(*)' : 'count(DISTINCT message)';
+    const [row] = await store.query(`SELECT ${counted} AS n FROM logs WHERE starts_with(message, $prefix)`, { prefix });
     return row!['n'] as number;
   } finally {
     await store.close();
@@ -105,6 +107,42 @@ describe('the standalone process', () => {
     expect(await storedMessages('crash ')).toBe(20 * 50);
     expect(await storedMessages('after ')).toBe(50);
   }, PROCESS_TEST_MS);
+
+  it('stores once, at the next start, what it answered before committing when SIGKILL came (the ingest journal)', async () => {
+    // No commit wait: answers go out once the items are in the journal, so the kill finds most of them uncommitted.
+    const first = await startProcess({ INGEST_COMMIT_WAIT_MS: '0' });
+    const setup = await setupProject(first.api);
+    const envelope = (n: number) => {
+      const eventId = n.toString(16).padStart(32, '0');
+      return `{"event_id":"${eventId}"}\n{"type":"event"}\n${JSON.stringify({ event_id: eventId, message: 'the journal holds this error', level: 'error' })}\n`;
+    };
+    const events = Array.from({ length: 20 }, (_, n) => ({ event: 'journaled_signup', distinctId: `user-${n}` }));
+    const replies = await Promise.all([
+      ...Array.from({ length: 40 }, (_, i) => first.api.post('/v1/logs', { token: setup.secretKey, body: batch('journaled', i) })),
+      ...Array.from({ length: 5 }, () => first.api.post('/v1/events', { token: setup.secretKey, body: { batch: events } })),
+      ...Array.from({ length: 30 }, (_, n) =>
+        first.api.post('/v1/envelope', { token: setup.secretKey, body: envelope(n + 1), headers: { 'content-type': 'application/x-sentry-envelope' } }),
+      ),
+    ]);
+    expect(replies.map((reply) => reply.status)).toEqual([...Array(45).fill(202), ...Array(30).fill(200)]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startProcess();
+    // The issue's row for GQL is copied from its count shortly after the count.
+    await eventually(async () => {
+      const issues = await second.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: 'from:issues | fields title, event_count' } });
+      expect(issues.body.data.results).toEqual([{ title: 'the journal holds this error', event_count: 30 }]);
+    });
+    const counted = await second.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: 'from:events event:journaled_signup | count' } });
+    expect(counted.body.data.results).toEqual([{ value: 100 }]);
+    const usage = await second.api.get(`/api/orgs/${setup.session.organization.id}/usage`, { token: setup.session.token });
+    expect(usage.body.usage).toEqual(expect.objectContaining({ events: 100, logs: 40 * 50 }));
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await storedMessages('journaled ')).toBe(40 * 50);
+    expect(await storedMessages('journaled ', 'distinct')).toBe(40 * 50);
+  }, 2 * PROCESS_TEST_MS);
 
   it('counts into the schema registry and usage, at the next start, the events and logs a SIGKILL left uncounted', async () => {
     // No stats flush before the kill: the rows are stored and answered 202, their counts are not.

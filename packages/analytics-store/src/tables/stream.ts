@@ -41,3 +41,17 @@ export async function lastStreamOffset(store: AnalyticsStore, table: CountedTabl
 function readBackOnlyFromDuckDB(dialect: Dialect, table: CountedTable): void {
   if (dialect !== 'duckdb') throw new Error(`the ${table} stream is read back only from DuckDB, where the embedded bus numbers it`);
 }
+
+/** Append tables whose rows a writer may be handed again (the embedded bus's journal, on start). */
+export type AppendedTable = 'logs' | 'events' | 'spans' | 'vitals';
+
+/**
+ * The ids among `ids` that `table` holds already, so a batch delivered again stores only what it did not store before.
+ * ClickHouse collapses a row written twice into one (ReplacingMergeTree on the id), so there nothing needs skipping.
+ */
+export async function storedIds(store: AnalyticsStore, table: AppendedTable, ids: readonly string[]): Promise<Set<string>> {
+  if (store.dialect !== 'duckdb' || ids.length === 0) return new Set();
+  // Ids are UUIDs, so a comma joins them unambiguously into one bound parameter.
+  const rows = await store.query(`SELECT id FROM ${table} WHERE id IN (SELECT unnest(string_split($ids, ',')))`, { ids: ids.join(',') });
+  return new Set(rows.map((row) => String(row['id'])));
+}

@@ -1,0 +1,207 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApiError } from '@tlm/core';
+import type { Delivery } from './bus';
+import { EmbeddedBus } from './embedded';
+import { IngestJournal } from './journal';
+import { Topics } from './topics';
+
+/**
+ * The embedded bus with its ingest journal, on real files: a publish is answered once its entry is on disk and
+ * processed or the commit wait passed; a process that stops without processing it delivers it again on the next start,
+ * marked as redelivered; a torn last entry is cut off; files every group read past are removed.
+ */
+
+const TOPICS = [Topics.logs, Topics.errors];
+const GROUP = { group: 'writer' };
+
+let dir: string;
+let open: EmbeddedBus[];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'tlm-journal-'));
+  open = [];
+});
+afterEach(async () => {
+  for (const bus of open) await bus.close().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function journaledBus(options: { commitWaitMs?: number; maxBehind?: number; segmentBytes?: number } = {}): EmbeddedBus {
+  const bus = new EmbeddedBus({
+    journal: IngestJournal.open(dir, TOPICS, options.segmentBytes),
+    commitWaitMs: options.commitWaitMs ?? 50,
+    maxBehind: options.maxBehind,
+  });
+  open.push(bus);
+  return bus;
+}
+
+/** A process that stops without closing anything: its bus is dropped where it stands (its timers stopped). */
+function dropWithoutClosing(bus: EmbeddedBus): void {
+  open.splice(open.indexOf(bus), 1);
+  clearInterval((bus as unknown as { persistTimer: NodeJS.Timeout }).persistTimer);
+}
+
+const messages = (...values: number[]) => values.map((value) => ({ key: 'project-1', value }));
+const never = () => new Promise<void>(() => undefined);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Received {
+  values: number[];
+  redelivered: boolean;
+}
+
+function recorder(): { received: Received[]; handler: (values: number[], positions: unknown, delivery?: Delivery) => Promise<void> } {
+  const received: Received[] = [];
+  return {
+    received,
+    handler: async (values, _positions, delivery) => {
+      received.push({ values, redelivered: delivery?.redelivered ?? false });
+    },
+  };
+}
+
+describe('the ingest journal', () => {
+  it('answers a publish whose consumer is slow after the commit wait, and still delivers it once', async () => {
+    const bus = journaledBus({ commitWaitMs: 30 });
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const received: number[][] = [];
+    await bus.subscribe<number>(Topics.logs, GROUP, async (values) => {
+      await slow;
+      received.push(values);
+    });
+    await bus.publish(Topics.logs, messages(1, 2, 3));
+    expect(received).toEqual([]);
+    release();
+    await bus.close();
+    expect(received).toEqual([[1, 2, 3]]);
+
+    // Processed before the close, so a new start has nothing to deliver.
+    const again = journaledBus();
+    const next = recorder();
+    await again.subscribe(Topics.logs, GROUP, next.handler);
+    expect(await again.replayJournal()).toBe(0);
+    expect(next.received).toEqual([]);
+  });
+
+  it('delivers again, marked as redelivered, what a stopped process answered but never processed', async () => {
+    const first = journaledBus({ commitWaitMs: 10 });
+    await first.subscribe<number>(Topics.logs, GROUP, never);
+    await first.subscribe<number>(Topics.errors, GROUP, async () => undefined);
+    await first.publish(Topics.logs, messages(1, 2));
+    await first.publish(Topics.logs, messages(3));
+    await first.publish(Topics.errors, messages(9));
+    await sleep(250);
+    dropWithoutClosing(first);
+
+    const second = journaledBus();
+    const logs = recorder();
+    const errors = recorder();
+    await second.subscribe(Topics.logs, GROUP, logs.handler);
+    await second.subscribe(Topics.errors, GROUP, errors.handler);
+    expect(await second.replayJournal()).toBe(3);
+    expect(logs.received.flatMap((batch) => batch.values)).toEqual([1, 2, 3]);
+    expect(logs.received.every((batch) => batch.redelivered)).toBe(true);
+    // The error was processed and its progress written before the stop.
+    expect(errors.received).toEqual([]);
+
+    // New messages are numbered after the old ones and delivered as new.
+    await second.publish(Topics.logs, messages(4));
+    expect(logs.received.at(-1)).toEqual({ values: [4], redelivered: false });
+    await second.close();
+    const third = journaledBus();
+    const none = recorder();
+    await third.subscribe(Topics.logs, GROUP, none.handler);
+    expect(await third.replayJournal()).toBe(0);
+  });
+
+  it('fails a publish whose consumer fails within the commit wait, and never delivers it again', async () => {
+    const bus = journaledBus({ commitWaitMs: 5_000 });
+    await bus.subscribe<number>(Topics.logs, GROUP, async () => {
+      throw new Error('the store refused the rows');
+    });
+    await expect(bus.publish(Topics.logs, messages(1))).rejects.toThrow('the store refused the rows');
+    await bus.close();
+
+    const again = journaledBus();
+    const next = recorder();
+    await again.subscribe(Topics.logs, GROUP, next.handler);
+    expect(await again.replayJournal()).toBe(0);
+  });
+
+  it('delivers again, with backoff, a batch whose consumer fails after its publish was answered', async () => {
+    const bus = journaledBus({ commitWaitMs: 10 });
+    const attempts: Received[] = [];
+    await bus.subscribe<number>(Topics.logs, GROUP, async (values, _positions, delivery) => {
+      attempts.push({ values, redelivered: delivery?.redelivered ?? false });
+      if (attempts.length === 1) {
+        await sleep(50);
+        throw new Error('a checkpoint failed');
+      }
+    });
+    await bus.publish(Topics.logs, messages(7));
+    await sleep(400);
+    await bus.close();
+    expect(attempts).toEqual([
+      { values: [7], redelivered: false },
+      { values: [7], redelivered: true },
+    ]);
+  });
+
+  it('refuses publishes with 503 while a consumer is further behind than allowed, and writes nothing', async () => {
+    const bus = journaledBus({ commitWaitMs: 5, maxBehind: 3 });
+    await bus.subscribe<number>(Topics.logs, GROUP, never);
+    await bus.publish(Topics.logs, messages(1, 2, 3, 4));
+    const refused = await bus.publish(Topics.logs, messages(5)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(503);
+    expect((refused as ApiError).headers).toEqual({ 'Retry-After': '1' });
+    dropWithoutClosing(bus);
+
+    const again = journaledBus();
+    const next = recorder();
+    await again.subscribe(Topics.logs, GROUP, next.handler);
+    await again.replayJournal();
+    expect(next.received.flatMap((batch) => batch.values)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('cuts off a torn last entry and appends after the last whole one', async () => {
+    const first = journaledBus({ commitWaitMs: 5 });
+    await first.subscribe<number>(Topics.logs, GROUP, never);
+    await first.publish(Topics.logs, messages(1));
+    await first.publish(Topics.logs, messages(2));
+    dropWithoutClosing(first);
+    const logDir = path.join(dir, Topics.logs);
+    const [file] = readdirSync(logDir);
+    const whole = statSync(path.join(logDir, file!)).size;
+    // A write the crash cut short: a header announcing more bytes than follow.
+    appendFileSync(path.join(logDir, file!), Buffer.from([200, 0, 0, 0, 1, 2, 3]));
+
+    const second = journaledBus({ commitWaitMs: 5 });
+    await second.subscribe<number>(Topics.logs, GROUP, never);
+    expect(statSync(path.join(logDir, file!)).size).toBe(whole);
+    await second.publish(Topics.logs, messages(3));
+    dropWithoutClosing(second);
+
+    const third = journaledBus();
+    const next = recorder();
+    await third.subscribe(Topics.logs, GROUP, next.handler);
+    expect(await third.replayJournal()).toBe(3);
+    expect(next.received.flatMap((batch) => batch.values)).toEqual([1, 2, 3]);
+  });
+
+  it('removes the files every group has read past', async () => {
+    const bus = journaledBus({ commitWaitMs: 1_000, segmentBytes: 64 });
+    await bus.subscribe<string>(Topics.logs, GROUP, async () => undefined);
+    for (let n = 0; n < 5; n++) await bus.publish(Topics.logs, [{ key: 'p', value: 'x'.repeat(100) }]);
+    await sleep(250);
+    // Each entry fills a file; all but the one being appended to are read past.
+    expect(readdirSync(path.join(dir, Topics.logs))).toHaveLength(1);
+  });
+});

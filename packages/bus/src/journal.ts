@@ -1,0 +1,296 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { Topic } from './topics';
+
+/** A journal file is closed and a new one begun once it holds this many bytes; closed files go once every group read past them. */
+export const JOURNAL_SEGMENT_BYTES = 64 * 1024 * 1024;
+/** Bytes before each entry's payload: payload length, its CRC-32, the first offset (64-bit) and the message count. */
+const HEADER_BYTES = 4 + 4 + 8 + 4;
+const ACKED_FILE = 'acked.json';
+
+/** Where a publish landed in its topic's journal: offsets `first` to `first + count - 1`. */
+export interface JournalEntry {
+  topic: Topic;
+  first: number;
+  count: number;
+}
+
+/** An entry read back on start, with the values it holds. */
+export interface JournaledBatch<T> extends JournalEntry {
+  values: T[];
+}
+
+interface Segment {
+  file: string;
+  /** Offset of its first entry. */
+  first: number;
+  /** Offset after its last entry. */
+  end: number;
+}
+
+interface PendingWrite {
+  bytes: Buffer;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** One topic's journal: its files, the file being appended to, and the writes waiting for the next flush. */
+class TopicJournal {
+  readonly segments: Segment[] = [];
+  nextOffset = 0;
+  private handle: FileHandle | undefined;
+  private handleSize = 0;
+  private waiting: PendingWrite[] = [];
+  private flushing = false;
+
+  constructor(
+    readonly topic: Topic,
+    readonly dir: string,
+    private readonly segmentBytes: number,
+  ) {}
+
+  /** Numbers the values, and resolves once their entry is on disk (written and fdatasync'd with whatever else waited). */
+  append(values: readonly unknown[]): Promise<JournalEntry> {
+    const entry: JournalEntry = { topic: this.topic, first: this.nextOffset, count: values.length };
+    this.nextOffset += values.length;
+    const payload = Buffer.from(JSON.stringify(values));
+    const bytes = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+    bytes.writeUInt32LE(payload.length, 0);
+    bytes.writeUInt32LE(crc32(payload), 4);
+    bytes.writeBigUInt64LE(BigInt(entry.first), 8);
+    bytes.writeUInt32LE(entry.count, 16);
+    payload.copy(bytes, HEADER_BYTES);
+    return new Promise<JournalEntry>((resolve, reject) => {
+      this.waiting.push({ bytes, resolve: () => resolve(entry), reject });
+      void this.flush();
+    });
+  }
+
+  /** Group commit: every write that waits while one flush runs goes out together in the next one. */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0);
+        try {
+          const handle = await this.writable(batch[0]!.bytes.readBigUInt64LE(8));
+          const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((write) => write.bytes));
+          await handle.write(bytes, 0, bytes.length);
+          await handle.datasync();
+          this.handleSize += bytes.length;
+          this.segments.at(-1)!.end = Number(batch.at(-1)!.bytes.readBigUInt64LE(8)) + batch.at(-1)!.bytes.readUInt32LE(16);
+          for (const write of batch) write.resolve();
+        } catch (error) {
+          for (const write of batch) write.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** The file to append to: the current one, or a new one named by its first offset once the current one is full. */
+  private async writable(firstOffset: bigint): Promise<FileHandle> {
+    if (this.handle && this.handleSize < this.segmentBytes) return this.handle;
+    await this.handle?.close();
+    const first = Number(firstOffset);
+    const file = path.join(this.dir, `${String(first).padStart(16, '0')}.log`);
+    this.handle = await open(file, 'a');
+    this.handleSize = 0;
+    this.segments.push({ file, first, end: first });
+    // The new file's name must survive a crash too, or its entries would be unreachable.
+    syncDirectory(this.dir);
+    return this.handle;
+  }
+
+  /** Removes the closed files every group has read past. */
+  dropBefore(offset: number): void {
+    while (this.segments.length > 1 && this.segments[0]!.end <= offset) rmSync(this.segments.shift()!.file, { force: true });
+  }
+
+  async close(): Promise<void> {
+    while (this.flushing || this.waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The ingest journal of the standalone server: every publish to a journaled topic is appended to an append-only file
+ * per topic and flushed to disk before it is answered, so a 202 is durable without waiting for the analytics store to
+ * commit (its checkpoints hold commits for seconds). Each consumer group's progress is the offset below which it has
+ * processed every entry; it is written to `acked.json` shortly after it moves, and on start every entry above it is
+ * delivered again. Files every group has read past are removed.
+ */
+export class IngestJournal {
+  private readonly topics = new Map<Topic, TopicJournal>();
+  /** Per topic and group: the offset below which every entry is processed, and the entries processed above it. */
+  private readonly acked = new Map<Topic, Map<string, { through: number; done: Map<number, number> }>>();
+  private ackedChanged = false;
+
+  private constructor(private readonly dir: string) {}
+
+  /** Opens (or creates) the journal in `dir`: reads the groups' progress and cuts a torn last entry off each topic's file. */
+  static open(dir: string, topics: readonly Topic[], segmentBytes = JOURNAL_SEGMENT_BYTES): IngestJournal {
+    mkdirSync(dir, { recursive: true });
+    const journal = new IngestJournal(dir);
+    const ackedPath = path.join(dir, ACKED_FILE);
+    const stored = existsSync(ackedPath) ? (JSON.parse(readFileSync(ackedPath, 'utf8')) as Record<string, Record<string, number>>) : {};
+    for (const topic of topics) {
+      const topicDir = path.join(dir, topic);
+      mkdirSync(topicDir, { recursive: true });
+      const topicJournal = new TopicJournal(topic, topicDir, segmentBytes);
+      const groups = new Map<string, { through: number; done: Map<number, number> }>();
+      for (const [group, through] of Object.entries(stored[topic] ?? {})) groups.set(group, { through, done: new Map() });
+      journal.acked.set(topic, groups);
+      for (const name of readdirSync(topicDir).filter((file) => file.endsWith('.log')).sort()) {
+        const file = path.join(topicDir, name);
+        const first = Number(name.slice(0, -4));
+        const end = scanSegment(file, first);
+        // An empty file holds nothing to deliver, and the next append would start a file of the same name.
+        if (end === first) rmSync(file);
+        else topicJournal.segments.push({ file, first, end });
+      }
+      const through = Math.max(0, ...[...groups.values()].map((group) => group.through));
+      topicJournal.nextOffset = Math.max(topicJournal.segments.at(-1)?.end ?? 0, through);
+      journal.topics.set(topic, topicJournal);
+    }
+    return journal;
+  }
+
+  journals(topic: Topic): boolean {
+    return this.topics.has(topic);
+  }
+
+  append(topic: Topic, values: readonly unknown[]): Promise<JournalEntry> {
+    return this.topicJournal(topic).append(values);
+  }
+
+  /**
+   * The entries of `topic` that `group` has not processed, oldest first, read from disk (on start, before anything new
+   * is published). A group the journal has never seen starts at the oldest entry kept.
+   */
+  *unprocessed<T>(topic: Topic, group: string): Generator<JournaledBatch<T>> {
+    const through = this.groupProgress(topic, group).through;
+    for (const segment of this.topicJournal(topic).segments) {
+      if (segment.end <= through) continue;
+      for (const batch of readSegment<T>(segment.file, topic)) {
+        if (batch.first + batch.count > through) yield batch;
+      }
+    }
+  }
+
+  /** Records that `group` has processed an entry; its progress moves once every entry below is processed too. */
+  processed(entry: JournalEntry, group: string): void {
+    const progress = this.groupProgress(entry.topic, group);
+    if (entry.first + entry.count <= progress.through) return;
+    progress.done.set(entry.first, entry.first + entry.count);
+    let next = progress.done.get(progress.through);
+    while (next !== undefined) {
+      progress.done.delete(progress.through);
+      progress.through = next;
+      next = progress.done.get(progress.through);
+    }
+    this.ackedChanged = true;
+  }
+
+  /** Offsets published to `topic` and not yet processed by `group`. */
+  behind(topic: Topic, group: string): number {
+    return this.topicJournal(topic).nextOffset - this.groupProgress(topic, group).through;
+  }
+
+  /**
+   * Writes the groups' progress (atomically, by rename) when it moved, and removes the files that every group of
+   * `groups` has read past.
+   */
+  persist(groups: ReadonlyMap<Topic, readonly string[]>): void {
+    if (!this.ackedChanged) return;
+    this.ackedChanged = false;
+    const stored: Record<string, Record<string, number>> = {};
+    for (const [topic, progress] of this.acked) {
+      stored[topic] = Object.fromEntries([...progress].map(([group, { through }]) => [group, through]));
+    }
+    const temporary = path.join(this.dir, `${ACKED_FILE}.tmp`);
+    writeFileSync(temporary, JSON.stringify(stored));
+    renameSync(temporary, path.join(this.dir, ACKED_FILE));
+    for (const [topic, names] of groups) {
+      if (names.length === 0) continue;
+      this.topicJournal(topic).dropBefore(Math.min(...names.map((name) => this.groupProgress(topic, name).through)));
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const topic of this.topics.values()) await topic.close();
+  }
+
+  private topicJournal(topic: Topic): TopicJournal {
+    const found = this.topics.get(topic);
+    if (!found) throw new Error(`${topic} is not journaled`);
+    return found;
+  }
+
+  private groupProgress(topic: Topic, group: string): { through: number; done: Map<number, number> } {
+    const groups = this.acked.get(topic)!;
+    let progress = groups.get(group);
+    if (!progress) {
+      progress = { through: this.topicJournal(topic).segments[0]?.first ?? this.topicJournal(topic).nextOffset, done: new Map() };
+      groups.set(group, progress);
+    }
+    return progress;
+  }
+}
+
+interface WholeEntry {
+  first: number;
+  count: number;
+  payload: Buffer;
+  /** Byte position after the entry. */
+  next: number;
+}
+
+/** A segment's whole entries in order; stops at the first incomplete or damaged one (a write a crash cut short). */
+function* wholeEntries(bytes: Buffer): Generator<WholeEntry> {
+  let at = 0;
+  while (at + HEADER_BYTES <= bytes.length) {
+    const length = bytes.readUInt32LE(at);
+    const next = at + HEADER_BYTES + length;
+    if (next > bytes.length) return;
+    const payload = bytes.subarray(at + HEADER_BYTES, next);
+    if (crc32(payload) !== bytes.readUInt32LE(at + 4)) return;
+    yield { first: Number(bytes.readBigUInt64LE(at + 8)), count: bytes.readUInt32LE(at + 16), payload, next };
+    at = next;
+  }
+}
+
+function* readSegment<T>(file: string, topic: Topic): Generator<JournaledBatch<T>> {
+  for (const entry of wholeEntries(readFileSync(file))) {
+    yield { topic, first: entry.first, count: entry.count, values: JSON.parse(entry.payload.toString('utf8')) as T[] };
+  }
+}
+
+/**
+ * The offset after a segment's last whole entry. A torn entry at the end was never answered (its publish waits for the
+ * flush), so it is cut off and appends continue after the last whole one.
+ */
+function scanSegment(file: string, first: number): number {
+  let end = first;
+  let size = 0;
+  for (const entry of wholeEntries(readFileSync(file))) {
+    end = entry.first + entry.count;
+    size = entry.next;
+  }
+  if (size < statSync(file).size) truncateSync(file, size);
+  return end;
+}
