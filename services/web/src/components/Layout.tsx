@@ -85,6 +85,8 @@ export function Layout() {
             <NavLink to={`${base}/vitals`}>Web vitals</NavLink>
             <NavLink to={`${base}/releases`}>Releases</NavLink>
             <NavLink to={`${base}/profiles`}>Profiles</NavLink>
+            <NavLink to={`${base}/alerts`}>Alerts</NavLink>
+            <NavLink to={`${base}/slos`}>SLOs</NavLink>
             <NavLink to={`${base}/onboarding`}>Get started</NavLink>
             <NavLink to={`${base}/keys`}>API keys</NavLink>
             <NavLink to={`${base}/settings`}>Settings</NavLink>

@@ -1,0 +1,316 @@
+import type { AlertChannel, AlertPreviewBody, AlertRule } from '@tlm/api-schemas';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { LineChart } from '../../components/Charts';
+import { ErrorNotice, Loading } from '../../components/States';
+import { GqlEditor, type QueryError } from '../explore/GqlEditor';
+import { useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
+import { CHANNEL_LABEL, CHANNEL_TYPES, COMPARATORS, COMPARATOR_SYMBOL, SEVERITIES } from './status';
+import './alerts.css';
+
+/** A channel as the form edits it: every field of every type, so switching the type keeps what was typed. */
+interface ChannelDraft {
+  type: AlertChannel['type'];
+  url: string;
+  to: string;
+  routing_key: string;
+  /** A webhook's secret as stored; sent back unchanged so it is kept. */
+  secret?: string;
+}
+
+interface RuleDraft {
+  name: string;
+  metric: string;
+  comparator: AlertRule['comparator'];
+  threshold: string;
+  window_minutes: string;
+  severity: AlertRule['severity'];
+  enabled: boolean;
+  channels: ChannelDraft[];
+}
+
+const EMPTY_RULE: RuleDraft = {
+  name: '',
+  metric: 'from:logs severity:error | count',
+  comparator: 'gt',
+  threshold: '',
+  window_minutes: '5',
+  severity: 'warning',
+  enabled: true,
+  channels: [],
+};
+
+const COMPARATOR_WORDS: Record<AlertRule['comparator'], string> = { gt: 'above', gte: 'at or above', lt: 'below', lte: 'at or below' };
+
+function draftOf(rule: AlertRule): RuleDraft {
+  return {
+    name: rule.name,
+    metric: rule.metric,
+    comparator: rule.comparator,
+    threshold: String(rule.threshold),
+    window_minutes: String(rule.window_minutes),
+    severity: rule.severity,
+    enabled: rule.enabled,
+    channels: rule.channels.map((channel) => ({
+      type: channel.type,
+      url: channel.type === 'webhook' || channel.type === 'slack' ? channel.url : '',
+      to: channel.type === 'email' ? channel.to : '',
+      routing_key: channel.type === 'pagerduty' ? channel.routing_key : '',
+      ...(channel.type === 'webhook' && channel.secret ? { secret: channel.secret } : {}),
+    })),
+  };
+}
+
+function channelOf(draft: ChannelDraft): AlertChannel {
+  switch (draft.type) {
+    case 'email':
+      return { type: 'email', to: draft.to.trim() };
+    case 'pagerduty':
+      return { type: 'pagerduty', routing_key: draft.routing_key.trim() };
+    case 'slack':
+      return { type: 'slack', url: draft.url.trim() };
+    case 'webhook':
+      return { type: 'webhook', url: draft.url.trim(), ...(draft.secret ? { secret: draft.secret } : {}) };
+  }
+}
+
+/** The place of a parse or plan error of the metric, when the API gives one. */
+function metricErrorOf(error: unknown, text: string): QueryError | null {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
+  const offset = error.details?.['offset'];
+  return typeof offset === 'number' ? { text, offset, message: error.message } : null;
+}
+
+/** Waits until typing pauses before a value is used (the preview is a query per change). */
+function useSettled<T>(value: T, delayMs: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSettled(value), delayMs);
+    return () => window.clearTimeout(timer);
+  }, [value, delayMs]);
+  return settled;
+}
+
+/** The metric over the last day, each bucket one window long, with the threshold drawn across it. */
+function Preview({ org, project, body, threshold }: { org: string; project: string; body: AlertPreviewBody | null; threshold: number | null }) {
+  const preview = useAlertPreview(org, project, body);
+  const data = useMemo(() => {
+    const points = preview.data?.points ?? [];
+    const xs = points.map((point) => Date.parse(point.time) / 1_000);
+    const series = [{ label: 'metric', values: points.map((point) => point.value) }];
+    if (threshold !== null) series.push({ label: 'threshold', values: points.map(() => threshold) });
+    return { xs, series };
+  }, [preview.data, threshold]);
+  if (body === null) return <p className="muted">Write a metric and a window to see it over the last day.</p>;
+  if (preview.isPending) return <Loading what="the preview" />;
+  if (preview.isError) return <ErrorNotice error={preview.error} next="Correct the metric: it must be one aggregate value without a time range or grouping." />;
+  const crossing = threshold === null ? 0 : data.series[0]!.values.filter((value) => value !== null && value > threshold).length;
+  return (
+    <>
+      <LineChart
+        data={data}
+        shape={{ func: 'value', field: null, groupBy: [], interval: null }}
+        height={220}
+        label={`The metric over the last day in ${preview.data.bucket_minutes}-minute buckets${threshold === null ? '' : `, with the threshold ${threshold}`}`}
+      />
+      {threshold === null ? null : (
+        <p className="field-hint">
+          {crossing} of {data.xs.length} buckets of the last day are above the threshold.
+        </p>
+      )}
+    </>
+  );
+}
+
+/** One channel's fields: its type and where it goes. */
+function ChannelFields({ index, draft, onChange, onRemove }: { index: number; draft: ChannelDraft; onChange: (draft: ChannelDraft) => void; onRemove: () => void }) {
+  const n = index + 1;
+  return (
+    <div className="alerts-channel" role="group" aria-label={`Channel ${n}`}>
+      <label className="field">
+        <span>Channel {n} type</span>
+        <select value={draft.type} onChange={(event) => onChange({ ...draft, type: event.target.value as ChannelDraft['type'] })}>
+          {CHANNEL_TYPES.map((type) => (
+            <option key={type} value={type}>
+              {CHANNEL_LABEL[type]}
+            </option>
+          ))}
+        </select>
+      </label>
+      {draft.type === 'email' ? (
+        <label className="field field-wide">
+          <span>Channel {n} e-mail address</span>
+          <input type="email" required value={draft.to} onChange={(event) => onChange({ ...draft, to: event.target.value })} placeholder="oncall@example.com" />
+        </label>
+      ) : draft.type === 'pagerduty' ? (
+        <label className="field field-wide">
+          <span>Channel {n} routing key</span>
+          <input type="text" required value={draft.routing_key} onChange={(event) => onChange({ ...draft, routing_key: event.target.value })} placeholder="the integration key of an Events API v2 integration" />
+        </label>
+      ) : (
+        <label className="field field-wide">
+          <span>Channel {n} URL</span>
+          <input
+            type="text"
+            inputMode="url"
+            required
+            value={draft.url}
+            onChange={(event) => onChange({ ...draft, url: event.target.value })}
+            placeholder={draft.type === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://example.com/alerts'}
+          />
+        </label>
+      )}
+      <button type="button" className="button button-small button-danger" onClick={onRemove}>
+        Remove channel {n}
+      </button>
+    </div>
+  );
+}
+
+/** Creates a rule (`/alerts/new`) or changes one (`/alerts/:rule/edit`). */
+export default function AlertRuleFormPage() {
+  const { org = '', project = '', rule: ruleId } = useParams();
+  const existing = useAlertRule(org, project, ruleId);
+  if (ruleId && existing.isPending) return <Loading what="the alert rule" />;
+  if (ruleId && existing.isError) return <ErrorNotice error={existing.error} next="Go back to the alert rules and open the rule again." />;
+  return <AlertRuleForm key={ruleId ?? 'new'} org={org} project={project} rule={existing.data} />;
+}
+
+function AlertRuleForm({ org, project, rule }: { org: string; project: string; rule: AlertRule | undefined }) {
+  const navigate = useNavigate();
+  const mutations = useAlertMutations(org, project);
+  const [draft, setDraft] = useState<RuleDraft>(() => (rule ? draftOf(rule) : EMPTY_RULE));
+  const set = <K extends keyof RuleDraft>(field: K, value: RuleDraft[K]) => setDraft((current) => ({ ...current, [field]: value }));
+  const saving = rule ? mutations.update : mutations.create;
+  const list = `/orgs/${org}/projects/${project}/alerts`;
+
+  const windowMinutes = Number(draft.window_minutes);
+  const previewBody = useSettled<AlertPreviewBody | null>(
+    draft.metric.trim() && Number.isInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 10_080 ? { metric: draft.metric.trim(), window_minutes: windowMinutes } : null,
+    400,
+  );
+  const threshold = draft.threshold.trim() === '' || !Number.isFinite(Number(draft.threshold)) ? null : Number(draft.threshold);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const body = {
+      name: draft.name.trim(),
+      metric: draft.metric.trim(),
+      comparator: draft.comparator,
+      threshold: Number(draft.threshold),
+      window_minutes: windowMinutes,
+      severity: draft.severity,
+      enabled: draft.enabled,
+      channels: draft.channels.map(channelOf),
+    };
+    const done = (saved: AlertRule) => navigate(`${list}/${saved.id}`);
+    if (rule) mutations.update.mutate({ id: rule.id, changes: body }, { onSuccess: done });
+    else mutations.create.mutate(body, { onSuccess: done });
+  };
+
+  return (
+    <>
+      <p className="muted">
+        <Link to={list}>Alerts</Link> / {rule ? <Link to={`${list}/${rule.id}`}>{rule.name}</Link> : 'New rule'}
+      </p>
+      <h1>{rule ? `Edit ${rule.name}` : 'New alert rule'}</h1>
+      <form onSubmit={submit} aria-label={rule ? 'Edit alert rule' : 'New alert rule'}>
+        <section className="panel">
+          <label className="field">
+            <span>Name</span>
+            <input type="text" required maxLength={200} value={draft.name} onChange={(event) => set('name', event.target.value)} placeholder="Checkout errors" />
+          </label>
+          <div className="field">
+            <span id="metric-label">Metric</span>
+            <GqlEditor
+              org={org}
+              project={project}
+              value={draft.metric}
+              onChange={(text) => set('metric', text)}
+              onRun={(text) => set('metric', text)}
+              error={metricErrorOf(saving.error, draft.metric.trim())}
+            />
+            <span className="field-hint">One aggregate value without a time range, e.g. <code>from:logs severity:error | count</code>; the window supplies the range.</span>
+          </div>
+          <div className="alerts-form-grid">
+            <label className="field">
+              <span>Fires when the value is</span>
+              <select value={draft.comparator} onChange={(event) => set('comparator', event.target.value as RuleDraft['comparator'])}>
+                {COMPARATORS.map((comparator) => (
+                  <option key={comparator} value={comparator}>
+                    {COMPARATOR_WORDS[comparator]} ({COMPARATOR_SYMBOL[comparator]})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              <span>Threshold</span>
+              <input type="number" required step="any" value={draft.threshold} onChange={(event) => set('threshold', event.target.value)} />
+            </label>
+            <label className="field">
+              <span>Window (minutes)</span>
+              <input type="number" required min={1} max={10_080} step={1} value={draft.window_minutes} onChange={(event) => set('window_minutes', event.target.value)} />
+            </label>
+            <label className="field">
+              <span>Severity</span>
+              <select value={draft.severity} onChange={(event) => set('severity', event.target.value as RuleDraft['severity'])}>
+                {SEVERITIES.map((severity) => (
+                  <option key={severity} value={severity}>
+                    {severity}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+          <label className="choice">
+            <input type="checkbox" checked={draft.enabled} onChange={(event) => set('enabled', event.target.checked)} />
+            <span>Enabled: evaluated every minute</span>
+          </label>
+        </section>
+        <section className="panel" aria-labelledby="preview-title">
+          <h2 id="preview-title" className="panel-title">
+            The last day
+          </h2>
+          <Preview org={org} project={project} body={previewBody} threshold={threshold} />
+        </section>
+        <section className="panel" aria-labelledby="channels-title">
+          <h2 id="channels-title" className="panel-title">
+            Channels
+          </h2>
+          <p className="field-hint">
+            Each channel hears once when the rule starts firing and once when it recovers. Webhooks are signed (<code>X-Tlm-Signature</code>) with a secret shown on the rule's page.
+          </p>
+          {draft.channels.map((channel, index) => (
+            <ChannelFields
+              key={index}
+              index={index}
+              draft={channel}
+              onChange={(changed) => set('channels', draft.channels.map((candidate, position) => (position === index ? changed : candidate)))}
+              onRemove={() => set('channels', draft.channels.filter((_, position) => position !== index))}
+            />
+          ))}
+          <div className="row" style={{ marginTop: '0.75rem' }}>
+            <button
+              type="button"
+              className="button button-small"
+              disabled={draft.channels.length >= 10}
+              onClick={() => set('channels', [...draft.channels, { type: 'webhook', url: '', to: '', routing_key: '' }])}
+            >
+              Add channel
+            </button>
+          </div>
+        </section>
+        {saving.isError ? <ErrorNotice error={saving.error} next="Correct what the message names and save again; nothing was saved." /> : null}
+        <div className="row">
+          <button type="submit" className="button button-primary" disabled={saving.isPending}>
+            {rule ? 'Save rule' : 'Create rule'}
+          </button>
+          <Link className="button" to={rule ? `${list}/${rule.id}` : list}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,15 @@
+import type { AlertRule } from '@tlm/api-schemas';
+import { useNow } from '../../components/RelativeTime';
+import { STATUS_BADGE, ruleStatus } from './status';
+
+/** The rule's status as a badge: firing, ok, muted (until when) or disabled. */
+export function StatusBadge({ rule }: { rule: AlertRule }) {
+  const now = useNow(30_000);
+  const status = ruleStatus(rule, now);
+  const title = status === 'muted' ? `muted until ${new Date(rule.muted_until!).toLocaleString()}` : undefined;
+  return (
+    <span className={STATUS_BADGE[status]} title={title} data-status={status}>
+      {status}
+    </span>
+  );
+}

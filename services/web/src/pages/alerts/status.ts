@@ -1,0 +1,38 @@
+import type { AlertChannel, AlertRule } from '@tlm/api-schemas';
+
+/** What a rule is doing, as its list and page show it: not evaluated (disabled, muted), or its last evaluation's state. */
+export type RuleStatus = 'disabled' | 'muted' | 'firing' | 'ok';
+
+export function ruleStatus(rule: AlertRule, now: number): RuleStatus {
+  if (!rule.enabled) return 'disabled';
+  if (rule.muted_until !== null && Date.parse(rule.muted_until) > now) return 'muted';
+  return rule.state;
+}
+
+export const STATUS_BADGE: Record<RuleStatus, string> = { firing: 'badge badge-danger', ok: 'badge badge-ok', muted: 'badge badge-warn', disabled: 'badge' };
+
+export const COMPARATOR_SYMBOL: Record<AlertRule['comparator'], string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
+
+/** The condition in words: `count > 100 over 5 min`. */
+export const conditionText = (rule: Pick<AlertRule, 'comparator' | 'threshold' | 'window_minutes'>) =>
+  `${COMPARATOR_SYMBOL[rule.comparator]} ${rule.threshold} over ${rule.window_minutes} min`;
+
+export const CHANNEL_LABEL: Record<AlertChannel['type'], string> = { webhook: 'Webhook', email: 'E-mail', slack: 'Slack', pagerduty: 'PagerDuty' };
+
+// The choices of the form, from the records above (keyed by the schema's types, so none is missing).
+export const CHANNEL_TYPES = Object.keys(CHANNEL_LABEL) as AlertChannel['type'][];
+export const COMPARATORS = Object.keys(COMPARATOR_SYMBOL) as AlertRule['comparator'][];
+const SEVERITY_ORDER: Record<AlertRule['severity'], number> = { info: 0, warning: 1, critical: 2 };
+export const SEVERITIES = Object.keys(SEVERITY_ORDER) as AlertRule['severity'][];
+
+/** Where a channel goes, in a few words. */
+export function channelSummary(channel: AlertChannel): string {
+  switch (channel.type) {
+    case 'email':
+      return channel.to;
+    case 'pagerduty':
+      return `routing key ${channel.routing_key}`;
+    default:
+      return channel.url;
+  }
+}

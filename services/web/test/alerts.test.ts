@@ -1,0 +1,215 @@
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+
+/**
+ * Alert rules and SLOs in the web app, in Debian's headless Chromium against a started server: a rule written in the
+ * form (its metric in the GQL editor, a Slack channel pointed at a receiver on loopback) fires once the logs it counts
+ * arrive, its page shows it firing with its event and the event's delivery sent, and the receiver holds Slack's
+ * message. The SLO page shows a real SLO's percentage, budget and burn rate.
+ */
+
+const DIST = path.resolve(process.env['WEB_DIST_DIR'] ?? path.resolve(__dirname, '../dist'), 'index.html');
+
+let server: TestServer;
+let setup: ProjectSetup;
+let browser: Browser;
+let context: BrowserContext;
+let app: Page;
+let slack: http.Server;
+const slackMessages: { text: string; blocks: unknown[] }[] = [];
+
+const projectPage = (rest: string) => `/orgs/${setup.session.organization.id}/projects/${setup.project.id}/${rest}`;
+
+beforeAll(async () => {
+  if (!existsSync(DIST)) throw new Error(`the web app is not built (${DIST} is missing): run make build`);
+  slack = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      slackMessages.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({ ALERT_EVALUATION_INTERVAL_MS: '1000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  setup = await setupProject(server.api);
+  browser = await launchChromium();
+  ({ context, page: app } = await openWebApp(browser, server.url, setup.session.token));
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+  await new Promise((resolve) => slack?.close(resolve));
+});
+
+const slackUrl = () => `http://127.0.0.1:${(slack.address() as AddressInfo).port}/services/T000/B000/hook`;
+
+describe('the alert pages', () => {
+  const marker = `checkout-${Date.now()}`;
+
+  it('shows an empty list with the way to create a rule', async () => {
+    await app.goto(projectPage('alerts'));
+    await app.getByRole('heading', { name: 'No alert rules yet' }).waitFor();
+    await app.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Alerts' }).waitFor();
+  });
+
+  it('creates a rule in the form: the metric in the GQL editor, a preview of the last day with the threshold, a Slack channel', async () => {
+    // Logs from earlier in the day draw a line in the preview.
+    await server.api.post('/v1/logs', {
+      token: setup.secretKey,
+      body: { batch: [1, 3, 5].map((hours) => ({ severity: 'error', message: `${marker} earlier failure`, timestamp: new Date(Date.now() - hours * 3_600_000).toISOString() })) },
+    });
+    await app.getByRole('link', { name: 'New alert rule' }).first().click();
+    await app.waitForURL(/\/alerts\/new$/);
+    await app.getByLabel('Name', { exact: true }).fill('Checkout errors');
+    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    await editor.click();
+    await app.keyboard.press('Control+A');
+    await app.keyboard.type(`from:logs severity:error "${marker}" | count`);
+    await app.keyboard.press('Escape');
+    await app.getByLabel('Fires when the value is').selectOption('gt');
+    await app.getByLabel('Threshold', { exact: true }).fill('2');
+    await app.getByLabel('Window (minutes)').fill('10');
+    await app.getByLabel('Severity').selectOption('critical');
+    await app.getByRole('button', { name: 'Add channel' }).click();
+    await app.getByLabel('Channel 1 type').selectOption('slack');
+    await app.getByLabel('Channel 1 URL').fill(slackUrl());
+    const preview = app.getByRole('img', { name: /The metric over the last day in 10-minute buckets, with the threshold 2/ });
+    await preview.waitFor();
+    expect(Number(await preview.getAttribute('data-series'))).toBe(2);
+    await app.getByText(/0 of \d+ buckets of the last day are above the threshold/).waitFor();
+    await screenshot(app, 'alerts-form');
+
+    await app.getByRole('button', { name: 'Create rule' }).click();
+    await app.waitForURL(/\/alerts\/[0-9a-f-]{36}$/);
+    await app.getByRole('heading', { name: /Checkout errors/ }).waitFor();
+    const rules = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts;
+    expect(rules).toHaveLength(1);
+    expect(rules[0]).toMatchObject({
+      name: 'Checkout errors',
+      metric: `from:logs severity:error "${marker}" | count`,
+      comparator: 'gt',
+      threshold: 2,
+      window_minutes: 10,
+      severity: 'critical',
+      channels: [{ type: 'slack', url: slackUrl() }],
+    });
+  });
+
+  it('refuses a channel the server will not call and says why, keeping the form as typed', async () => {
+    await app.goto(projectPage('alerts/new'));
+    await app.getByLabel('Name', { exact: true }).fill('Bad channel');
+    await app.getByLabel('Threshold', { exact: true }).fill('1');
+    await app.getByRole('button', { name: 'Add channel' }).click();
+    await app.getByLabel('Channel 1 type').selectOption('email');
+    await app.getByLabel('Channel 1 e-mail address').fill('oncall@example.com');
+    await app.getByRole('button', { name: 'Create rule' }).click();
+    await app.getByRole('alert').filter({ hasText: 'SMTP_URL is not configured' }).waitFor();
+    expect(await app.getByLabel('Name', { exact: true }).inputValue()).toBe('Bad channel');
+    expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
+  });
+
+  it('shows the rule firing once its logs arrive, with its event and the event’s Slack delivery sent', async () => {
+    const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
+    await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: Array.from({ length: 3 }, () => ({ severity: 'error', message: `${marker} failure` })) } });
+    await app.goto(projectPage(`alerts/${rule.id}`));
+    await eventually(async () => {
+      await app.reload();
+      await app.getByRole('heading', { name: /Checkout errors/ }).waitFor();
+      expect(await app.locator('h1 [data-status]').textContent()).toBe('firing');
+    }, 30_000, 1_000);
+    const events = app.getByRole('list', { name: 'Alert events' });
+    await events.getByRole('heading', { name: /Fired with value 3/ }).waitFor();
+    const delivery = events.getByRole('row').filter({ hasText: 'Slack' });
+    await eventually(async () => {
+      await app.reload();
+      await delivery.waitFor();
+      expect(await delivery.getByText('sent', { exact: true }).count()).toBe(1);
+    }, 15_000, 1_000);
+    expect(await delivery.getByRole('cell').first().textContent()).toBe('trigger');
+    expect(await delivery.getByText('200 ok').count()).toBe(1);
+    expect(slackMessages.filter((message) => message.text.startsWith('Firing: Checkout errors'))).toHaveLength(1);
+    await screenshot(app, 'alerts-rule');
+
+    await app.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Alerts' }).click();
+    const row = app.getByRole('row').filter({ hasText: 'Checkout errors' });
+    await row.getByText('firing', { exact: true }).waitFor();
+    await screenshot(app, 'alerts-list');
+  });
+
+  it('sends a test to a channel and mutes the rule for a chosen time', async () => {
+    const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
+    await app.goto(projectPage(`alerts/${rule.id}`));
+    await app.getByRole('button', { name: 'Send test to channel 1' }).click();
+    await app.getByRole('status').filter({ hasText: 'Test sent: 200 ok' }).waitFor();
+    expect(slackMessages.filter((message) => message.text.startsWith('Test notification: Checkout errors'))).toHaveLength(1);
+    await app.getByRole('table', { name: 'Test notifications' }).getByText('sent', { exact: true }).waitFor();
+
+    await app.getByLabel('Mute for').selectOption({ label: '4 hours' });
+    await app.getByRole('button', { name: 'Mute', exact: true }).click();
+    await app.getByRole('button', { name: 'Unmute' }).waitFor();
+    expect(await app.locator('h1 [data-status]').textContent()).toBe('muted');
+    const muted = (await server.api.get(`/v1/alerts/${rule.id}`, { token: setup.secretKey })).body;
+    expect(Date.parse(muted.muted_until) - Date.now()).toBeGreaterThan(3.9 * 3_600_000);
+    await app.getByRole('button', { name: 'Unmute' }).click();
+    await app.getByRole('button', { name: 'Mute', exact: true }).waitFor();
+  });
+
+  it('edits a rule in the same form', async () => {
+    const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
+    await app.goto(projectPage(`alerts/${rule.id}`));
+    await app.getByRole('link', { name: 'Edit rule' }).click();
+    await app.waitForURL(/\/edit$/);
+    expect(await app.getByLabel('Channel 1 URL').inputValue()).toBe(slackUrl());
+    await app.getByLabel('Threshold', { exact: true }).fill('50');
+    await app.getByRole('button', { name: 'Save rule' }).click();
+    await app.waitForURL(/\/alerts\/[0-9a-f-]{36}$/);
+    await app.getByText('> 50 over 10 min').waitFor();
+    expect((await server.api.get(`/v1/alerts/${rule.id}`, { token: setup.secretKey })).body).toMatchObject({ threshold: 50, channels: [{ type: 'slack', url: slackUrl() }] });
+  });
+});
+
+describe('the SLO page', () => {
+  it('creates an SLO and shows its percentage, error budget left and burn rate', async () => {
+    const marker = `pay${Date.now()}`;
+    await server.api.post('/v1/events', {
+      token: setup.secretKey,
+      body: { batch: [...Array.from({ length: 19 }, () => ({ event: `${marker}_ok` })), { event: `${marker}_failed` }] },
+    });
+    await app.goto(projectPage('slos'));
+    await app.getByRole('heading', { name: 'No SLOs yet' }).waitFor();
+    const form = app.getByRole('form', { name: 'Create SLO' });
+    await form.getByLabel('Name', { exact: true }).fill('Payments succeed');
+    await form.getByLabel('Target (%)').fill('90');
+    await form.getByLabel('Window (days)').fill('7');
+    await form.getByLabel('Good (GQL count)').fill(`from:events event_name:${marker}_ok | count`);
+    await form.getByLabel('Total (GQL count)').fill(`from:events event_name:[${marker}_ok, ${marker}_failed] | count`);
+    await form.getByRole('button', { name: 'Create SLO' }).click();
+    const panel = app.getByRole('region', { name: 'Payments succeed' });
+    await panel.waitFor();
+    // 19 of 20 good: 95% against 90%, half of the 10% budget spent.
+    await panel.getByText('95%', { exact: true }).waitFor();
+    await panel.getByText('50%', { exact: true }).waitFor();
+    await panel.getByText('19 / 20').waitFor();
+    const chart = panel.getByRole('img', { name: /Burn rate of Payments succeed per 180 minutes over 7 days, latest 0.5/ });
+    await chart.waitFor();
+    await screenshot(app, 'slos');
+
+    await panel.getByRole('button', { name: 'Edit Payments succeed' }).click();
+    const dialog = app.getByRole('dialog', { name: 'Edit Payments succeed' });
+    await dialog.getByLabel('Target (%)').fill('99');
+    await dialog.getByRole('button', { name: 'Save SLO' }).click();
+    await panel.getByText('-400%', { exact: true }).waitFor();
+
+    await panel.getByRole('button', { name: 'Delete Payments succeed' }).click();
+    await app.getByRole('dialog', { name: 'Delete SLO "Payments succeed"?' }).getByRole('button', { name: 'Delete SLO' }).click();
+    await app.getByRole('heading', { name: 'No SLOs yet' }).waitFor();
+    expect((await server.api.get('/v1/slos', { token: setup.secretKey })).body.slos).toEqual([]);
+  });
+});
