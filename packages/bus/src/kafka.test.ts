@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { createLogger } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
-import { CompressionTypes, ConfigResourceTypes, ConfigSource, type KafkaMessage } from 'kafkajs';
+import { CompressionTypes, ConfigResourceTypes, ConfigSource, Kafka, logLevel, Partitioners, type Admin, type KafkaMessage } from 'kafkajs';
 import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, PartitionLag, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
 import type { MessagePosition } from './bus';
 import { Topics } from './topics';
@@ -23,6 +26,7 @@ describe('producerConfig', () => {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
       retry: { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000 },
     });
   });
@@ -199,9 +203,12 @@ describe('consumerGroupId', () => {
 
 const RECEIVE_TIMEOUT_MS = 60_000;
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = RECEIVE_TIMEOUT_MS): Promise<void> {
+/** Waits until `condition` holds, calling `poll` (a look at the broker, say) before each check. */
+async function waitFor(condition: () => boolean, what: string, timeoutMs = RECEIVE_TIMEOUT_MS, poll?: () => Promise<void>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  for (;;) {
+    await poll?.();
+    if (condition()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -233,8 +240,24 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
   }
   const ours = (values: Probe[]) => values.filter((value) => value.run === run);
 
+  let admin: Admin | undefined;
+  /** The broker's own view (groups, committed offsets, topic settings), through a client of its own. */
+  const brokerAdmin = async () => {
+    if (!admin) {
+      admin = new Kafka({ clientId: `tlm-test-admin-${run}`, brokers: brokers().split(','), logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+    }
+    return admin;
+  };
+  /** The offset a group has committed for partition 0 of a topic (-1 when none). */
+  const committedOffset = async (groupId: string, topic: string) => {
+    const [offsets] = await (await brokerAdmin()).fetchOffsets({ groupId, topics: [topic] });
+    return Number(offsets!.partitions.find((partition) => partition.partition === 0)!.offset);
+  };
+
   afterAll(async () => {
     await Promise.all(buses.map((bus) => bus.close()));
+    await admin?.disconnect();
   }, 60_000);
 
   it('answers ping', async () => {
@@ -242,11 +265,17 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     await expect(bus.ping()).resolves.toBeUndefined();
   }, 120_000);
 
-  it('delivers a published message to a shared group', async () => {
+  it('delivers a published message to a shared group, which commits the offset after the last one handled', async () => {
     const bus = await connect('round-trip');
+    const group = `round-trip-${run}`;
     const received: Probe[] = [];
-    await bus.subscribe<Probe>(Topics.events, { group: `round-trip-${run}` }, async (values) => {
-      received.push(...ours(values));
+    const offsets: number[] = [];
+    await bus.subscribe<Probe>(Topics.events, { group }, async (values, positions) => {
+      values.forEach((value, index) => {
+        if (value.run !== run) return;
+        received.push(value);
+        offsets.push(positions![index]!.offset);
+      });
     });
     await bus.publish<Probe>(Topics.events, [
       { key: 'project-1', value: { run, n: 1 } },
@@ -257,7 +286,88 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       { run, n: 1 },
       { run, n: 2 },
     ]);
+    // Kafka's committed offset is the next one to read; the group is `<group>.<topic>`.
+    const groupId = `${group}.${Topics.events}`;
+    let committed = -1;
+    await waitFor(() => committed === offsets[1]! + 1, 'the committed offset', RECEIVE_TIMEOUT_MS, async () => {
+      committed = await committedOffset(groupId, Topics.events);
+    });
+    expect(offsets[1]).toBe(offsets[0]! + 1);
   }, 120_000);
+
+  it('keeps one copy of a batch the producer sent twice, as after an answer lost on the network (idempotent producer)', async () => {
+    const bus = await connect('idempotence');
+    const received: number[] = [];
+    await bus.subscribe<Probe>(Topics.attachments, { group: `idempotence-${run}` }, async (values) => {
+      received.push(...ours(values).map((value) => value.n));
+    });
+    // kafkajs's connection to a broker: sending each Produce request twice is what a retry after a lost answer does,
+    // with the same producer id and sequence numbers.
+    const { prototype: broker } = require('kafkajs/src/broker') as { prototype: { produce(request: unknown): Promise<unknown> } };
+    const produce = broker.produce;
+    let resent = 0;
+    broker.produce = async function (this: unknown, request: unknown) {
+      const first = produce.call(this, request);
+      if (!JSON.stringify(request).includes(Topics.attachments)) return first;
+      await first;
+      resent += 1;
+      return produce.call(this, request);
+    };
+    try {
+      await bus.publish<Probe>(Topics.attachments, [
+        { key: 'project-1', value: { run, n: 1 } },
+        { key: 'project-1', value: { run, n: 2 } },
+      ]);
+    } finally {
+      broker.produce = produce;
+    }
+    expect(resent).toBe(1);
+    // A marker published after the pair: once it is here, any second copy of the pair would be here too.
+    await bus.publish<Probe>(Topics.attachments, [{ key: 'project-1', value: { run, n: 3 } }]);
+    await waitFor(() => received.includes(3), 'the marker after the twice-sent batch');
+    expect(received).toEqual([1, 2, 3]);
+  }, 120_000);
+
+  it('leaves a batch whose consumer process died mid-batch to the next member of the group, and nothing handled before it', async () => {
+    const group = `crash-${run}`;
+    const tag = `${run}-crash`;
+    const consumer = spawn(process.execPath, [path.join(__dirname, '..', 'test', 'consumer-process.js')], {
+      env: { ...process.env, KAFKA_BROKERS: brokers(), GROUP: group, RUN: tag, SWC_CORE: require.resolve('@swc/core') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    createInterface({ input: consumer.stdout! }).on('line', (line) => lines.push(line));
+    const exited = new Promise((resolve) => consumer.once('exit', resolve));
+    const said = (prefix: string) => lines.find((line) => line.startsWith(prefix));
+    try {
+      await waitFor(() => said('subscribed') !== undefined, 'the consumer process to subscribe');
+      const publisher = await connect('crash-publisher');
+      await publisher.publish(Topics.logs, [{ key: 'project-1', value: { run: tag, n: 1 } }]);
+      await waitFor(() => said('processed') !== undefined, 'the first batch to be processed');
+      await publisher.publish(Topics.logs, [
+        { key: 'project-1', value: { run: tag, n: 2 } },
+        { key: 'project-1', value: { run: tag, n: 3 } },
+      ]);
+      await waitFor(() => said('received') !== undefined, 'the consumer process to take the second batch');
+    } finally {
+      consumer.kill('SIGKILL');
+      await exited;
+    }
+    const inFlight = JSON.parse(said('received')!.slice('received '.length)) as { n: number; position: MessagePosition }[];
+    expect(inFlight.map((entry) => entry.n)).toEqual([2, 3]);
+
+    // The group's next member resumes at the committed offset: after n = 1, at the batch the dead process held. It gets
+    // the partition once the broker has given up on the dead member (its session timeout).
+    const next = await connect('crash-successor');
+    const redelivered: { n: number; position: MessagePosition }[] = [];
+    await next.subscribe<Probe>(Topics.logs, { group }, async (values, positions) => {
+      values.forEach((value, index) => {
+        if (value.run === tag) redelivered.push({ n: value.n, position: positions![index]! });
+      });
+    });
+    await waitFor(() => redelivered.length >= 2, 'the batch the dead consumer held', 90_000);
+    expect(redelivered).toEqual(inFlight);
+  }, 180_000);
 
   it('delivers every topic a group subscribes to, as the ingest writer subscribes to eight in one group', async () => {
     const bus = await connect('two-topics');
@@ -273,6 +383,8 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     await bus.publish<Probe>(Topics.vitals, [{ key: 'project-1', value: { run, n: 2 } }]);
     await waitFor(() => received.spans.length > 0 && received.vitals.length > 0, 'a message on each topic');
     expect(received).toEqual({ spans: [1], vitals: [2] });
+    const groups = (await (await brokerAdmin()).listGroups()).groups.map((entry) => entry.groupId).filter((id) => id.startsWith(group));
+    expect(groups.sort()).toEqual([`${group}.${Topics.spans}`, `${group}.${Topics.vitals}`]);
   }, 120_000);
 
   it('publishes a request of several megabytes, beyond the broker default batch limit', async () => {
@@ -288,7 +400,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     expect(received.map((value) => value.n)).toEqual(messages.map((message) => message.value.n));
   }, 120_000);
 
-  it('delivers to a broadcast subscriber in a second bus instance as well', async () => {
+  it('delivers every message to each broadcast subscriber, each bus instance in a group of its own', async () => {
     const first = await connect('broadcast-a');
     const second = await connect('broadcast-b');
     const seen: Record<'a' | 'b', number[]> = { a: [], b: [] };
@@ -307,11 +419,34 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       await first.publish<Probe>(Topics.keyChanges, [{ key: 'key-change', value: { run, n } }]);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const last = n + 1;
-    await first.publish<Probe>(Topics.keyChanges, [{ key: 'key-change', value: { run, n: last } }]);
-    await waitFor(() => seen.a.includes(last) && seen.b.includes(last), 'the last change on both instances');
-    expect(seen.a).toContain(last);
-    expect(seen.b).toContain(last);
+    const changes = [n + 1, n + 2, n + 3];
+    await first.publish<Probe>(
+      Topics.keyChanges,
+      changes.map((change) => ({ key: 'key-change', value: { run, n: change } })),
+    );
+    await waitFor(() => seen.a.includes(n + 3) && seen.b.includes(n + 3), 'the last change on both instances');
+    expect(seen.a.filter((change) => change > n)).toEqual(changes);
+    expect(seen.b.filter((change) => change > n)).toEqual(changes);
+    const groups = (await (await brokerAdmin()).listGroups()).groups.map((group) => group.groupId);
+    expect(groups).toEqual(
+      expect.arrayContaining([`cache-${run}.${Topics.keyChanges}.broadcast-a-${run}`, `cache-${run}.${Topics.keyChanges}.broadcast-b-${run}`]),
+    );
+  }, 120_000);
+
+  it('creates the short-lived topics with a minute of retention and every topic with 64 MiB batches', async () => {
+    await connect('topic-settings');
+    const described = await (await brokerAdmin()).describeConfigs({
+      includeSynonyms: false,
+      resources: [Topics.logs, Topics.rateCounts, Topics.keyChanges].map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+    });
+    const setting = (topic: string, name: string) =>
+      described.resources.find((resource) => resource.resourceName === topic)!.configEntries.find((entry) => entry.configName === name)!.configValue;
+    expect([Topics.logs, Topics.rateCounts, Topics.keyChanges].map((topic) => setting(topic, 'max.message.bytes'))).toEqual(
+      Array(3).fill(String(MAX_MESSAGE_BYTES)),
+    );
+    expect(setting(Topics.rateCounts, 'retention.ms')).toBe('60000');
+    expect(setting(Topics.keyChanges, 'retention.ms')).toBe('60000');
+    expect(setting(Topics.logs, 'retention.ms')).not.toBe('60000');
   }, 120_000);
 
   it('delivers a batch again after its handler failed (at least once), at the same positions', async () => {

@@ -6,6 +6,7 @@ import {
   ConfigSource,
   Kafka,
   logLevel,
+  Partitioners,
   type Consumer,
   type DescribeConfigResponse,
   type IResourceConfig,
@@ -50,9 +51,18 @@ export interface KafkaBusOptions {
  */
 export const PUBLISH_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000 } as const;
 
-/** Idempotent producer: the broker drops a retried batch it already has, so a retry never duplicates a message. */
+/**
+ * Idempotent producer: the broker drops a retried batch it already has, so a retry never duplicates a message. Keys
+ * go to partitions as the Java client puts them (murmur2), named here so kafkajs does not warn at every start.
+ */
 export function producerConfig(): ProducerConfig {
-  return { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, retry: { ...PUBLISH_RETRY } };
+  return {
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { ...PUBLISH_RETRY },
+  };
 }
 
 /** The exact record a publish sends: all in-sync replicas must acknowledge (acks -1), values are JSON. */
