@@ -29,12 +29,17 @@ function RequireSession() {
 export const routes: RouteObject[] = [
   { path: '/login', element: page(() => import('./pages/auth/LoginPage'), 'log-in') },
   { path: '/signup', element: page(() => import('./pages/auth/SignupPage'), 'sign-up') },
+  { path: '/accept-invitation', element: page(() => import('./pages/auth/AcceptInvitationPage'), 'the invitation') },
+  { path: '/forgot-password', element: page(() => import('./pages/auth/ForgotPasswordPage'), 'password reset') },
+  { path: '/reset-password', element: page(() => import('./pages/auth/ResetPasswordPage'), 'password reset') },
   {
     element: <RequireSession />,
     children: [
       { index: true, element: page(() => import('./pages/home/HomePage'), 'your projects') },
       { path: '/orgs/:org/projects', element: page(() => import('./pages/projects/ProjectsPage'), 'projects') },
       { path: '/orgs/:org/usage', element: page(() => import('./pages/usage/UsagePage'), 'plan and usage') },
+      { path: '/orgs/:org/settings', element: page(() => import('./pages/org/OrganizationPage'), 'organization settings') },
+      { path: '/account', element: page(() => import('./pages/account/AccountPage'), 'your account') },
       { path: '/orgs/:org/projects/:project', element: <Navigate to="explore" replace /> },
       { path: '/orgs/:org/projects/:project/explore', element: page(() => import('./pages/explore/ExplorePage'), 'the explorer') },
       { path: '/orgs/:org/projects/:project/issues', element: page(() => import('./pages/issues/IssuesPage'), 'issues') },

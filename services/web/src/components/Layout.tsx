@@ -67,6 +67,14 @@ export function Layout() {
             Plan & usage
           </NavLink>
         ) : null}
+        {org ? (
+          <NavLink to={`/orgs/${org}/settings`} className="topbar-link">
+            Organization
+          </NavLink>
+        ) : null}
+        <NavLink to="/account" className="topbar-link">
+          Account
+        </NavLink>
         <span className="topbar-user" title={me.data.email}>
           {me.data.name ?? me.data.email}
         </span>

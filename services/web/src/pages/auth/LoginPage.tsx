@@ -19,8 +19,21 @@ export default function LoginPage() {
     <main className="auth">
       <div className="auth-card">
         <h1>Log in</h1>
+        {params.get('deactivated') ? (
+          <p className="state state-ok" role="status">
+            Your account is deleted. Log in again within 30 days to restore it with everything it had.
+          </p>
+        ) : null}
+        {params.get('deleted') ? (
+          <p className="state state-ok" role="status">
+            Your account and its data are removed for good.
+          </p>
+        ) : null}
         <form onSubmit={submit}>
           <CredentialFields email={email} onEmail={setEmail} password={password} onPassword={setPassword} />
+          <p className="auth-forgot">
+            <Link to="/forgot-password">Forgot password?</Link>
+          </p>
           {login.isError ? (
             <ErrorNotice
               error={login.error}
