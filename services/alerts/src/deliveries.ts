@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { newId, type Logger } from '@tlm/core';
 import {
+  failAbandonedDeliveries,
   insertAlertDeliveries,
   recordDeliveryAttempt,
   type AlertChannel,
@@ -93,6 +94,19 @@ export class Notifier {
     const row = this.newDelivery(notification, channel, index);
     await insertAlertDeliveries(this.metadata, [row]);
     return (await this.attempt(row.id, channel, notification, true))!;
+  }
+
+  /**
+   * Fails deliveries still pending well past their next attempt: the process retrying them stopped (retries live in
+   * that process), and a delivery must not stay pending for ever. Run at each evaluation pass.
+   */
+  async failAbandoned(now: Date): Promise<number> {
+    const { attempts, backoffMs, webhook } = this.settings;
+    // The longest a live delivery goes unwritten: its longest wait, one attempt, and a minute for a slow store.
+    const quietMs = backoffMs * 2 ** Math.max(attempts - 2, 0) + webhook.timeoutMs + 60_000;
+    const failed = await failAbandonedDeliveries(this.metadata, new Date(now.getTime() - quietMs), 'not retried: the server stopped while retrying it');
+    if (failed > 0) this.logger.warn({ deliveries: failed }, 'alert deliveries left pending by a stopped server are failed');
+    return failed;
   }
 
   /** Waits for every delivery under way, retries included. */

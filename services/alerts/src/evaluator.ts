@@ -49,6 +49,7 @@ export async function evaluateAlerts(deps: EvaluatorDeps, now = new Date()): Pro
   if (!(await takeLease(deps.metadata, 'alert-evaluation', deps.instanceId, 50))) return { evaluated: 0, triggered: 0 };
   let evaluated = 0;
   let triggered = 0;
+  await deps.notifier.failAbandoned(now);
   for (const rule of await listRulesToEvaluate(deps.metadata, now)) {
     try {
       const windowMs = rule.window_minutes * 60_000;

@@ -291,6 +291,26 @@ describe('notifications', () => {
     }, 15_000);
     expect(delivery).toMatchObject({ attempts: 3, response_status: null, error: expect.stringContaining('ECONNREFUSED') });
   });
+
+  it('fails a delivery a stopped server left pending, at the next evaluation', async () => {
+    const created = await server.api.post('/v1/alerts', { token: setup.secretKey, body: rule([{ type: 'webhook', url: `${base()}/hook` }]) });
+    const stale = '00000000-0000-4000-8000-00000000a1e7';
+    const fresh = '00000000-0000-4000-8000-00000000f7e5';
+    for (const [id, age] of [[stale, '1 hour'], [fresh, '1 second']] as const) {
+      await server.standalone.metadata.query(
+        `insert into alert_deliveries (id, project_id, rule_id, kind, channel_index, channel_type, target, status, attempts, error, updated_at)
+         values ($1, $2, $3, 'trigger', 0, 'webhook', 'http://127.0.0.1/…', 'pending', 1, 'connect ECONNREFUSED', now() - $4::interval)`,
+        [id, setup.project.id, created.body.id, age],
+      );
+    }
+    const deliveries = await eventually(async () => {
+      const all = await deliveriesOf(created.body.id);
+      expect(all.find((delivery: { id: string }) => delivery.id === stale).status).toBe('failed');
+      return all;
+    }, 10_000);
+    expect(deliveries.find((delivery: { id: string }) => delivery.id === stale).error).toBe('connect ECONNREFUSED; not retried: the server stopped while retrying it');
+    expect(deliveries.find((delivery: { id: string }) => delivery.id === fresh).status).toBe('pending');
+  });
 });
 
 describe('sending a test', () => {

@@ -76,3 +76,16 @@ export async function listAlertDeliveries(
     [projectId, ruleId, options.eventId ?? null, options.limit],
   );
 }
+
+/**
+ * Fails the deliveries left pending longer than `olderThan` allows: their process stopped while retrying them, since a
+ * delivery under way is written at every attempt. Answers how many.
+ */
+export async function failAbandonedDeliveries(sql: SqlClient, olderThan: Date, error: string): Promise<number> {
+  const rows = await sql.query<{ id: string }>(
+    `update alert_deliveries set status = 'failed', error = coalesce(error || '; ', '') || $2, updated_at = now()
+     where status = 'pending' and updated_at < $1 returning id`,
+    [olderThan, error],
+  );
+  return rows.length;
+}
