@@ -412,7 +412,7 @@ export interface CompiledText {
 /**
  * Texts compiled lately, least recently used first. Dashboards refresh the same panels and alert rules run the same
  * texts again and again, and parsing is most of a compile: remembering them took a `count` request's time before its
- * SQL from 0.32 to 0.25 ms in the server (docs/performance.md, GQL, stop 16).
+ * SQL from 0.32 to 0.25 ms in the server (docs/performance.md, GQL).
  */
 const compiledTexts = new Map<string, CompiledText>();
 const COMPILED_TEXTS_KEPT = 256;

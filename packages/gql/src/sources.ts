@@ -201,7 +201,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     fullText: ['value', 'type'],
     aliases: { message: 'value' },
     hideInSearch: ['received_at', 'frames', 'breadcrumbs'],
-    // Rows written since stop 12 name their stack (docs/decisions.md "Stacks are stored once").
+    // Rows with frames name their stack, but for rows written before the `stacks` table existed (docs/decisions.md
+    // "Stacks are stored once").
     lookups: { frames: { table: 'stacks', key: 'stack_id', column: 'frames' } },
     knownValues: { level: ERROR_LEVELS },
   }),

@@ -67,7 +67,7 @@ export class ErrorRecorder {
   private readonly recent: RecentEventIds;
   private readonly counter: IssueCounter;
   private readonly snapshots: SnapshotWriter;
-  /** (project, fingerprint) → the id of its stored issue: known to exist, and for issues of before stop 7, not the derived id. */
+  /** (project, fingerprint) → the id of its stored issue: known to exist, and for issues with version 8 ids, not the derived id. */
   private readonly storedIssueIds = new Map<string, string>();
   /** (project, stack id) → the UTC day this recorder last wrote the stack. */
   private readonly writtenStacks = new Map<string, number>();
@@ -178,7 +178,7 @@ export class ErrorRecorder {
   }
 
   /**
-   * Gives each error the id of its stored issue (issues stored before stop 7 have ids in the older version 8 layout,
+   * Gives each error the id of its stored issue (issues stored by earlier versions have ids in the version 8 layout,
    * which `issueIdOf` no longer derives: errors of their fingerprints go to the stored id, so an upgraded installation
    * keeps counting into its issues). Answers whether some error's issue is not stored yet. A pair is looked up until
    * its issue is found; issues created since carry the derived id.

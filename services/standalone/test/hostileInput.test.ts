@@ -1,7 +1,7 @@
 import { createKey, eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /**
- * Inputs that once crashed the process, hung the issue counts or answered 500 (an audit at stop 18). The server runs
+ * Inputs that once crashed the process, hung the issue counts or answered 500. The server runs
  * in this process, so a crash fails the suite; each case ends by checking that the server still answers.
  */
 let server: TestServer;

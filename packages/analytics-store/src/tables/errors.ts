@@ -24,7 +24,8 @@ export interface ErrorRow {
   extra: Properties;
   /**
    * Stack frames, innermost last: function, filename, lineno, colno, in_app. Null when the row names its stack instead
-   * (`stack_id`, the `stacks` table), as every row with frames written since stop 12 does; GQL reads either.
+   * (`stack_id`, the `stacks` table), as every row with frames does unless written before the `stacks` table existed;
+   * GQL reads either.
    */
   frames: unknown[] | null;
   /** The latest 50: category, message, timestamp. */
@@ -39,7 +40,10 @@ export interface ErrorRow {
    */
   stream_partition: number;
   stream_offset: number;
-  /** The row's frames in the `stacks` table; null when it has no frames, or holds them itself (rows before stop 12). */
+  /**
+   * The row's frames in the `stacks` table; null when it has no frames, or holds them itself (rows written before the
+   * `stacks` table existed).
+   */
   stack_id: string | null;
 }
 

@@ -11,7 +11,7 @@ const MAX_KEPT_SLABS = 32;
 /**
  * Memory for request bodies, kept between requests. A large body read into new memory costs the event loop a page
  * fault per 4 KiB as it is copied in: in the errors benchmark, copying envelopes of 175 KB into fresh buffers took 3 to
- * 4% of the event loop, and 0.3% into slabs used before (docs/performance.md, stop 15).
+ * 4% of the event loop, and 0.3% into slabs used before (docs/performance.md, "Errors into issues").
  */
 export class SlabPool {
   private readonly free: Buffer[] = [];
