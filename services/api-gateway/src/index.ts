@@ -14,7 +14,11 @@ export { ROUTE_TABLE, upstreamOf, type Upstream } from './routes';
  */
 export function gatewayRoutes(targets: Record<Upstream, string>, timeoutMs: number, webDistDir?: string): Router {
   const router = Router();
-  if (webDistDir) router.use(webAppRoutes(webDistDir));
+  if (webDistDir) {
+    const webApp = webAppRoutes(webDistDir);
+    // Pages a service renders itself (public status pages) go to that service, never to the web app.
+    router.use((req, res, next) => (upstreamOf(req.path, req.method) ? next() : webApp(req, res, next)));
+  }
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     router: (req) => targets[upstreamOf(req.url?.split('?', 1)[0] ?? '/', req.method)!],
     target: targets['dashboard-api'],

@@ -20,6 +20,9 @@ export const ROUTE_TABLE: readonly { upstream: Upstream; pattern: RegExp; method
   { upstream: 'alerts', pattern: /^\/v1\/(alerts|slos)(\/|$)/ },
   { upstream: 'alerts', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(alerts|slos)(\/|$)/ },
   { upstream: 'exports', pattern: /^\/v1\/exports(\/|$)/ },
+  { upstream: 'exports', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/exports(\/|$)/ },
+  // The public status page is HTML the service renders itself, not a page of the web app.
+  { upstream: 'status-pages', pattern: /^\/status\/[^/]+\/?$/, methods: ['GET', 'HEAD'] },
   { upstream: 'status-pages', pattern: /^\/v1\/(status|status-pages)(\/|$)/ },
   { upstream: 'status-pages', pattern: /^\/api\/orgs\/[^/]+\/status-pages(\/|$)/ },
   { upstream: 'query', pattern: /^\/v1\/(gql|schema|info|attachments)(\/|$)/ },

@@ -53,6 +53,7 @@ describe('the route table', () => {
     ['/api/orgs/o/projects/p/slos/s/history', 'alerts'],
     ['/v1/exports', 'exports'],
     ['/v1/exports/e/download', 'exports'],
+    ['/api/orgs/o/projects/p/exports', 'exports'],
     ['/v1/status/acme', 'status-pages'],
     ['/v1/status/acme/incidents', 'status-pages'],
     ['/v1/status-pages/acme/resolve', 'status-pages'],
@@ -117,6 +118,15 @@ describe('the API gateway in front of running services', () => {
     const unknown = await api.get('/api/no-such-route', { headers: html });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('sends a navigation to a public status page to the status pages service, not to the web app', async () => {
+    expect(upstreamOf('/status/acme', 'GET')).toBe('status-pages');
+    expect(upstreamOf('/status/acme', 'POST')).toBeUndefined();
+    const page = await api.get('/status/no-such-page', { headers: { accept: 'text/html,*/*;q=0.8' } });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.text).toContain('Status page not found');
   });
 
   it('carries signup, project and key creation, and ingest through to the services', async () => {

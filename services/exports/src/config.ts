@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { clickhouseConfig } from '@tlm/analytics-store';
-import { keyAccessConfig } from '@tlm/auth';
+import { jwtConfig, keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
@@ -14,6 +14,7 @@ export const ExportsConfig = Type.Object({
   ...clickhouseConfig,
   ...kafkaConfig,
   ...keyAccessConfig,
+  ...jwtConfig,
   ...s3Config,
   ...exportsConfig,
   EXPORT_SIGNING_SECRET: Type.String({ minLength: 32, secret: true, description: 'Signs export download links; the same on every exports instance.' }),

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
+import { keyGuards, requestKey, requestProject, requireMember, requireProject, requireUser, type KeyAccess, type TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import { StringEnum, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
 import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
 import { findActiveExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { DOWNLOAD_TTL_MS, signDownload, verifyDownload } from './signing';
 
 export { exportsConfig, runNextExport, startExportRunner, type RunnerDeps } from './runner';
@@ -15,6 +15,8 @@ export interface ExportsDeps extends KeyAccess {
   blobs: BlobStore;
   /** Signs download links; the same value on every exports instance. */
   signingSecret: string;
+  /** Checks the dashboard tokens of members using the export routes under /api. */
+  tokens: TokenIssuer;
 }
 
 const NewExport = Type.Object(
@@ -46,10 +48,14 @@ function jobJson(job: ExportJobRow, req: Request, secret: string) {
   };
 }
 
-export function exportRoutes(deps: ExportsDeps): Router {
-  const router = Router();
+/**
+ * Starting and listing a project's exports. Mounted twice, as the query service's chunk reads are: at /v1 for API keys
+ * (with the exports scopes) and under /api/orgs/:org/projects/:project for the project's members.
+ */
+function exportJobRoutes(deps: ExportsDeps, writer: RequestHandler[], reader: RequestHandler[], projectOf: (res: Response) => string): Router {
+  const router = Router({ mergeParams: true });
 
-  router.post('/v1/exports', ...keyGuards(deps, 'exports:write'), jsonBody(), async (req, res) => {
+  router.post('/exports', ...writer, jsonBody(), async (req, res) => {
     const input = parseBody(NewExport, req.body);
     if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
     if (input.source !== undefined && !findSource(input.source)) throw validationError(`unknown source ${input.source}`);
@@ -62,7 +68,7 @@ export function exportRoutes(deps: ExportsDeps): Router {
     }
     const job = await insertExportJob(deps.metadata, {
       id: newId(),
-      projectId: requestKey(res).projectId,
+      projectId: projectOf(res),
       format: input.format,
       query: input.query ?? null,
       source: input.source ?? null,
@@ -70,10 +76,20 @@ export function exportRoutes(deps: ExportsDeps): Router {
     res.status(202).json({ id: job.id, status: job.status });
   });
 
-  router.get('/v1/exports', ...keyGuards(deps, 'exports:read'), async (req, res) => {
-    const jobs = await listExportJobs(deps.metadata, requestKey(res).projectId);
+  router.get('/exports', ...reader, async (req, res) => {
+    const jobs = await listExportJobs(deps.metadata, projectOf(res));
     res.json({ exports: jobs.map((job) => jobJson(job, req, deps.signingSecret)) });
   });
+
+  return router;
+}
+
+export function exportRoutes(deps: ExportsDeps): Router {
+  const router = Router();
+  const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
+
+  router.use('/v1', exportJobRoutes(deps, keyGuards(deps, 'exports:write'), keyGuards(deps, 'exports:read'), (res) => requestKey(res).projectId));
+  router.use('/api/orgs/:org/projects/:project', exportJobRoutes(deps, member, member, (res) => requestProject(res).id));
 
   // DECISIONS.md: a signed, expiring link that needs no key.
   router.get('/v1/exports/:id/download', async (req, res) => {

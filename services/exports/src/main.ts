@@ -1,4 +1,4 @@
-import { startKeyAccess } from '@tlm/auth';
+import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { S3BlobStore } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { ExportsConfig } from './config';
@@ -18,6 +18,7 @@ start(() =>
         blobs,
         ...access,
         signingSecret: config.EXPORT_SIGNING_SECRET,
+        tokens: new TokenIssuer(config.JWT_SECRET),
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {

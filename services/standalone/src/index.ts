@@ -156,7 +156,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
     statusPageRoutes({ metadata, tokens, limiter: access.limiter }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
-    exportRoutes({ ...access, metadata, blobs, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
+    exportRoutes({ ...access, metadata, blobs, tokens, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
     // Last: the web app answers page navigations no API route took, from the same origin as /api and /v1.
     webAppRoutes(config.WEB_DIST_DIR),
   );

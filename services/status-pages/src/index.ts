@@ -15,7 +15,9 @@ import {
   type MetadataStore,
   type StatusPageRow,
 } from '@tlm/metadata-store';
+import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
+import { notFoundHtml, statusPageHtml } from './html';
 import { UPTIME_WINDOW_DAYS, incidentJson, pageJson, snapshotJson } from './status';
 
 export interface StatusPageDeps {
@@ -64,6 +66,14 @@ function checkComponents(page: { components: { name: string }[] }, named: readon
   const unknown = named?.find((name) => !known.has(name));
   if (unknown !== undefined) throw validationError(`component "${unknown}" is not on this status page`);
 }
+/** An update says where the incident stands now: its status becomes the incident's. */
+const NewUpdate = Type.Object(
+  {
+    status: StringEnum(STATUSES),
+    message: Type.String({ minLength: 1, maxLength: 5_000 }),
+  },
+  { additionalProperties: false },
+);
 const IncidentPatch = Type.Object(
   {
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
@@ -74,6 +84,23 @@ const IncidentPatch = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Browsers may keep the HTML page this long; the ETag lets them revalidate it cheaply afterwards. */
+const HTML_MAX_AGE_S = 30;
+/** No scripts at all; the one inline `<style>` element is the page's only resource. */
+const HTML_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * True when If-None-Match names this ETag (weak comparison, RFC 9110 13.1.2). Evaluated here rather than by
+ * express's `req.fresh`, which ignores the header when the request also says `Cache-Control: no-cache`.
+ */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
+}
 
 /** Integer query parameter in a range, or the default when absent; anything else is 400. */
 function intParam(req: Request, name: string, fallback: number, min: number, max: number): number {
@@ -97,6 +124,18 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
     return page;
   }
 
+  /** The page and every incident open now or resolved within the uptime window: the two queries a snapshot needs. */
+  async function snapshotOf(req: Request) {
+    const page = await findStatusPageBySlug(deps.metadata, String(req.params['slug']));
+    if (!page) return undefined;
+    const now = new Date();
+    const { incidents } = await listIncidentsSince(deps.metadata, page.id, new Date(now.getTime() - UPTIME_WINDOW_DAYS * DAY_MS), {
+      limit: 1_000,
+      offset: 0,
+    });
+    return { page, incidents, now };
+  }
+
   /** The route's page, which must belong to the route's organization. */
   async function managedPage(req: Request, res: Response): Promise<StatusPageRow> {
     const page = await findStatusPageBySlug(deps.metadata, String(req.params['slug']));
@@ -112,13 +151,35 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
 
   // Public, no authentication (SPEC.md "Public status pages").
   router.get('/v1/status/:slug', async (req, res) => {
-    const page = await publicPage(req);
-    const now = new Date();
-    const { incidents } = await listIncidentsSince(deps.metadata, page.id, new Date(now.getTime() - UPTIME_WINDOW_DAYS * DAY_MS), {
-      limit: 1_000,
-      offset: 0,
-    });
-    res.json(snapshotJson(page, incidents, now));
+    const snapshot = await snapshotOf(req);
+    if (!snapshot) throw notFound('no status page with this slug');
+    res.json(snapshotJson(snapshot.page, snapshot.incidents, snapshot.now));
+  });
+
+  // The page people open: HTML rendered here, or the JSON snapshot for clients that ask for JSON.
+  router.get('/status/:slug', async (req, res) => {
+    const wantsJson = req.accepts(['html', 'json']) === 'json';
+    res.vary('Accept');
+    const snapshot = await snapshotOf(req);
+    if (wantsJson) {
+      if (!snapshot) throw notFound('no status page with this slug');
+      res.json(snapshotJson(snapshot.page, snapshot.incidents, snapshot.now));
+      return;
+    }
+    res.set({ 'Content-Security-Policy': HTML_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    if (!snapshot) {
+      res.status(404).type('html').set('Cache-Control', 'no-cache').send(notFoundHtml());
+      return;
+    }
+    // Rendered as of the end of the current minute, so the page (and its ETag) stays the same within a minute while an outage runs.
+    const html = statusPageHtml(snapshot.page, snapshot.incidents, new Date(Math.ceil(snapshot.now.getTime() / 60_000) * 60_000));
+    const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 32)}"`;
+    res.set({ 'Cache-Control': `public, max-age=${HTML_MAX_AGE_S}`, ETag: etag });
+    if (matchesEtag(req.get('if-none-match'), etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.type('html').send(html);
   });
 
   router.get('/v1/status/:slug/incidents', async (req, res) => {
@@ -206,6 +267,19 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
       update: newsworthy ? { status: changes.status ?? current.status, message: changes.message ?? null, at: new Date().toISOString() } : undefined,
     });
     res.json(incidentJson(incident));
+  });
+
+  router.post('/api/orgs/:org/status-pages/:slug/incidents/:id/updates', ...member, body, async (req, res) => {
+    const page = await managedPage(req, res);
+    const id = String(req.params['id']);
+    const current = isUuid(id) ? await findIncident(deps.metadata, page.id, id) : undefined;
+    if (!current) throw notFound('incident not found');
+    const update = parseBody(NewUpdate, req.body);
+    const incident = await updateIncident(deps.metadata, current.id, {
+      status: update.status,
+      update: { status: update.status, message: update.message, at: new Date().toISOString() },
+    });
+    res.status(201).json(incidentJson(incident));
   });
 
   return router;

@@ -25,20 +25,60 @@ function worst(incidents: IncidentRow[]): number {
  * incident runs until now.
  */
 export function uptimePercent(incidents: IncidentRow[], now: Date, windowDays = UPTIME_WINDOW_DAYS): number {
-  const windowStart = now.getTime() - windowDays * DAY_MS;
+  return outsideOutages(incidents, now.getTime() - windowDays * DAY_MS, now.getTime(), now);
+}
+
+/** One day of a component's uptime bar (UTC days). */
+export interface UptimeDay {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  level: PageStatus;
+  /** Share of the day's elapsed time without a major or critical incident, in percent. */
+  percent: number;
+  /** Titles of the incidents that touched the component that day, oldest first. */
+  incidents: string[];
+}
+
+/**
+ * The last `days` UTC days of one component, oldest first, today last: a day takes the worst impact of the incidents
+ * affecting the component that were open during any part of it (none counts as operational), and its percent is the
+ * share of the day (of its elapsed part, today) outside major and critical incidents, overlaps counted once.
+ */
+export function uptimeDays(incidents: IncidentRow[], component: string, now: Date, days = UPTIME_WINDOW_DAYS): UptimeDay[] {
+  const affecting = incidents.filter((incident) => affects(incident, component));
+  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  return Array.from({ length: days }, (_, index) => {
+    const start = today - (days - 1 - index) * DAY_MS;
+    const end = Math.min(start + DAY_MS, now.getTime());
+    const touching = affecting
+      .filter((incident) => incident.created_at.getTime() < end && (incident.resolved_at ?? now).getTime() >= start)
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+    const level = touching.reduce((worstLevel, incident) => Math.max(worstLevel, SEVERITY[incident.impact]), 0);
+    return {
+      date: new Date(start).toISOString().slice(0, 10),
+      level: PAGE_STATUS[level]!,
+      percent: outsideOutages(touching, start, end, now),
+      incidents: touching.map((incident) => incident.title),
+    };
+  });
+}
+
+/** Percent of [start, end) outside the major and critical incidents given; overlapping incidents count once. */
+function outsideOutages(incidents: IncidentRow[], start: number, end: number, now: Date): number {
+  if (end <= start) return 100;
   const outages = incidents
     .filter((incident) => SEVERITY[incident.impact] >= SEVERITY.major)
-    .map((incident) => [Math.max(incident.created_at.getTime(), windowStart), (incident.resolved_at ?? now).getTime()] as const)
-    .filter(([start, end]) => end > start)
+    .map((incident) => [Math.max(incident.created_at.getTime(), start), Math.min((incident.resolved_at ?? now).getTime(), end)] as const)
+    .filter(([from, to]) => to > from)
     .sort((a, b) => a[0] - b[0]);
   let down = 0;
-  let coveredUntil = windowStart;
-  for (const [start, end] of outages) {
-    if (end <= coveredUntil) continue;
-    down += end - Math.max(start, coveredUntil);
-    coveredUntil = end;
+  let coveredUntil = start;
+  for (const [from, to] of outages) {
+    if (to <= coveredUntil) continue;
+    down += to - Math.max(from, coveredUntil);
+    coveredUntil = to;
   }
-  return Math.round((1 - down / (windowDays * DAY_MS)) * 100_000) / 1_000;
+  return Math.round((1 - down / (end - start)) * 100_000) / 1_000;
 }
 
 export const incidentJson = (incident: IncidentRow) => ({
