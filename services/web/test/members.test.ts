@@ -81,6 +81,7 @@ describe('inviting a person from the organization page', () => {
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText(`Invitation mailed to ${invitee}.`).waitFor();
     await page.getByRole('table', { name: 'Pending invitations' }).getByRole('cell', { name: invitee, exact: true }).waitFor();
+    await screenshot(page, 'members-invitation-pending');
     expect(await pendingEmails()).toEqual([invitee]);
 
     const mail = await smtp.waitForMail(invitee);
@@ -140,6 +141,34 @@ describe('inviting a person from the organization page', () => {
     await pending.getByRole('button', { name: `Revoke the invitation of ${later}` }).click();
     await page.getByText('No pending invitations').waitFor();
     expect(await pendingEmails()).toEqual([]);
+  });
+});
+
+describe('accepting an invitation with an account', () => {
+  it('sends the person to log in and back to the invitation, which they accept', async () => {
+    const person = await signup(server.api, { name: 'Kim Known' });
+    const invited = await server.api.post(`/api/orgs/${owner.organization.id}/invitations`, {
+      token: owner.token,
+      body: { email: person.user.email, role: 'owner' },
+    });
+    expect(invited.status).toBe(201);
+    const link = linkIn((await smtp.waitForMail(person.user.email)).text, '/accept-invitation');
+    const { context, page: other } = await secondBrowser();
+    try {
+      await other.goto(link);
+      await other.getByText(`This address has an account. Log in as ${person.user.email} to accept.`).waitFor();
+      await other.getByRole('link', { name: 'Log in to accept' }).click();
+      await other.getByLabel('Email').fill(person.user.email);
+      await other.getByLabel('Password').fill(person.password);
+      await other.getByRole('button', { name: 'Log in' }).click();
+      await other.waitForURL('**/accept-invitation#token=*');
+      await other.getByRole('button', { name: `Join ${owner.organization.name}` }).click();
+      await other.waitForURL(`**/orgs/${owner.organization.id}/projects`);
+      await other.getByRole('link', { name: 'checkout', exact: true }).waitFor();
+    } finally {
+      await context.close();
+    }
+    expect((await roles())[person.user.email]).toBe('owner');
   });
 });
 
