@@ -83,7 +83,7 @@ describe('the alert pages', () => {
     const preview = app.getByRole('img', { name: /The metric over the last day in 10-minute buckets, with the threshold 2/ });
     await preview.waitFor();
     expect(Number(await preview.getAttribute('data-series'))).toBe(2);
-    await app.getByText(/0 of \d+ buckets of the last day are above the threshold/).waitFor();
+    await app.getByText(/0 of \d+ buckets of the last day are above the threshold: the rule would have fired in them/).waitFor();
     await screenshot(app, 'alerts-form');
 
     await app.getByRole('button', { name: 'Create rule' }).click();

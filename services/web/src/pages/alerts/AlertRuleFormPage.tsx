@@ -42,6 +42,12 @@ const EMPTY_RULE: RuleDraft = {
 };
 
 const COMPARATOR_WORDS: Record<AlertRule['comparator'], string> = { gt: 'above', gte: 'at or above', lt: 'below', lte: 'at or below' };
+const COMPARE: Record<AlertRule['comparator'], (value: number, threshold: number) => boolean> = {
+  gt: (value, threshold) => value > threshold,
+  gte: (value, threshold) => value >= threshold,
+  lt: (value, threshold) => value < threshold,
+  lte: (value, threshold) => value <= threshold,
+};
 
 function draftOf(rule: AlertRule): RuleDraft {
   return {
@@ -93,7 +99,19 @@ function useSettled<T>(value: T, delayMs: number): T {
 }
 
 /** The metric over the last day, each bucket one window long, with the threshold drawn across it. */
-function Preview({ org, project, body, threshold }: { org: string; project: string; body: AlertPreviewBody | null; threshold: number | null }) {
+function Preview({
+  org,
+  project,
+  body,
+  threshold,
+  comparator,
+}: {
+  org: string;
+  project: string;
+  body: AlertPreviewBody | null;
+  threshold: number | null;
+  comparator: AlertRule['comparator'];
+}) {
   const preview = useAlertPreview(org, project, body);
   const data = useMemo(() => {
     const points = preview.data?.points ?? [];
@@ -105,7 +123,7 @@ function Preview({ org, project, body, threshold }: { org: string; project: stri
   if (body === null) return <p className="muted">Write a metric and a window to see it over the last day.</p>;
   if (preview.isPending) return <Loading what="the preview" />;
   if (preview.isError) return <ErrorNotice error={preview.error} next="Correct the metric: it must be one aggregate value without a time range or grouping." />;
-  const crossing = threshold === null ? 0 : data.series[0]!.values.filter((value) => value !== null && value > threshold).length;
+  const crossing = threshold === null ? 0 : data.series[0]!.values.filter((value) => value !== null && COMPARE[comparator](value, threshold)).length;
   return (
     <>
       <LineChart
@@ -116,7 +134,7 @@ function Preview({ org, project, body, threshold }: { org: string; project: stri
       />
       {threshold === null ? null : (
         <p className="field-hint">
-          {crossing} of {data.xs.length} buckets of the last day are above the threshold.
+          {crossing} of {data.xs.length} buckets of the last day are {COMPARATOR_WORDS[comparator]} the threshold: the rule would have fired in them.
         </p>
       )}
     </>
@@ -272,7 +290,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
           <h2 id="preview-title" className="panel-title">
             The last day
           </h2>
-          <Preview org={org} project={project} body={previewBody} threshold={threshold} />
+          <Preview org={org} project={project} body={previewBody} threshold={threshold} comparator={draft.comparator} />
         </section>
         <section className="panel" aria-labelledby="channels-title">
           <h2 id="channels-title" className="panel-title">
