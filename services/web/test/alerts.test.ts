@@ -168,10 +168,16 @@ describe('the alert pages', () => {
     await app.waitForURL(/\/edit$/);
     expect(await app.getByLabel('Channel 1 URL').inputValue()).toBe(slackUrl());
     await app.getByLabel('Threshold', { exact: true }).fill('50');
+    await app.getByRole('button', { name: 'Add channel' }).click();
+    await app.getByLabel('Channel 2 URL').fill(slackUrl().replace('/services/T000/B000/hook', '/webhook'));
     await app.getByRole('button', { name: 'Save rule' }).click();
     await app.waitForURL(/\/alerts\/[0-9a-f-]{36}$/);
     await app.getByText('> 50 over 10 min').waitFor();
-    expect((await server.api.get(`/v1/alerts/${rule.id}`, { token: setup.secretKey })).body).toMatchObject({ threshold: 50, channels: [{ type: 'slack', url: slackUrl() }] });
+    const saved = (await server.api.get(`/v1/alerts/${rule.id}`, { token: setup.secretKey })).body;
+    expect(saved).toMatchObject({ threshold: 50, channels: [{ type: 'slack', url: slackUrl() }, { type: 'webhook', secret: expect.stringMatching(/^whsec_/) }] });
+    // The webhook's signing secret is on the rule's page, to set up the receiver with.
+    expect(await app.getByLabel('Signing secret of channel 2').inputValue()).toBe(saved.channels[1].secret);
+    await screenshot(app, 'alerts-rule-channels');
   });
 });
 

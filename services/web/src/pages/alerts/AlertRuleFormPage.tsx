@@ -308,7 +308,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               onRemove={() => set('channels', draft.channels.filter((_, position) => position !== index))}
             />
           ))}
-          <div className="row" style={{ marginTop: '0.75rem' }}>
+          <div className="row alerts-add-channel">
             <button
               type="button"
               className="button button-small"

@@ -117,9 +117,9 @@ function Channels({ org, project, rule }: { org: string; project: string; rule: 
     return <p className="muted">No channels: firings are written as alert events only. Edit the rule to add e-mail, Slack, PagerDuty or a webhook.</p>;
   }
   return (
-    <ul className="alerts-timeline" aria-label="Channels" style={{ listStyle: 'none' }}>
+    <ul className="alerts-channels" aria-label="Channels">
       {rule.channels.map((channel, index) => (
-        <li key={index} style={{ borderLeftColor: 'var(--line)' }}>
+        <li key={index}>
           <div className="row">
             <strong>{CHANNEL_LABEL[channel.type]}</strong>
             <span className="mono">{channelSummary(channel)}</span>
@@ -200,7 +200,7 @@ export default function AlertRulePage() {
             <RelativeTime iso={current.firing_since} fallback="not firing" />
           </dd>
         </dl>
-        <div className="inline-form" style={{ marginTop: '1rem' }}>
+        <div className="inline-form alerts-mute">
           {muted ? (
             <>
               <p>
@@ -212,7 +212,7 @@ export default function AlertRulePage() {
             </>
           ) : (
             <>
-              <label className="field" style={{ minWidth: 0 }}>
+              <label className="field">
                 <span>Mute for</span>
                 <select value={muteMinutes} onChange={(event) => setMuteMinutes(Number(event.target.value))}>
                   {MUTE_CHOICES.map((choice) => (
