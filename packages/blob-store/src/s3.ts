@@ -9,10 +9,23 @@ import {
   type BucketLocationConstraint,
 } from '@aws-sdk/client-s3';
 import { Type } from '@sinclair/typebox';
+import { FileSystemBlobStore } from './filesystem';
 import { assertBlobKey, assertBlobPrefix, type BlobStore } from './store';
 
 export const s3Config = {
-  S3_BUCKET: Type.String({ minLength: 3, description: 'Bucket holding replay and profile chunk bodies; created at start when missing.' }),
+  S3_BUCKET: Type.Optional(
+    Type.String({
+      minLength: 3,
+      description: 'Bucket holding replay, profile, attachment and export bodies; created at start when missing. Either it or BLOB_DIR is required.',
+    }),
+  ),
+  BLOB_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'A directory holding those bodies instead of S3, for a fleet whose processes share one machine or volume; every process must see the same directory. Either it or S3_BUCKET is required.',
+    }),
+  ),
   S3_ENDPOINT: Type.Optional(
     Type.String({ format: 'uri', pattern: '^https?://', description: 'Endpoint of an S3-compatible server, e.g. http://minio:9000; unset means AWS S3 in S3_REGION.' }),
   ),
@@ -72,13 +85,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   static fromConfig(config: {
-    S3_BUCKET: string;
+    S3_BUCKET?: string;
     S3_ENDPOINT?: string;
     S3_REGION: string;
     S3_ACCESS_KEY_ID?: string;
     S3_SECRET_ACCESS_KEY?: string;
     S3_FORCE_PATH_STYLE: boolean;
   }): Promise<S3BlobStore> {
+    if (!config.S3_BUCKET) throw new Error('S3_BUCKET is required');
     return S3BlobStore.connect({
       bucket: config.S3_BUCKET,
       region: config.S3_REGION,
@@ -162,4 +176,15 @@ export class S3BlobStore implements BlobStore {
   async close(): Promise<void> {
     this.client.destroy();
   }
+}
+
+/**
+ * The fleet's blob store: a directory shared by every process when BLOB_DIR is set (a small fleet on one machine or
+ * volume), else the S3 bucket. A configuration naming neither, or both, is refused with both names.
+ */
+export function blobStoreFromConfig(config: Parameters<typeof S3BlobStore.fromConfig>[0] & { BLOB_DIR?: string }): Promise<BlobStore> {
+  if (config.BLOB_DIR && config.S3_BUCKET) return Promise.reject(new Error('invalid configuration: set either BLOB_DIR or S3_BUCKET, not both'));
+  if (config.BLOB_DIR) return FileSystemBlobStore.open(config.BLOB_DIR);
+  if (!config.S3_BUCKET) return Promise.reject(new Error('invalid configuration: BLOB_DIR or S3_BUCKET is required'));
+  return S3BlobStore.fromConfig(config);
 }

@@ -248,7 +248,13 @@ export class KafkaBus implements Bus {
     await consumer.subscribe({ topic, fromBeginning: !options.broadcast });
     const logger = this.options.logger;
     const lag = new PartitionLag();
-    consumer.on(consumer.events.GROUP_JOIN, () => lag.clear());
+    // Partitions this member has finished a batch of since it joined: a first batch may hold messages another member
+    // (or this process before a crash) handled without committing, so it is marked redelivered, as is a batch retried.
+    const settled = new Set<number>();
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      lag.clear();
+      settled.clear();
+    });
     await consumer.run({
       partitionsConsumedConcurrently: options.concurrency ?? 1,
       eachBatchAutoResolve: false,
@@ -257,9 +263,14 @@ export class KafkaBus implements Bus {
         const { values, positions } = decodeMessages<T>(batch.messages, batch.partition, (offset, error) =>
           logger.error({ topic, partition: batch.partition, offset, err: error }, 'skipping a malformed message'),
         );
-        // Throwing here leaves the offset uncommitted, so the batch is delivered again (at least once);
+        // Throwing here leaves the offset uncommitted, so the batch is delivered again (at least once), marked so;
         // writers insert with each item's id, so a redelivery never makes a second row.
-        if (values.length > 0) await handler(values, positions);
+        if (values.length > 0) {
+          const redelivered = !settled.has(batch.partition);
+          settled.delete(batch.partition);
+          await handler(values, positions, { redelivered });
+        }
+        settled.add(batch.partition);
         resolveOffset(batch.lastOffset());
         await commitOffsetsIfNecessary();
         await heartbeat();

@@ -4,6 +4,7 @@ import {
   errorsTable,
   lastErrorOffset,
   stacksTable,
+  storedIds,
   uncountedErrors,
   type Stack,
   type StackRow,
@@ -111,11 +112,11 @@ export class ErrorRecorder {
    * redelivers) give each error's place in the stream, else the recorder numbers them. Rejects when the rows could not
    * be stored: nothing of the batch is then remembered or counted.
    */
-  record(errors: readonly GroupedError[], positions?: readonly StreamPosition[]): Promise<Recorded> {
+  record(errors: readonly GroupedError[], positions?: readonly StreamPosition[], redelivered = false): Promise<Recorded> {
     if ((positions !== undefined) !== (this.options.positions === 'bus')) {
       return Promise.reject(new Error(`errors recorded with ${this.options.positions} positions must ${positions ? 'not ' : ''}come with positions`));
     }
-    const recorded = this.queue.then(() => this.recordInOrder(errors, positions));
+    const recorded = this.queue.then(() => this.recordInOrder(errors, positions, redelivered));
     this.queue = recorded.catch(() => undefined);
     return recorded;
   }
@@ -137,7 +138,7 @@ export class ErrorRecorder {
     await this.snapshots.flush().catch((error: unknown) => this.logger.error({ err: error }, 'issue snapshots left unwritten at close'));
   }
 
-  private async recordInOrder(errors: readonly GroupedError[], positions: readonly StreamPosition[] | undefined): Promise<Recorded> {
+  private async recordInOrder(errors: readonly GroupedError[], positions: readonly StreamPosition[] | undefined, redelivered: boolean): Promise<Recorded> {
     if (positions) for (const partition of new Set(positions.map((position) => position.partition))) await this.load(partition);
     const kept: { error: GroupedError; partition: number; offset: number }[] = [];
     const inBatch = errors.length > 1 ? new Set<string>() : undefined;
@@ -162,11 +163,15 @@ export class ErrorRecorder {
     // Stacks before the rows that name them, so a row never names a stack a crash kept from the store.
     const unwritten = this.unwrittenStacks(kept, stacks);
     if (unwritten.length > 0) await this.stores.analytics.insert(stacksTable, unwritten);
+    // A redelivery may bring errors stored but not counted (a crash between the two): they are counted, not stored again.
+    const stored = redelivered ? await storedIds(this.stores.analytics, 'errors', kept.map(({ error }) => error.record.id)) : new Set<string>();
     await this.stores.analytics.insert(
       errorsTable,
-      kept.map(({ error, partition, offset }, index) =>
-        errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash, partition, offset, stackId: stacks[index]?.id ?? null }),
-      ),
+      kept
+        .map(({ error, partition, offset }, index) =>
+          errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash, partition, offset, stackId: stacks[index]?.id ?? null }),
+        )
+        .filter((row) => !stored.has(row.id)),
     );
     this.rememberStacks(unwritten);
     for (const { error } of kept) this.recent.add(error.record.projectId, error.record.id);

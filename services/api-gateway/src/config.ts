@@ -7,7 +7,11 @@ const url = (service: string) => Type.String({ format: 'uri', description: `Base
 /** Fleet configuration of the API gateway. */
 export const ApiGatewayConfig = Type.Object({
   ...httpConfig,
-  INGEST_GATEWAY_URL: url('ingest-gateway'),
+  INGEST_GATEWAY_URL: Type.String({
+    pattern: '^\\s*https?://[^\\s,]+\\s*(,\\s*https?://[^\\s,]+\\s*)*$',
+    description:
+      'Base URL of the ingest-gateway service, e.g. http://ingest-gateway:8080, or several separated by commas: requests go to them in turn, and one that refuses connections is skipped for 2 s.',
+  }),
   QUERY_URL: url('query'),
   KEY_ADMIN_URL: url('key-admin'),
   DASHBOARD_API_URL: url('dashboard-api'),

@@ -1,11 +1,12 @@
+import { splitList } from '@tlm/core';
 import { runService, start } from '@tlm/runtime';
 import { ApiGatewayConfig } from './config';
 import { gatewayRoutes, upstreamReadiness, type Upstream } from './index';
 
 start(() =>
   runService('api-gateway', ApiGatewayConfig, async (config) => {
-    const targets: Record<Upstream, string> = {
-      'ingest-gateway': config.INGEST_GATEWAY_URL,
+    const targets: Record<Upstream, string | string[]> = {
+      'ingest-gateway': splitList(config.INGEST_GATEWAY_URL),
       query: config.QUERY_URL,
       'key-admin': config.KEY_ADMIN_URL,
       'dashboard-api': config.DASHBOARD_API_URL,

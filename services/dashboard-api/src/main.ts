@@ -1,5 +1,5 @@
 import { TokenIssuer, startRateLimiter } from '@tlm/auth';
-import { S3BlobStore } from '@tlm/blob-store';
+import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, mailerFromConfig, readinessOf, runService, start } from '@tlm/runtime';
 import { DashboardConfig } from './config';
 import { dashboardRoutes } from './index';
@@ -8,7 +8,7 @@ start(() =>
   runService('dashboard-api', DashboardConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
-    const blobs = await S3BlobStore.fromConfig(config);
+    const blobs = await blobStoreFromConfig(config);
     const bus = await connectBus(config, 'dashboard-api', logger);
     const limiter = await startRateLimiter(bus, config, logger);
     const mailer = mailerFromConfig(config);

@@ -1,5 +1,5 @@
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
-import { S3BlobStore } from '@tlm/blob-store';
+import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { ExportsConfig } from './config';
 import { exportRoutes, startExportRunner } from './index';
@@ -8,7 +8,7 @@ start(() =>
   runService('exports', ExportsConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
-    const blobs = await S3BlobStore.fromConfig(config);
+    const blobs = await blobStoreFromConfig(config);
     const bus = await connectBus(config, 'exports', logger);
     const access = await startKeyAccess(metadata, bus, config, logger);
     const runner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);

@@ -1,5 +1,5 @@
 import { startKeyAccess } from '@tlm/auth';
-import { S3BlobStore } from '@tlm/blob-store';
+import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
 import { IngestGatewayConfig } from './config';
@@ -9,7 +9,7 @@ start(() =>
   runService('ingest-gateway', IngestGatewayConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const bus = await connectBus(config, 'ingest-gateway', logger);
-    const blobs = await S3BlobStore.fromConfig(config);
+    const blobs = await blobStoreFromConfig(config);
     const access = await startKeyAccess(metadata, bus, config, logger);
     return {
       routes: ingestRoutes({

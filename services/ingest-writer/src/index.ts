@@ -45,14 +45,24 @@ export interface IngestWriter {
 }
 
 /**
- * A batch the bus delivers again (the embedded bus's journal, on start) keeps only the records whose rows are not
- * stored yet, so neither rows nor their counts are doubled.
+ * The ids of a redelivered batch whose rows are stored already (a batch another consumer, or this process before a
+ * crash, wrote without acknowledging), so they are not written twice; empty for a first delivery.
  */
-async function unstored<R extends { id: string }>(analytics: AnalyticsStore, table: AppendedTable, records: R[], delivery: Delivery | undefined): Promise<R[]> {
-  if (!delivery?.redelivered) return records;
-  const stored = await storedIds(analytics, table, records.map((record) => record.id));
-  return stored.size === 0 ? records : records.filter((record) => !stored.has(record.id));
+async function storedOnRedelivery(analytics: AnalyticsStore, table: AppendedTable, records: readonly { id: string }[], delivery: Delivery | undefined): Promise<ReadonlySet<string>> {
+  if (!delivery?.redelivered) return new Set();
+  return storedIds(analytics, table, records.map((record) => record.id));
 }
+
+/**
+ * The records to count. With the bus's positions every record goes to the counter, which skips what it counted by
+ * position; with the writer's own, a stored row was counted by the start that found it, so it is left out.
+ */
+function countable<R extends { id: string }>(records: R[], positions: unknown, stored: ReadonlySet<string>): R[] {
+  return positions || stored.size === 0 ? records : records.filter((record) => !stored.has(record.id));
+}
+
+const unwritten = <Row extends { id: string }>(stored: ReadonlySet<string>, rows: Row[]): Row[] =>
+  stored.size === 0 ? rows : rows.filter((row) => !stored.has(row.id));
 
 /**
  * Consumes the log, event, span, vital, session, replay and profile topics. A batch's rows are committed before it is
@@ -67,20 +77,28 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
   const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
     await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (delivered, positions, delivery) => {
-      const records = await unstored(deps.analytics, 'logs', delivered, delivery);
+      const stored = await storedOnRedelivery(deps.analytics, 'logs', delivered, delivery);
+      const records = countable(delivered, positions, stored);
       if (records.length === 0) return;
-      await counter.write(Topics.logs, records, positions, (stream) => deps.analytics.insert(logsTable, records.map((record, index) => logRow(record, stream[index]))));
+      await counter.write(Topics.logs, records, positions, (stream) =>
+        deps.analytics.insert(logsTable, unwritten(stored, records.map((record, index) => logRow(record, stream[index])))),
+      );
     }),
     await deps.bus.subscribe<EventRecord>(Topics.events, group, async (delivered, positions, delivery) => {
-      const records = await unstored(deps.analytics, 'events', delivered, delivery);
+      const stored = await storedOnRedelivery(deps.analytics, 'events', delivered, delivery);
+      const records = countable(delivered, positions, stored);
       if (records.length === 0) return;
-      await counter.write(Topics.events, records, positions, (stream) => deps.analytics.insert(eventsTable, records.map((record, index) => eventRow(record, stream[index]))));
+      await counter.write(Topics.events, records, positions, (stream) =>
+        deps.analytics.insert(eventsTable, unwritten(stored, records.map((record, index) => eventRow(record, stream[index])))),
+      );
     }),
     await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records, _positions, delivery) => {
-      await deps.analytics.insert(spansTable, (await unstored(deps.analytics, 'spans', records, delivery)).map(spanRow));
+      const stored = await storedOnRedelivery(deps.analytics, 'spans', records, delivery);
+      await deps.analytics.insert(spansTable, unwritten(stored, records.map(spanRow)));
     }),
     await deps.bus.subscribe<VitalRecord>(Topics.vitals, group, async (records, _positions, delivery) => {
-      await deps.analytics.insert(vitalsTable, (await unstored(deps.analytics, 'vitals', records, delivery)).map(vitalRow));
+      const stored = await storedOnRedelivery(deps.analytics, 'vitals', records, delivery);
+      await deps.analytics.insert(vitalsTable, unwritten(stored, records.map(vitalRow)));
     }),
     await deps.bus.subscribe<SessionRecord>(Topics.sessions, group, async (records) => {
       await deps.analytics.insert(sessionsTable, records.map(sessionRow));

@@ -60,10 +60,10 @@ export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<I
   const subscription: Subscription = await deps.bus.subscribe<ErrorRecord>(
     Topics.errors,
     { group: ConsumerGroups.issuesProcessor, concurrency: DELIVERIES_IN_FLIGHT },
-    async (records, positions) => {
+    async (records, positions, delivery) => {
       let enriched = records;
       for (const enrich of enrichers) enriched = await enrich(enriched);
-      await pipeline.submit(enriched.map(groupError), positions);
+      await pipeline.submit(enriched.map(groupError), positions, delivery?.redelivered ?? false);
     },
   );
   return {
@@ -77,6 +77,7 @@ export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<I
 interface Waiting {
   errors: GroupedError[];
   positions: readonly MessagePosition[] | undefined;
+  redelivered: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -100,10 +101,10 @@ class ErrorPipeline {
     private readonly waitForCount: boolean,
   ) {}
 
-  submit(errors: GroupedError[], positions: readonly MessagePosition[] | undefined): Promise<void> {
+  submit(errors: GroupedError[], positions: readonly MessagePosition[] | undefined, redelivered: boolean): Promise<void> {
     if (errors.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ errors, positions, resolve, reject });
+      this.waiting.push({ errors, positions, redelivered, resolve, reject });
       this.waitingErrors += errors.length;
       this.storeNext();
     });
@@ -136,7 +137,7 @@ class ErrorPipeline {
     const errors = batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors);
     const positions = batch[0]!.positions && (batch.length === 1 ? batch[0]!.positions : batch.flatMap((waiting) => waiting.positions!));
     try {
-      const recorded = await this.recorder.record(errors, positions);
+      const recorded = await this.recorder.record(errors, positions, batch.some((waiting) => waiting.redelivered));
       if (this.waitForCount || recorded.createsIssues) {
         recorded.counted.then(
           () => batch.forEach((waiting) => waiting.resolve()),

@@ -1,4 +1,4 @@
-import { S3BlobStore } from '@tlm/blob-store';
+import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { MaintenanceConfig } from './config';
 import { maintenanceRoutes, scheduleCleanup } from './index';
@@ -7,7 +7,7 @@ start(() =>
   runService('maintenance', MaintenanceConfig, async (config, logger) => {
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
-    const blobs = await S3BlobStore.fromConfig(config);
+    const blobs = await blobStoreFromConfig(config);
     const bus = await connectBus(config, 'maintenance', logger);
     const deps = { metadata, analytics, blobs, bus };
     const schedule = scheduleCleanup(deps, config.CLEANUP_CRON, logger);

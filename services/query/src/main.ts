@@ -1,5 +1,5 @@
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
-import { S3BlobStore } from '@tlm/blob-store';
+import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { QueryConfig } from './config';
 import { queryRoutes } from './index';
@@ -9,7 +9,7 @@ start(() =>
     const metadata = await connectMetadata(config);
     const analytics = await connectAnalytics(config);
     const bus = await connectBus(config, 'query', logger);
-    const blobs = await S3BlobStore.fromConfig(config);
+    const blobs = await blobStoreFromConfig(config);
     const access = await startKeyAccess(metadata, bus, config, logger);
     return {
       routes: queryRoutes({

@@ -4,6 +4,7 @@ import { billingConfig, signupConfig } from '@tlm/dashboard-api';
 import { evaluatorConfig } from '@tlm/alerts';
 import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
+import { kafkaConfig } from '@tlm/bus';
 import { exportsConfig } from '@tlm/exports';
 import { httpConfig } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
@@ -43,6 +44,20 @@ export const StandaloneConfig = Type.Object({
   ),
   JWT_SECRET: Type.Optional(
     Type.String({ minLength: 32, secret: true, description: 'Dashboard token secret; generated once and kept in DATA_DIR when unset.' }),
+  ),
+  BLOB_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'Directory of replay, profile, attachment and export bodies; default DATA_DIR/blobs. A storage node shares it with the ingest gateways of its fleet.',
+    }),
+  ),
+  ...kafkaConfig,
+  KAFKA_BROKERS: Type.Optional(
+    Type.String({
+      pattern: kafkaConfig.KAFKA_BROKERS.pattern,
+      description:
+        "Kafka bootstrap brokers (host:port, comma-separated). Set, the server is a small fleet's storage node: it consumes the topics the fleet's ingest gateways publish to, instead of the in-process bus and its journal, and writes DuckDB; with DATABASE_URL its metadata is the fleet's Postgres.",
+    }),
   ),
   ...ingestWriterConfig,
   ...maintenanceConfig,

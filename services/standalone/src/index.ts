@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore, type DuckDBStoreOptions } from '@tlm/analytics-store';
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
-import { EmbeddedBus, IngestJournal, SIGNAL_TOPICS } from '@tlm/bus';
+import { EmbeddedBus, IngestJournal, KafkaBus, SIGNAL_TOPICS, type Bus } from '@tlm/bus';
 import { ConfigError, createServiceApp, finishServiceApp, listen, metrics, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
 import { Notifier, alertRoutes, notifierSettings, startAlertEvaluator } from '@tlm/alerts';
@@ -75,6 +76,17 @@ async function openAnalytics(dataDir: string, options: DuckDBStoreOptions): Prom
   }
 }
 
+/**
+ * The in-process bus, with accepted telemetry on disk in its journal before it is answered; or, as a small fleet's
+ * storage node (KAFKA_BROKERS), the fleet's Kafka.
+ */
+async function busOf(config: Static<typeof StandaloneConfig>, dataDir: string, logger: Logger): Promise<Bus> {
+  if (config.KAFKA_BROKERS) {
+    return KafkaBus.fromConfig({ ...config, KAFKA_BROKERS: config.KAFKA_BROKERS }, `storage-${hostname()}-${process.pid}`, logger);
+  }
+  return new EmbeddedBus({ journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS), commitWaitMs: config.INGEST_COMMIT_WAIT_MS, logger });
+}
+
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
 export async function startStandalone(config: Static<typeof StandaloneConfig>, logger: Logger): Promise<Standalone> {
   const dataDir = writableDataDir(config.DATA_DIR);
@@ -99,20 +111,17 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     : await PGliteStore.open(path.join(dataDir, 'metadata'));
   await migrate(metadata);
   await analytics.migrate(ANALYTICS_TABLES);
-  const blobs = await FileSystemBlobStore.open(path.join(dataDir, 'blobs'));
-  // Accepted telemetry is on disk in the journal before it is answered; the consumers store it from there.
-  const bus = new EmbeddedBus({
-    journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS),
-    commitWaitMs: config.INGEST_COMMIT_WAIT_MS,
-    logger,
-  });
+  const blobs = await FileSystemBlobStore.open(config.BLOB_DIR ?? path.join(dataDir, 'blobs'));
+  const bus = await busOf(config, dataDir, logger);
   const access = await startKeyAccess(metadata, bus, config, logger);
   const writer = await startIngestWriter({ bus, analytics, metadata, logger, statsFlushMs: config.STATS_FLUSH_MS });
   // One symbolicator for uploads and ingest, so a map uploaded here is used for the next error at once.
   const symbolicator = new Symbolicator(metadata, { logger });
   const issuesProcessor = await startIssuesProcessor({ bus, analytics, metadata, logger, enrichers: [symbolicator.enrich] });
-  const replayed = await bus.replayJournal();
-  if (replayed > 0) logger.info({ messages: replayed }, 'stored what the ingest journal held beyond the last stop');
+  if (bus instanceof EmbeddedBus) {
+    const replayed = await bus.replayJournal();
+    if (replayed > 0) logger.info({ messages: replayed }, 'stored what the ingest journal held beyond the last stop');
+  }
   const logScanner = startLogScanner(
     { metadata, analytics, bus, logger },
     { intervalMs: config.LOG_SCAN_INTERVAL_MS, lookbackMs: config.LOG_SCAN_LOOKBACK_MS, maxRowsPerPass: config.LOG_SCAN_MAX_ROWS },

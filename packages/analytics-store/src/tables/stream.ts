@@ -43,7 +43,7 @@ function readBackOnlyFromDuckDB(dialect: Dialect, table: CountedTable): void {
 }
 
 /** Append tables whose rows a writer may be handed again (the embedded bus's journal, on start). */
-export type AppendedTable = 'logs' | 'events' | 'spans' | 'vitals';
+export type AppendedTable = 'logs' | 'events' | 'spans' | 'vitals' | 'errors';
 
 /**
  * The ids among `ids` that `table` holds already, so a batch delivered again stores only what it did not store before.

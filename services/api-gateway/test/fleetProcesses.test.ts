@@ -1,0 +1,309 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDBStore } from '@tlm/analytics-store';
+import { Kafka, logLevel } from 'kafkajs';
+import { Api, TEST_ADMIN_TOKEN, createKey, createProject, eventually, liveSuite, openIsolatedPostgres, postgresUnavailableReason, setPlan, signup } from '@tlm/testkit';
+
+/**
+ * The small fleet as it runs in production, each service its own Node process (the built entry points), on a real
+ * Kafka broker and the real PostgreSQL server: two ingest gateways behind the API gateway, key-admin, and one storage
+ * node (the standalone entry point with KAFKA_BROKERS: the writers, the issues processor, the log scanner, query and
+ * the services that read the analytics store, on DuckDB). Sign-up, keys, ingest at both gateways, exact counts, key
+ * revocation reaching both gateways, one rate limit across them, and SIGKILL of a gateway and the storage node in the
+ * middle of a load.
+ */
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+const mainOf = (service: string) => path.join(ROOT, 'services', service, 'dist', 'main.js');
+const JWT_SECRET = 'fleet-processes-jwt-secret-0123456789abcdef';
+/** A bound on a hang of a start on a loaded machine, not a speed. */
+const START_MS = 90_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Service {
+  name: string;
+  port: number;
+  url: string;
+  api: Api;
+  env: Record<string, string>;
+  child?: ChildProcess;
+  exited?: Promise<number | null>;
+  output: string;
+}
+
+const running: Service[] = [];
+
+async function start(service: Service): Promise<Service> {
+  const child = spawn(process.execPath, [mainOf(service.name === 'storage' ? 'standalone' : service.name.replace(/-\d$/, ''))], {
+    env: { PATH: process.env['PATH'], HOST: '127.0.0.1', PORT: String(service.port), LOG_LEVEL: 'warn', ...service.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  service.child = child;
+  service.output = '';
+  service.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stdout!.on('data', (chunk: Buffer) => (service.output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (service.output += chunk.toString('utf8')));
+  if (!running.includes(service)) running.push(service);
+  const deadline = Date.now() + START_MS;
+  for (;;) {
+    const ready = await service.api.get('/readyz').then((reply) => reply.status, () => 0);
+    if (ready === 200) return service;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${service.name} did not become ready:\n${service.output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function define(name: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  return { name, port, url, api: new Api(url), env, output: '' };
+}
+
+async function kill(service: Service, signal: NodeJS.Signals): Promise<number | null> {
+  service.child!.kill(signal);
+  return service.exited!;
+}
+
+/** A counter of `/metrics` by name and labels, summed over the label sets that contain `labels`. */
+async function metric(service: Service, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = (await service.api.get('/metrics')).text;
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) sum += Number(line.split(' ').at(-1));
+  }
+  return sum;
+}
+
+const envelope = (eventId: string, message: string) =>
+  `{"event_id":"${eventId}"}\n{"type":"event"}\n${JSON.stringify({ event_id: eventId, message, level: 'error', platform: 'node' })}\n`;
+const eventIdOf = (prefix: number, n: number) => `${prefix.toString(16).padStart(8, '0')}${n.toString(16).padStart(24, '0')}`;
+const logBatch = (prefix: string, request: number) => ({
+  batch: Array.from({ length: 20 }, (_, item) => ({ severity: 'info', message: `${prefix} ${request}-${item}` })),
+});
+
+const skipReason = postgresUnavailableReason();
+if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`);
+
+(skipReason ? describe.skip : describe)('the fleet as separate processes', () => {
+  liveSuite('on a live Kafka broker and PostgreSQL', 'KAFKA_BROKERS', (brokers) => {
+    let postgres: Awaited<ReturnType<typeof openIsolatedPostgres>>;
+    let dataDir: string;
+    let blobDir: string;
+    let storage: Service;
+    let keyAdmin: Service;
+    let gateways: Service[];
+    let gateway: Service;
+
+    beforeAll(async () => {
+      postgres = await openIsolatedPostgres(1);
+      dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-storage-'));
+      blobDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-blobs-'));
+      const shared = { DATABASE_URL: postgres.url, KAFKA_BROKERS: brokers(), JWT_SECRET, TRUSTED_PROXIES: 'loopback', KAFKA_TOPIC_PARTITIONS: '3' };
+      storage = await define('storage', { ...shared, DATA_DIR: dataDir, BLOB_DIR: blobDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, STATS_FLUSH_MS: '100', PASSWORD_COST: '16384' });
+      keyAdmin = await define('key-admin', shared);
+      gateways = [await define('ingest-gateway-1', { ...shared, BLOB_DIR: blobDir }), await define('ingest-gateway-2', { ...shared, BLOB_DIR: blobDir })];
+      // The storage node migrates the metadata store and creates the topics' consumers first.
+      await start(storage);
+      await Promise.all([start(keyAdmin), ...gateways.map(start)]);
+      gateway = await define('api-gateway', {
+        INGEST_GATEWAY_URL: gateways.map((one) => one.url).join(','),
+        QUERY_URL: storage.url,
+        KEY_ADMIN_URL: keyAdmin.url,
+        DASHBOARD_API_URL: storage.url,
+        ALERTS_URL: storage.url,
+        AI_URL: storage.url,
+        EXPORTS_URL: storage.url,
+        STATUS_PAGES_URL: storage.url,
+      });
+      await start(gateway);
+    }, 5 * START_MS);
+
+    afterAll(async () => {
+      for (const service of running.reverse()) {
+        if (service.child && service.child.exitCode === null && service.child.signalCode === null) await kill(service, 'SIGKILL');
+      }
+      await postgres?.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(blobDir, { recursive: true, force: true });
+    }, 60_000);
+
+    /** An organization on the team plan (100 ingest requests a second) with a project and a secret key, made through the API gateway. */
+    async function provision(plan: 'free' | 'team' = 'team') {
+      const session = await signup(gateway.api);
+      // The operator's route lives on the storage node, beside the maintenance jobs.
+      await setPlan(storage.api, session, plan);
+      const project = await createProject(gateway.api, session);
+      const key = await createKey(gateway.api, session, project.id, { type: 'secret' });
+      return { session, project, key };
+    }
+
+    it('stores every item accepted at either gateway once, and counts issues exactly', async () => {
+      const { key } = await provision();
+      const logs = await Promise.all(Array.from({ length: 20 }, (_, i) => gateway.api.post('/v1/logs', { token: key.key, body: logBatch('spread', i) })));
+      expect(logs.map((reply) => reply.status)).toEqual(Array(20).fill(202));
+      const events = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => gateway.api.post('/v1/events', { token: key.key, body: { batch: [{ event: 'fleet_signup', distinctId: `user-${i}` }] } })),
+      );
+      expect(events.map((reply) => reply.status)).toEqual(Array(10).fill(202));
+      const errors = await Promise.all(
+        Array.from({ length: 30 }, (_, n) =>
+          gateway.api.post('/v1/envelope', { token: key.key, body: envelope(eventIdOf(1, n), 'the fleet stores this once'), headers: { 'content-type': 'application/x-sentry-envelope' } }),
+        ),
+      );
+      expect(errors.map((reply) => reply.status)).toEqual(Array(30).fill(200));
+      // The API gateway took turns: both gateways accepted part of the load.
+      for (const one of gateways) expect(await metric(one, 'tlm_ingest_items_total', { signal: 'logs', outcome: 'accepted' })).toBeGreaterThan(0);
+
+      const value = async (q: string) => (await gateway.api.post('/v1/gql/query', { token: key.key, body: { q } })).body.data?.results?.[0];
+      await eventually(async () => {
+        expect(await value('from:logs | count')).toEqual({ value: 400 });
+        expect(await value('from:events event:fleet_signup | count')).toEqual({ value: 10 });
+        expect(await value('from:errors | count')).toEqual({ value: 30 });
+        expect(await value('from:issues | fields title, event_count')).toEqual({ title: 'the fleet stores this once', event_count: 30 });
+      }, 30_000, 200);
+      // Consumer lag and publish latency, as docs/architecture.md names them.
+      expect((await storage.api.get('/metrics')).text).toMatch(/^tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer\.tlm\.logs\.v1"\} 0$/m);
+      expect(await metric(gateways[0]!, 'tlm_bus_publish_duration_seconds_count', { topic: 'tlm.logs.v1' })).toBeGreaterThan(0);
+    }, 120_000);
+
+    it('refuses a key revoked through key-admin at both gateways', async () => {
+      const { session, project, key } = await provision();
+      for (const one of gateways) expect((await one.api.post('/v1/logs', { token: key.key, body: logBatch('before-revoke', 0) })).status).toBe(202);
+      const revokedAt = Date.now();
+      const revoke = await gateway.api.post(`/api/orgs/${session.organization.id}/projects/${project.id}/keys/${key.id}/revoke`, { token: session.token });
+      expect(revoke.status).toBe(200);
+      const refusedAfter = await Promise.all(
+        gateways.map((one) =>
+          eventually(async () => {
+            const reply = await one.api.post('/v1/logs', { token: key.key, body: logBatch('after-revoke', 0) });
+            expect(reply.status).toBe(401);
+            return Date.now() - revokedAt;
+          }, 10_000, 20),
+        ),
+      );
+      console.log(`a revoked key was refused by both gateways ${Math.max(...refusedAfter)} ms after key-admin answered`);
+    }, 60_000);
+
+    it('holds one per-second rate limit across both gateways', async () => {
+      const { key } = await provision('free');
+      // Start at the beginning of a second, so the whole burst counts against one second's budget of 10 requests.
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+      const statuses: number[] = [];
+      for (let round = 0; round < 8; round++) {
+        const replies = await Promise.all(gateways.map((one) => one.api.post('/v1/logs', { token: key.key, body: logBatch('limited', round) })));
+        statuses.push(...replies.map((reply) => reply.status));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const accepted = statuses.filter((status) => status === 202).length;
+      expect(statuses.every((status) => status === 202 || status === 429)).toBe(true);
+      // Each gateway alone would admit 10; together they admit the plan's 10, and a share interval's worth more at most.
+      expect(accepted).toBeGreaterThanOrEqual(10);
+      expect(accepted).toBeLessThan(16);
+    }, 60_000);
+
+    it('keeps every item it answered for when a gateway and the storage node are killed with SIGKILL mid-load', async () => {
+      const { key, project } = await provision();
+      const accepted = { logs: 0, errors: 0 };
+      let request = 0;
+      let loading = true;
+      const load = (async () => {
+        while (loading) {
+          const n = request++;
+          const [logs, error] = await Promise.all([
+            gateway.api.post('/v1/logs', { token: key.key, body: logBatch('crash', n) }).catch(() => undefined),
+            gateway.api
+              .post('/v1/envelope', { token: key.key, body: envelope(eventIdOf(2, n), 'a crash in the middle'), headers: { 'content-type': 'application/x-sentry-envelope' } })
+              .catch(() => undefined),
+          ]);
+          if (logs?.status === 202) accepted.logs += 20;
+          if (error?.status === 200) accepted.errors += 1;
+        }
+      })();
+      await eventually(async () => expect(accepted.logs).toBeGreaterThan(400), 30_000);
+      expect(await kill(gateways[0]!, 'SIGKILL')).toBeNull();
+      expect(await kill(storage, 'SIGKILL')).toBeNull();
+      // The other gateway keeps accepting while the storage node is down: Kafka holds what it publishes.
+      const acceptedWhileDown = accepted.logs;
+      await eventually(async () => expect(accepted.logs).toBeGreaterThan(acceptedWhileDown + 200), 30_000);
+      await Promise.all([start(storage), start(gateways[0]!)]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      loading = false;
+      await load;
+
+      const value = async (q: string) => (await gateway.api.post('/v1/gql/query', { token: key.key, body: { q } })).body.data?.results?.[0];
+      await eventually(async () => {
+        expect(await value('from:logs | count')).toEqual({ value: accepted.logs });
+        expect(await value('from:issues | fields title, event_count')).toEqual({ title: 'a crash in the middle', event_count: accepted.errors });
+      }, 60_000, 250);
+      // Stopped cleanly, the storage node's DuckDB file is read directly: no row was written twice.
+      expect(await kill(storage, 'SIGTERM')).toBe(0);
+      await expectStoredOnce(project.id, accepted);
+
+      // What a crash between a batch's insert and its offset commit leaves behind, made on purpose: the consumer
+      // groups' offsets moved back over rows already stored and counted. The restarted node gets those messages again.
+      const rewound = await rewindConsumerGroups(30);
+      expect(rewound).toBeGreaterThan(0);
+      await start(storage);
+      await eventually(async () => {
+        for (const group of ['tlm-ingest-writer.tlm.logs.v1', 'tlm-issues-processor.tlm.errors.v1']) {
+          expect(await metric(storage, 'tlm_bus_consumer_lag', { group })).toBe(0);
+        }
+      }, 60_000, 250);
+      await eventually(async () => {
+        expect(await value('from:logs | count')).toEqual({ value: accepted.logs });
+        expect(await value('from:issues | fields title, event_count')).toEqual({ title: 'a crash in the middle', event_count: accepted.errors });
+      }, 30_000, 250);
+      expect(await kill(storage, 'SIGTERM')).toBe(0);
+      await expectStoredOnce(project.id, accepted);
+      await start(storage);
+    }, 6 * START_MS);
+
+    /** Reads the stopped storage node's DuckDB file: each accepted log and error is one row. */
+    async function expectStoredOnce(projectId: string, accepted: { logs: number; errors: number }): Promise<void> {
+      const store = await DuckDBStore.open(path.join(dataDir, 'analytics.duckdb'));
+      try {
+        const [logs] = await store.query('SELECT count(*) AS n, count(DISTINCT message) AS messages FROM logs WHERE project_id = $project', { project: projectId });
+        expect(logs).toEqual({ n: accepted.logs, messages: accepted.logs });
+        const [errors] = await store.query('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM errors WHERE project_id = $project', { project: projectId });
+        expect(errors).toEqual({ n: accepted.errors, ids: accepted.errors });
+      } finally {
+        await store.close();
+      }
+    }
+
+    /** Moves the writer's and the issues processor's committed offsets back by up to `messages` per partition. */
+    async function rewindConsumerGroups(messages: number): Promise<number> {
+      const admin = new Kafka({ clientId: 'fleet-test', brokers: brokers().split(','), logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      let rewound = 0;
+      try {
+        for (const [groupId, topic] of [
+          ['tlm-ingest-writer.tlm.logs.v1', 'tlm.logs.v1'],
+          ['tlm-issues-processor.tlm.errors.v1', 'tlm.errors.v1'],
+        ] as const) {
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          const partitions = committed!.partitions.map(({ partition, offset }) => {
+            const back = Math.max(0, Number(offset) - messages);
+            rewound += Number(offset) - back;
+            return { partition, offset: String(back) };
+          });
+          await admin.setOffsets({ groupId, topic, partitions });
+        }
+      } finally {
+        await admin.disconnect();
+      }
+      return rewound;
+    }
+  });
+});
