@@ -63,9 +63,13 @@ export const InvitationPreview = Type.Object({
 });
 export type InvitationPreview = Static<typeof InvitationPreview>;
 
-/** Accepting: signed in as the invited address, no body; else a new account for it (name and password). */
+/** The token of an invitation link, to look the invitation up before accepting it. */
+export const InvitationTokenBody = Type.Object({ token: LinkToken }, { additionalProperties: false });
+export type InvitationTokenBody = Static<typeof InvitationTokenBody>;
+
+/** Accepting: signed in as the invited address, the token alone; else a new account for it (name and password). */
 export const AcceptInvitationBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), password: Type.Optional(NewPassword) },
+  { token: LinkToken, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), password: Type.Optional(NewPassword) },
   { additionalProperties: false },
 );
 export type AcceptInvitationBody = Static<typeof AcceptInvitationBody>;

@@ -67,6 +67,15 @@ describe('POST /api/auth/password-reset', () => {
     expect((await storedResets(person.user.id)).map((row) => row.token_hash)).toEqual([createHash('sha256').update(token).digest('hex')]);
   });
 
+  it("forgets a person's resets that expired a day ago when they ask for another", async () => {
+    const person = await signup(server.api);
+    const old = await resetToken(person.user.email);
+    await server.standalone.metadata.query(`update password_resets set expires_at = now() - interval '25 hours' where user_id = $1`, [person.user.id]);
+    const fresh = await resetToken(person.user.email);
+    expect((await storedResets(person.user.id)).map((row) => row.token_hash)).toEqual([createHash('sha256').update(fresh).digest('hex')]);
+    expect((await server.api.post('/api/auth/password-reset/confirm', { body: { token: old, password: NEW_PASSWORD } })).body.error.details).toEqual({ reason: 'unknown' });
+  });
+
   it.each([
     ['no address', {}],
     ['an address that is not one', { email: 'not an address' }],

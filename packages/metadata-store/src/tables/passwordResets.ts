@@ -8,7 +8,9 @@ export interface PasswordResetRow {
   used_at: Date | null;
 }
 
+/** Adds a reset of the user, and forgets their resets that expired a day ago or more, so the table stays small. */
 export async function insertPasswordReset(sql: SqlClient, reset: { tokenHash: string; userId: string; expiresAt: Date }): Promise<void> {
+  await sql.query(`delete from password_resets where user_id = $1 and expires_at < now() - interval '1 day'`, [reset.userId]);
   await sql.query('insert into password_resets (token_hash, user_id, expires_at) values ($1, $2, $3)', [reset.tokenHash, reset.userId, reset.expiresAt]);
 }
 

@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { AcceptInvitationBody, NewInvitation, type Invitation, type InvitationPreview, type InvitationSent } from '@tlm/api-schemas';
+import { AcceptInvitationBody, InvitationTokenBody, NewInvitation, type Invitation, type InvitationPreview, type InvitationSent } from '@tlm/api-schemas';
 import { hashPassword, requestMembership, requireAddressWithinRate, requireMember, requireUser, sessionUser } from '@tlm/auth';
 import { ApiError, conflict, forbidden, isUuid, isoTime, jsonBody, newId, notFound, parseBody, validationError, withinRestoreWindow } from '@tlm/core';
 import {
@@ -35,9 +34,6 @@ export const INVITATION_LIFETIME_MS = 7 * 24 * 3_600_000;
 
 /** The page of the web app that a mailed invitation opens. */
 const ACCEPT_PAGE = '/accept-invitation';
-
-const TokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
-const AcceptBody = Type.Composite([TokenBody, AcceptInvitationBody], { additionalProperties: false });
 
 const invitationJson = (invitation: InvitationRow, invitedBy: string | null, now = new Date()): Invitation => ({
   id: invitation.id,
@@ -130,7 +126,7 @@ export function invitationRoutes(deps: DashboardDeps): Router {
   });
 
   router.post('/api/invitations/preview', byAddress, body, async (req, res) => {
-    const { token } = parseBody(TokenBody, req.body);
+    const { token } = parseBody(InvitationTokenBody, req.body);
     const invitation = await findInvitationByTokenHash(deps.metadata, hashLinkToken(token));
     const reason = invitationRefusal(invitation);
     if (reason) throw refused(reason);
@@ -150,7 +146,7 @@ export function invitationRoutes(deps: DashboardDeps): Router {
   });
 
   router.post('/api/invitations/accept', byAddress, body, async (req, res) => {
-    const input = parseBody(AcceptBody, req.body);
+    const input = parseBody(AcceptInvitationBody, req.body);
     const tokenHash = hashLinkToken(input.token);
     const invitation = await findInvitationByTokenHash(deps.metadata, tokenHash);
     const reason = invitationRefusal(invitation);

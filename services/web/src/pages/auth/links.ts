@@ -37,7 +37,7 @@ export function useInvitationPreview(token: string) {
 export function useAcceptInvitation(token: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: AcceptInvitationBody) => api.post<InvitationAccepted>('/api/invitations/accept', { token, ...body }, { expectUnauthorized: true }),
+    mutationFn: (body: Omit<AcceptInvitationBody, 'token'>) => api.post<InvitationAccepted>('/api/invitations/accept', { token, ...body }, { expectUnauthorized: true }),
     // A new session, or a new organization in the current one: every cached answer is stale.
     onSuccess: () => queryClient.clear(),
   });
