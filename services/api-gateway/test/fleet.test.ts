@@ -28,7 +28,22 @@ function configSchemaOf(service: string): TObject {
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
     services: Record<string, { environment?: Record<string, string>; image?: string }>;
+    'x-env': Record<string, string>;
   };
+  /** Names the image's entry point, not a service's configuration. */
+  const ENTRY = 'SERVICE';
+
+  it('sets no variable that no fleet service reads', () => {
+    const read = new Set(FLEET.flatMap((service) => Object.keys(configSchemaOf(service).properties)));
+    const unread = FLEET.flatMap((service) => Object.keys(compose.services[service]!.environment!).filter((name) => name !== ENTRY && !read.has(name)));
+    expect([...new Set(unread)]).toEqual([]);
+  });
+
+  it.each(FLEET)('sets for %s alone only variables it reads', (service) => {
+    const own = Object.keys(compose.services[service]!.environment!).filter((name) => name !== ENTRY && !(name in compose['x-env']));
+    const properties = configSchemaOf(service).properties;
+    expect(own.filter((name) => !(name in properties))).toEqual([]);
+  });
 
   it('runs Kafka, ClickHouse, Postgres, MinIO and a container for every fleet service', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['clickhouse', 'kafka', 'minio', 'postgres', ...FLEET].sort());
