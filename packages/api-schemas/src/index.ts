@@ -178,4 +178,6 @@ export const Usage = Type.Object({
 export type Usage = Static<typeof Usage>;
 
 export * from './alerts';
+export * from './exports';
 export * from './members';
+export * from './statusPages';

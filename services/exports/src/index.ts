@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { NewExport } from '@tlm/api-schemas';
 import { keyGuards, requestKey, requestProject, requireMember, requireProject, requireUser, type KeyAccess, type TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
-import { StringEnum, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
+import { isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
 import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
 import { findActiveExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -18,15 +18,6 @@ export interface ExportsDeps extends KeyAccess {
   /** Checks the dashboard tokens of members using the export routes under /api. */
   tokens: TokenIssuer;
 }
-
-const NewExport = Type.Object(
-  {
-    format: StringEnum(['csv', 'json', 'gdpr_zip'] as const),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
-    source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  },
-  { additionalProperties: false },
-);
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json', gdpr_zip: 'application/zip' } as const;
 

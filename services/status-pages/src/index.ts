@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { IncidentPatch, NewIncident, NewIncidentUpdate, NewStatusPage, StatusPagePatch } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser, type RateLimiter, type TokenIssuer } from '@tlm/auth';
-import { StringEnum, conflict, isUuid, jsonBody, newId, notFound, parseBody, validationError } from '@tlm/core';
+import { conflict, isUuid, jsonBody, newId, notFound, parseBody, validationError } from '@tlm/core';
 import {
   deleteStatusPage,
   findIncident,
@@ -27,38 +27,7 @@ export interface StatusPageDeps {
   limiter: RateLimiter;
 }
 
-const STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
-const IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
 const DAY_MS = 86_400_000;
-const Components = Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }), { maxItems: 50 });
-
-const NewPage = Type.Object(
-  {
-    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$' }),
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    project_id: Type.Optional(Type.String({ format: 'uuid' })),
-    components: Type.Optional(Components),
-  },
-  { additionalProperties: false },
-);
-const PagePatch = Type.Object(
-  {
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    project_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
-    components: Type.Optional(Components),
-  },
-  { additionalProperties: false },
-);
-const NewIncident = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: 300 }),
-    status: StringEnum(STATUSES),
-    impact: StringEnum(IMPACTS),
-    components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
-    message: Type.Optional(Type.String({ maxLength: 5_000 })),
-  },
-  { additionalProperties: false },
-);
 
 /** An incident affects components of its page; a name the page does not list would show as an unknown outage. */
 function checkComponents(page: { components: { name: string }[] }, named: readonly string[] | undefined): void {
@@ -66,24 +35,6 @@ function checkComponents(page: { components: { name: string }[] }, named: readon
   const unknown = named?.find((name) => !known.has(name));
   if (unknown !== undefined) throw validationError(`component "${unknown}" is not on this status page`);
 }
-/** An update says where the incident stands now: its status becomes the incident's. */
-const NewUpdate = Type.Object(
-  {
-    status: StringEnum(STATUSES),
-    message: Type.String({ minLength: 1, maxLength: 5_000 }),
-  },
-  { additionalProperties: false },
-);
-const IncidentPatch = Type.Object(
-  {
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-    status: Type.Optional(StringEnum(STATUSES)),
-    impact: Type.Optional(StringEnum(IMPACTS)),
-    components: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
-    message: Type.Optional(Type.String({ maxLength: 5_000 })),
-  },
-  { additionalProperties: false },
-);
 
 /** Browsers may keep the HTML page this long; the ETag lets them revalidate it cheaply afterwards. */
 const HTML_MAX_AGE_S = 30;
@@ -201,7 +152,7 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
 
   // Managed (DECISIONS.md "Status pages, managed").
   router.post('/api/orgs/:org/status-pages', ...member, body, async (req, res) => {
-    const input = parseBody(NewPage, req.body);
+    const input = parseBody(NewStatusPage, req.body);
     await checkProject(res, input.project_id);
     const page = await insertStatusPage(deps.metadata, {
       id: newId(),
@@ -225,7 +176,7 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
 
   router.patch('/api/orgs/:org/status-pages/:slug', ...member, body, async (req, res) => {
     const page = await managedPage(req, res);
-    const changes = parseBody(PagePatch, req.body);
+    const changes = parseBody(StatusPagePatch, req.body);
     await checkProject(res, changes.project_id);
     res.json(pageJson(await updateStatusPage(deps.metadata, page.id, { title: changes.title, projectId: changes.project_id, components: changes.components })));
   });
@@ -274,7 +225,7 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
     const id = String(req.params['id']);
     const current = isUuid(id) ? await findIncident(deps.metadata, page.id, id) : undefined;
     if (!current) throw notFound('incident not found');
-    const update = parseBody(NewUpdate, req.body);
+    const update = parseBody(NewIncidentUpdate, req.body);
     const incident = await updateIncident(deps.metadata, current.id, {
       status: update.status,
       update: { status: update.status, message: update.message, at: new Date().toISOString() },

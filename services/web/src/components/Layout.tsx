@@ -68,6 +68,11 @@ export function Layout() {
           </NavLink>
         ) : null}
         {org ? (
+          <NavLink to={`/orgs/${org}/status-pages`} className="topbar-link">
+            Status pages
+          </NavLink>
+        ) : null}
+        {org ? (
           <NavLink to={`/orgs/${org}/settings`} className="topbar-link">
             Organization
           </NavLink>
@@ -96,6 +101,7 @@ export function Layout() {
             <NavLink to={`${base}/alerts`}>Alerts</NavLink>
             <NavLink to={`${base}/slos`}>SLOs</NavLink>
             <NavLink to={`${base}/onboarding`}>Get started</NavLink>
+            <NavLink to={`${base}/exports`}>Exports</NavLink>
             <NavLink to={`${base}/keys`}>API keys</NavLink>
             <NavLink to={`${base}/settings`}>Settings</NavLink>
           </nav>

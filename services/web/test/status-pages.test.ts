@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, openWebApp, screenshot, signup, startTestServer, type TestServer } from '@tlm/testkit';
+
+/**
+ * Status pages in Debian's headless Chromium against a started server: an owner creates a page and opens an incident
+ * with an update in the web app, and the public page, rendered by the server, shows them to a browser with
+ * JavaScript disabled.
+ */
+
+const DIST = path.resolve(process.env['WEB_DIST_DIR'] ?? path.resolve(__dirname, '../dist'), 'index.html');
+
+let server: TestServer;
+let owner: Awaited<ReturnType<typeof signup>>;
+let browser: Browser;
+let context: BrowserContext;
+let app: Page;
+const slug = `acme-${process.pid}`;
+
+beforeAll(async () => {
+  if (!existsSync(DIST)) throw new Error(`the web app is not built (${DIST} is missing): run make build`);
+  server = await startTestServer();
+  owner = await signup(server.api);
+  browser = await launchChromium();
+  ({ context, page: app } = await openWebApp(browser, server.url, owner.token));
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the status page admin pages', () => {
+  it('lists no pages at first and reaches the list from the top bar', async () => {
+    await app.goto(`/orgs/${owner.organization.id}/projects`);
+    await app.getByRole('link', { name: 'Status pages' }).click();
+    await app.getByRole('heading', { name: 'No status pages yet' }).waitFor();
+  });
+
+  it('creates a page with components', async () => {
+    await app.getByLabel('Title').fill('Acme Cloud');
+    await app.getByLabel('Slug').fill(slug);
+    await app.getByLabel('Components').fill('API\nDashboard\nIngest');
+    await app.getByRole('button', { name: 'Create status page' }).click();
+    await app.getByRole('heading', { name: 'Acme Cloud', level: 1 }).waitFor();
+    await app.getByRole('heading', { name: 'No active incidents' }).waitFor();
+    const stored = await server.api.get(`/api/orgs/${owner.organization.id}/status-pages/${slug}`, { token: owner.token });
+    expect(stored.body.components).toEqual([{ name: 'API' }, { name: 'Dashboard' }, { name: 'Ingest' }]);
+  });
+
+  it('opens an incident on one component and posts an update to it', async () => {
+    await app.getByLabel('Incident title').fill('Elevated API error rates');
+    await app.getByLabel('Impact').selectOption('major');
+    await app.getByRole('checkbox', { name: 'API' }).check();
+    await app.getByLabel('First update (optional)').fill('We are looking into failing requests.');
+    await app.getByRole('button', { name: 'Open incident' }).click();
+    const incident = app.getByRole('article', { name: 'Elevated API error rates' });
+    await incident.waitFor();
+    const form = app.getByRole('form', { name: 'Post an update to Elevated API error rates' });
+    await form.getByLabel('New status').selectOption('identified');
+    await form.getByLabel('Message').fill('A bad deploy of the API; rolling back.');
+    await form.getByRole('button', { name: 'Post update' }).click();
+    const updates = incident.getByRole('list', { name: 'Updates of Elevated API error rates' }).getByRole('listitem');
+    await updates.filter({ hasText: 'rolling back' }).waitFor();
+    expect(await updates.allInnerTexts()).toEqual([expect.stringContaining('Identified'), expect.stringContaining('Investigating')]);
+    await screenshot(app, 'status-admin');
+  });
+
+  it('shows the incident on the public page to a browser without JavaScript', async () => {
+    const visitor = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const page = await visitor.newPage();
+    const response = await page.goto(`${server.url}/status/${slug}`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-type']).toBe('text/html; charset=utf-8');
+    await page.getByRole('heading', { name: 'Acme Cloud', level: 1 }).waitFor();
+    expect(await page.getByText('Partial outage', { exact: true }).count()).toBeGreaterThan(0);
+    const active = page.getByRole('article').filter({ hasText: 'Elevated API error rates' });
+    expect(await active.getByRole('listitem').allInnerTexts()).toEqual([
+      expect.stringContaining('A bad deploy of the API; rolling back.'),
+      expect.stringContaining('We are looking into failing requests.'),
+    ]);
+    for (const component of ['API', 'Dashboard', 'Ingest']) {
+      expect(await page.getByRole('list', { name: `Uptime of ${component}, last 90 days` }).getByRole('listitem').count()).toBe(90);
+    }
+    await screenshot(page, 'status-public');
+    await visitor.close();
+  });
+
+  it('resolves the incident from the admin page, and the public page moves it to the history', async () => {
+    const form = app.getByRole('form', { name: 'Post an update to Elevated API error rates' });
+    await form.getByLabel('Message').fill('Rolled back; error rates are normal.');
+    await form.getByRole('button', { name: 'Resolve' }).click();
+    await app.getByRole('heading', { name: 'No active incidents' }).waitFor();
+    await app.getByRole('region', { name: 'Resolved in the last 90 days' }).getByRole('article', { name: 'Elevated API error rates' }).waitFor();
+
+    const visitor = await browser.newContext({ javaScriptEnabled: false });
+    const page = await visitor.newPage();
+    await page.goto(`${server.url}/status/${slug}`);
+    await page.getByText('All systems operational').waitFor();
+    await page.getByText('No active incidents.').waitFor();
+    const history = page.getByRole('region', { name: 'Incident history' });
+    await history.getByText('Rolled back; error rates are normal.').waitFor();
+    await visitor.close();
+  });
+});
