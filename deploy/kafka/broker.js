@@ -26,7 +26,7 @@ const POM = path.join(HERE, 'pom.xml');
 const LIB = path.join(HERE, 'target', 'lib');
 /** Written after a complete resolution: the SHA-256 of the pom.xml the jars in LIB were resolved from. */
 const RESOLVED_MARKER = path.join(LIB, '.pom-sha256');
-const HEAP = process.env['KAFKA_TEST_HEAP'] || '512m';
+const HEAP = '512m';
 const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -115,7 +115,7 @@ function brokerProperties({ dir, brokerPort, controllerPort }) {
 }
 
 function java(args, options) {
-  return spawn('java', [`-Xmx${HEAP}`, `-Xms${HEAP}`, '-XX:+UseSerialGC', '-Djava.awt.headless=true', '-cp', `${LIB}${path.sep}*`, ...args], options);
+  return spawn('java', [`-Xmx${HEAP}`, `-Xms${HEAP}`, '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', '-cp', `${LIB}${path.sep}*`, ...args], options);
 }
 
 function waitForExit(child) {
@@ -154,31 +154,38 @@ async function waitUntilAnswering(brokers, child, logFile) {
   }
 }
 
-/**
- * Starts a broker and answers `{ brokers, version, startMs, logFile, stop() }` once it answers clients. `log` receives
- * one-line progress notes.
- */
-async function startBroker({ log = () => undefined } = {}) {
-  const reason = unavailableReason();
-  if (reason) throw new Error(`cannot start a Kafka broker: ${reason}`);
-  const startedAt = Date.now();
-  resolveJars(log);
+/** Keeps the log of a broker that failed to start, since its folder is removed: it says why. */
+function keepLog(logFile) {
+  const kept = path.join(os.tmpdir(), `tlm-kafka-failed-${process.pid}.log`);
+  fs.copyFileSync(logFile, kept);
+  return kept;
+}
+
+/** One attempt: formats a fresh log directory, starts the JVM and waits until it answers. */
+async function launch() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tlm-kafka-'));
   const [brokerPort, controllerPort] = [await freePort(), await freePort()];
   const properties = path.join(dir, 'server.properties');
   fs.writeFileSync(properties, brokerProperties({ dir, brokerPort, controllerPort }));
   const logFile = path.join(dir, 'broker.log');
   const logConfig = `-Dlog4j2.configurationFile=${path.join(HERE, 'log4j2.properties')}`;
+  const spawnLogged = (args) => {
+    const out = fs.openSync(logFile, 'a');
+    try {
+      return java([logConfig, ...args], { stdio: ['ignore', out, out] });
+    } finally {
+      fs.closeSync(out);
+    }
+  };
 
-  const format = java([logConfig, 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId(), '--config', properties, '--ignore-formatted'], {
-    stdio: ['ignore', fs.openSync(logFile, 'a'), fs.openSync(logFile, 'a')],
-  });
-  const formatted = await waitForExit(format);
-  if (formatted !== 0) throw new Error(`formatting the Kafka log directory failed (${formatted}); see ${logFile}`);
+  const formatted = await waitForExit(spawnLogged(['kafka.tools.StorageTool', 'format', '--cluster-id', clusterId(), '--config', properties]));
+  if (formatted !== 0) {
+    const kept = keepLog(logFile);
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`formatting the Kafka log directory failed (${formatted}); see ${kept}`);
+  }
 
-  const out = fs.openSync(logFile, 'a');
-  const child = java([logConfig, `-Dkafka.logs.dir=${dir}`, 'kafka.Kafka', properties], { stdio: ['ignore', out, out] });
-  fs.closeSync(out);
+  const child = spawnLogged([`-Dkafka.logs.dir=${dir}`, 'kafka.Kafka', properties]);
   // A test process that ends without stopping its broker still takes the JVM with it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -202,13 +209,33 @@ async function startBroker({ log = () => undefined } = {}) {
   try {
     await waitUntilAnswering(brokers, child, logFile);
   } catch (error) {
-    // Keeps the log of a broker that never answered: it says why.
-    const kept = path.join(os.tmpdir(), `tlm-kafka-failed-${process.pid}.log`);
-    fs.copyFileSync(logFile, kept);
+    const kept = keepLog(logFile);
+    const exited = child.exitCode !== null || child.signalCode !== null;
     await stop();
-    throw new Error(error.message.replace(logFile, kept));
+    throw Object.assign(new Error(error.message.replace(logFile, kept)), { exited });
   }
-  return { brokers, version: kafkaVersion(), startMs: Date.now() - startedAt, logFile, stop };
+  return { brokers, logFile, stop };
+}
+
+/**
+ * Starts a broker and answers `{ brokers, version, startMs, logFile, stop() }` once it answers clients. `log` receives
+ * one-line progress notes. A JVM that exits before it answers is started once more on other ports: another process
+ * may have taken a free port between the look and the bind.
+ */
+async function startBroker({ log = () => undefined } = {}) {
+  const reason = unavailableReason();
+  if (reason) throw new Error(`cannot start a Kafka broker: ${reason}`);
+  const startedAt = Date.now();
+  resolveJars(log);
+  let broker;
+  try {
+    broker = await launch();
+  } catch (error) {
+    if (!error.exited) throw error;
+    log(`${error.message}; starting it once more`);
+    broker = await launch();
+  }
+  return { ...broker, version: kafkaVersion(), startMs: Date.now() - startedAt };
 }
 
 /** Runs `command` with KAFKA_BROKERS pointing at a broker started for it; answers the command's exit status. */
