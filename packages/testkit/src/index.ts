@@ -263,3 +263,4 @@ export * from './postgres';
 export * from './browser';
 export * from './fixtures';
 export * from './smtp';
+export * from './fleet';

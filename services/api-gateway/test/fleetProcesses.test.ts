@@ -1,11 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
 import { Kafka, logLevel } from 'kafkajs';
-import { Api, TEST_ADMIN_TOKEN, createKey, createProject, eventually, liveSuite, openIsolatedPostgres, postgresUnavailableReason, setPlan, signup } from '@tlm/testkit';
+import {
+  FLEET_START_MS,
+  createKey,
+  createProject,
+  eventually,
+  liveSuite,
+  metricValue,
+  openIsolatedPostgres,
+  postgresUnavailableReason,
+  setPlan,
+  signup,
+  startProcess,
+  startSmallFleet,
+  stopProcess,
+  type FleetProcess,
+  type SmallFleet,
+} from '@tlm/testkit';
 
 /**
  * The small fleet as it runs in production, each service its own Node process (the built entry points), on a real
@@ -15,75 +29,6 @@ import { Api, TEST_ADMIN_TOKEN, createKey, createProject, eventually, liveSuite,
  * revocation reaching both gateways, one rate limit across them, and SIGKILL of a gateway and the storage node in the
  * middle of a load.
  */
-
-const ROOT = path.join(__dirname, '..', '..', '..');
-const mainOf = (service: string) => path.join(ROOT, 'services', service, 'dist', 'main.js');
-const JWT_SECRET = 'fleet-processes-jwt-secret-0123456789abcdef';
-/** A bound on a hang of a start on a loaded machine, not a speed. */
-const START_MS = 90_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Service {
-  name: string;
-  port: number;
-  url: string;
-  api: Api;
-  env: Record<string, string>;
-  child?: ChildProcess;
-  exited?: Promise<number | null>;
-  output: string;
-}
-
-const running: Service[] = [];
-
-async function start(service: Service): Promise<Service> {
-  const child = spawn(process.execPath, [mainOf(service.name === 'storage' ? 'standalone' : service.name.replace(/-\d$/, ''))], {
-    env: { PATH: process.env['PATH'], HOST: '127.0.0.1', PORT: String(service.port), LOG_LEVEL: 'warn', ...service.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  service.child = child;
-  service.output = '';
-  service.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stdout!.on('data', (chunk: Buffer) => (service.output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (service.output += chunk.toString('utf8')));
-  if (!running.includes(service)) running.push(service);
-  const deadline = Date.now() + START_MS;
-  for (;;) {
-    const ready = await service.api.get('/readyz').then((reply) => reply.status, () => 0);
-    if (ready === 200) return service;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${service.name} did not become ready:\n${service.output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function define(name: string, env: Record<string, string>): Promise<Service> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  return { name, port, url, api: new Api(url), env, output: '' };
-}
-
-async function kill(service: Service, signal: NodeJS.Signals): Promise<number | null> {
-  service.child!.kill(signal);
-  return service.exited!;
-}
-
-/** A counter of `/metrics` by name and labels, summed over the label sets that contain `labels`. */
-async function metric(service: Service, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = (await service.api.get('/metrics')).text;
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) sum += Number(line.split(' ').at(-1));
-  }
-  return sum;
-}
 
 const envelope = (eventId: string, message: string) =>
   `{"event_id":"${eventId}"}\n{"type":"event"}\n${JSON.stringify({ event_id: eventId, message, level: 'error', platform: 'node' })}\n`;
@@ -100,39 +45,21 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
     let postgres: Awaited<ReturnType<typeof openIsolatedPostgres>>;
     let dataDir: string;
     let blobDir: string;
-    let storage: Service;
-    let keyAdmin: Service;
-    let gateways: Service[];
-    let gateway: Service;
+    let fleet: SmallFleet;
+    let storage: FleetProcess;
+    let gateways: FleetProcess[];
+    let gateway: FleetProcess;
 
     beforeAll(async () => {
       postgres = await openIsolatedPostgres(1);
       dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-storage-'));
       blobDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-blobs-'));
-      const shared = { DATABASE_URL: postgres.url, KAFKA_BROKERS: brokers(), JWT_SECRET, TRUSTED_PROXIES: 'loopback', KAFKA_TOPIC_PARTITIONS: '3' };
-      storage = await define('storage', { ...shared, DATA_DIR: dataDir, BLOB_DIR: blobDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, STATS_FLUSH_MS: '100', PASSWORD_COST: '16384' });
-      keyAdmin = await define('key-admin', shared);
-      gateways = [await define('ingest-gateway-1', { ...shared, BLOB_DIR: blobDir }), await define('ingest-gateway-2', { ...shared, BLOB_DIR: blobDir })];
-      // The storage node migrates the metadata store and creates the topics' consumers first.
-      await start(storage);
-      await Promise.all([start(keyAdmin), ...gateways.map(start)]);
-      gateway = await define('api-gateway', {
-        INGEST_GATEWAY_URL: gateways.map((one) => one.url).join(','),
-        QUERY_URL: storage.url,
-        KEY_ADMIN_URL: keyAdmin.url,
-        DASHBOARD_API_URL: storage.url,
-        ALERTS_URL: storage.url,
-        AI_URL: storage.url,
-        EXPORTS_URL: storage.url,
-        STATUS_PAGES_URL: storage.url,
-      });
-      await start(gateway);
-    }, 5 * START_MS);
+      fleet = await startSmallFleet({ brokers: brokers(), databaseUrl: postgres.url, dataDir, blobDir });
+      ({ storage, gateways, gateway } = fleet);
+    }, 5 * FLEET_START_MS);
 
     afterAll(async () => {
-      for (const service of running.reverse()) {
-        if (service.child && service.child.exitCode === null && service.child.signalCode === null) await kill(service, 'SIGKILL');
-      }
+      await fleet?.stop();
       await postgres?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(blobDir, { recursive: true, force: true });
@@ -163,7 +90,7 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       );
       expect(errors.map((reply) => reply.status)).toEqual(Array(30).fill(200));
       // The API gateway took turns: both gateways accepted part of the load.
-      for (const one of gateways) expect(await metric(one, 'tlm_ingest_items_total', { signal: 'logs', outcome: 'accepted' })).toBeGreaterThan(0);
+      for (const one of gateways) expect(await metricValue(one, 'tlm_ingest_items_total', { signal: 'logs', outcome: 'accepted' })).toBeGreaterThan(0);
 
       const value = async (q: string) => (await gateway.api.post('/v1/gql/query', { token: key.key, body: { q } })).body.data?.results?.[0];
       await eventually(async () => {
@@ -174,7 +101,7 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       }, 30_000, 200);
       // Consumer lag and publish latency, as docs/architecture.md names them.
       expect((await storage.api.get('/metrics')).text).toMatch(/^tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer\.tlm\.logs\.v1"\} 0$/m);
-      expect(await metric(gateways[0]!, 'tlm_bus_publish_duration_seconds_count', { topic: 'tlm.logs.v1' })).toBeGreaterThan(0);
+      expect(await metricValue(gateways[0]!, 'tlm_bus_publish_duration_seconds_count', { topic: 'tlm.logs.v1' })).toBeGreaterThan(0);
     }, 120_000);
 
     it('refuses a key revoked through key-admin at both gateways', async () => {
@@ -231,12 +158,12 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
         }
       })();
       await eventually(async () => expect(accepted.logs).toBeGreaterThan(400), 30_000);
-      expect(await kill(gateways[0]!, 'SIGKILL')).toBeNull();
-      expect(await kill(storage, 'SIGKILL')).toBeNull();
+      expect(await stopProcess(gateways[0]!, 'SIGKILL')).toBeNull();
+      expect(await stopProcess(storage, 'SIGKILL')).toBeNull();
       // The other gateway keeps accepting while the storage node is down: Kafka holds what it publishes.
       const acceptedWhileDown = accepted.logs;
       await eventually(async () => expect(accepted.logs).toBeGreaterThan(acceptedWhileDown + 200), 30_000);
-      await Promise.all([start(storage), start(gateways[0]!)]);
+      await Promise.all([startProcess(storage), startProcess(gateways[0]!)]);
       await new Promise((resolve) => setTimeout(resolve, 500));
       loading = false;
       await load;
@@ -247,27 +174,27 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
         expect(await value('from:issues | fields title, event_count')).toEqual({ title: 'a crash in the middle', event_count: accepted.errors });
       }, 60_000, 250);
       // Stopped cleanly, the storage node's DuckDB file is read directly: no row was written twice.
-      expect(await kill(storage, 'SIGTERM')).toBe(0);
+      expect(await stopProcess(storage, 'SIGTERM')).toBe(0);
       await expectStoredOnce(project.id, accepted);
 
       // What a crash between a batch's insert and its offset commit leaves behind, made on purpose: the consumer
       // groups' offsets moved back over rows already stored and counted. The restarted node gets those messages again.
       const rewound = await rewindConsumerGroups(30);
       expect(rewound).toBeGreaterThan(0);
-      await start(storage);
+      await startProcess(storage);
       await eventually(async () => {
         for (const group of ['tlm-ingest-writer.tlm.logs.v1', 'tlm-issues-processor.tlm.errors.v1']) {
-          expect(await metric(storage, 'tlm_bus_consumer_lag', { group })).toBe(0);
+          expect(await metricValue(storage, 'tlm_bus_consumer_lag', { group })).toBe(0);
         }
       }, 60_000, 250);
       await eventually(async () => {
         expect(await value('from:logs | count')).toEqual({ value: accepted.logs });
         expect(await value('from:issues | fields title, event_count')).toEqual({ title: 'a crash in the middle', event_count: accepted.errors });
       }, 30_000, 250);
-      expect(await kill(storage, 'SIGTERM')).toBe(0);
+      expect(await stopProcess(storage, 'SIGTERM')).toBe(0);
       await expectStoredOnce(project.id, accepted);
-      await start(storage);
-    }, 6 * START_MS);
+      await startProcess(storage);
+    }, 6 * FLEET_START_MS);
 
     /** Reads the stopped storage node's DuckDB file: each accepted log and error is one row. */
     async function expectStoredOnce(projectId: string, accepted: { logs: number; errors: number }): Promise<void> {
