@@ -94,6 +94,7 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
       expect(tables.map((row) => row.table_name)).toEqual([
         'ai_conversations',
         'ai_messages',
+        'alert_deliveries',
         'alert_rules',
         'api_keys',
         'artifacts',
