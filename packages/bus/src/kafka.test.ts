@@ -286,10 +286,11 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       { run, n: 1 },
       { run, n: 2 },
     ]);
-    // Kafka's committed offset is the next one to read; the group is `<group>.<topic>`.
+    // Kafka's committed offset is the next one to read (later messages of a shared broker may move it further); the
+    // group is `<group>.<topic>`.
     const groupId = `${group}.${Topics.events}`;
     let committed = -1;
-    await waitFor(() => committed === offsets[1]! + 1, 'the committed offset', RECEIVE_TIMEOUT_MS, async () => {
+    await waitFor(() => committed >= offsets[1]! + 1, 'the committed offset', RECEIVE_TIMEOUT_MS, async () => {
       committed = await committedOffset(groupId, Topics.events);
     });
     expect(offsets[1]).toBe(offsets[0]! + 1);
