@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { errorsSection } from './errorsSection';
+import { fleetSection } from './fleetSection';
 import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
 import { replaySection } from './replaySection';
@@ -14,7 +15,7 @@ const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? '16');
 const PORT = Number(process.env['BENCH_PORT'] ?? '18080');
 const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query,web').split(',').map((name) => name.trim()));
-/** The soak section runs only when BENCH_ONLY names it: BENCH_SOAK_MINUTES long (fractions for a smoke run), at BENCH_SOAK_LOGS_PER_SECOND. */
+/** The fleet section (a broker, Postgres and six processes) and the soak section run only when BENCH_ONLY names them. The soak runs BENCH_SOAK_MINUTES long (fractions for a smoke run), at BENCH_SOAK_LOGS_PER_SECOND. */
 const SOAK_MINUTES = positiveNumber('BENCH_SOAK_MINUTES', '10');
 const SOAK_LOGS_PER_SECOND = positiveNumber('BENCH_SOAK_LOGS_PER_SECOND', '15000');
 
@@ -50,6 +51,9 @@ async function main(): Promise<void> {
   }
   if (ONLY.has('web')) {
     results['web'] = await webSection({ port: PORT });
+  }
+  if (ONLY.has('fleet')) {
+    results['fleet'] = await fleetSection({ items: Math.round(200_000 * SCALE), concurrency: CONCURRENCY });
   }
   if (ONLY.has('soak')) {
     results['soak'] = await soakSection({ minutes: SOAK_MINUTES, logsPerSecond: SOAK_LOGS_PER_SECOND, port: PORT });

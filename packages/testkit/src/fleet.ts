@@ -85,9 +85,17 @@ export async function startSmallFleet(options: {
   dataDir: string;
   blobDir: string;
   gateways?: number;
-  storageEnv?: Record<string, string>;
+  /** Settings for every process (RATE_LIMIT_ENABLED=false for a benchmark). */
+  env?: Record<string, string>;
 }): Promise<SmallFleet> {
-  const shared = { DATABASE_URL: options.databaseUrl, KAFKA_BROKERS: options.brokers, JWT_SECRET: FLEET_JWT_SECRET, TRUSTED_PROXIES: 'loopback', KAFKA_TOPIC_PARTITIONS: '3' };
+  const shared = {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: options.brokers,
+    JWT_SECRET: FLEET_JWT_SECRET,
+    TRUSTED_PROXIES: 'loopback',
+    KAFKA_TOPIC_PARTITIONS: '3',
+    ...options.env,
+  };
   const storage = await defineProcess('storage', 'standalone', {
     ...shared,
     DATA_DIR: options.dataDir,
@@ -96,7 +104,6 @@ export async function startSmallFleet(options: {
     STATS_FLUSH_MS: '100',
     // Sign-ups in tests: scrypt at 2^14 instead of 2^17.
     PASSWORD_COST: '16384',
-    ...options.storageEnv,
   });
   const keyAdmin = await defineProcess('key-admin', 'key-admin', shared);
   const gateways: FleetProcess[] = [];
