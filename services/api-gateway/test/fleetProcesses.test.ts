@@ -193,7 +193,6 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       }, 30_000, 250);
       expect(await stopProcess(storage, 'SIGTERM')).toBe(0);
       await expectStoredOnce(project.id, accepted);
-      await startProcess(storage);
     }, 6 * FLEET_START_MS);
 
     /** Reads the stopped storage node's DuckDB file: each accepted log and error is one row. */
