@@ -1,7 +1,7 @@
 import { NewExport } from '@tlm/api-schemas';
-import { keyGuards, requestKey, requestProject, requireMember, requireProject, requireUser, type KeyAccess, type TokenIssuer } from '@tlm/auth';
+import { keyGuards, requestKey, requestMembership, requestProject, requireMember, requireProject, requireUser, type KeyAccess, type TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
-import { isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
+import { forbidden, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
 import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
 import { findActiveExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -43,11 +43,18 @@ function jobJson(job: ExportJobRow, req: Request, secret: string) {
  * Starting and listing a project's exports. Mounted twice, as the query service's chunk reads are: at /v1 for API keys
  * (with the exports scopes) and under /api/orgs/:org/projects/:project for the project's members.
  */
-function exportJobRoutes(deps: ExportsDeps, writer: RequestHandler[], reader: RequestHandler[], projectOf: (res: Response) => string): Router {
+function exportJobRoutes(
+  deps: ExportsDeps,
+  writer: RequestHandler[],
+  reader: RequestHandler[],
+  projectOf: (res: Response) => string,
+  checkFormat: (res: Response, format: NewExport['format']) => void = () => undefined,
+): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/exports', ...writer, jsonBody(), async (req, res) => {
     const input = parseBody(NewExport, req.body);
+    checkFormat(res, input.format);
     if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
     if (input.source !== undefined && !findSource(input.source)) throw validationError(`unknown source ${input.source}`);
     if (input.query !== undefined) {
@@ -80,7 +87,11 @@ export function exportRoutes(deps: ExportsDeps): Router {
   const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   router.use('/v1', exportJobRoutes(deps, keyGuards(deps, 'exports:write'), keyGuards(deps, 'exports:read'), (res) => requestKey(res).projectId));
-  router.use('/api/orgs/:org/projects/:project', exportJobRoutes(deps, member, member, (res) => requestProject(res).id));
+  // DECISIONS.md "GDPR": a person's data leaves in bulk by an owner's hand; a key needs exports:write instead.
+  const ownersTakeGdprZips = (res: Response, format: NewExport['format']) => {
+    if (format === 'gdpr_zip' && requestMembership(res).role !== 'owner') throw forbidden('only an owner of this organization may start a GDPR export');
+  };
+  router.use('/api/orgs/:org/projects/:project', exportJobRoutes(deps, member, member, (res) => requestProject(res).id, ownersTakeGdprZips));
 
   // DECISIONS.md: a signed, expiring link that needs no key.
   router.get('/v1/exports/:id/download', async (req, res) => {

@@ -1,4 +1,4 @@
-import { eventually, setupProject, signup, startTestServer, type TestServer } from '@tlm/testkit';
+import { eventually, setupProject, signup, startTestServer, uniqueEmail, type TestServer } from '@tlm/testkit';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -54,6 +54,21 @@ describe('exports for members', () => {
       expect([JSON.stringify(body), reply.status, reply.body.error.code]).toEqual([JSON.stringify(body), status, 'VALIDATION_ERROR']);
     }
     expect(await storedJobs(setup.project.id)).toBe(before);
+  });
+
+  it('lets only owners start a GDPR ZIP: a member gets 403 FORBIDDEN and no job, and may still start a CSV export', async () => {
+    const email = uniqueEmail('member');
+    const invited = await server.api.post(`/api/orgs/${setup.session.organization.id}/invitations`, { token: setup.session.token, body: { email, role: 'member' } });
+    const token = /#token=([A-Za-z0-9_-]+)/.exec(invited.body.accept_url)![1]!;
+    const member = await server.api.post('/api/invitations/accept', { body: { token, name: 'Mia Member', password: 'a long password 123' } });
+    expect(member.body.role).toBe('member');
+    const before = await storedJobs(setup.project.id);
+    const refused = await server.api.post(base, { token: member.body.token, body: { format: 'gdpr_zip' } });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await storedJobs(setup.project.id)).toBe(before);
+    expect((await server.api.post(base, { token: member.body.token, body: { format: 'csv', source: 'logs' } })).status).toBe(202);
+    expect((await server.api.post(base, { token: setup.session.token, body: { format: 'gdpr_zip' } })).status).toBe(202);
+    expect(await storedJobs(setup.project.id)).toBe(before + 2);
   });
 
   it('answers 401 without a session and 404 for a stranger or an unknown project, storing no job', async () => {

@@ -13,13 +13,15 @@ import {
   vitalsTable,
   type AnalyticsStore,
   type AppendedTable,
+  type StreamPosition,
+  type TableDefinition,
 } from '@tlm/analytics-store';
-import { ConsumerGroups, Topics, type Bus, type Delivery, type Subscription } from '@tlm/bus';
+import { ConsumerGroups, Topics, type BatchHandler, type Bus, type Delivery, type Subscription } from '@tlm/bus';
 import type { Logger } from '@tlm/core';
 import type { MetadataStore } from '@tlm/metadata-store';
 import type { EventRecord, LogRecord, SessionRecord, SpanRecord, VitalRecord } from '@tlm/signals';
 import { subscribeChunkTopics } from './chunkTopics';
-import { StatsCounter } from './statsCounter';
+import { StatsCounter, type CountedRecord, type CountedTopic } from './statsCounter';
 
 export const ingestWriterConfig = {
   STATS_FLUSH_MS: Type.Integer({
@@ -65,6 +67,25 @@ const unwritten = <Row extends { id: string }>(stored: ReadonlySet<string>, rows
   stored.size === 0 ? rows : rows.filter((row) => !stored.has(row.id));
 
 /**
+ * The handler of a counted topic (logs, events): rows not stored yet are written with their stream positions, and the
+ * records are counted behind them (StatsCounter).
+ */
+function countedWriter<R extends CountedRecord & { id: string }, Row extends { id: string }>(
+  analytics: AnalyticsStore,
+  counter: StatsCounter,
+  topic: CountedTopic,
+  table: TableDefinition<Row>,
+  rowOf: (record: R, position: StreamPosition | undefined) => Row,
+): BatchHandler<R> {
+  return async (delivered, positions, delivery) => {
+    const stored = await storedOnRedelivery(analytics, table.name as AppendedTable, delivered, delivery);
+    const records = countable(delivered, positions, stored);
+    if (records.length === 0) return;
+    await counter.write(topic, records, positions, (stream) => analytics.insert(table, unwritten(stored, records.map((record, index) => rowOf(record, stream[index])))));
+  };
+}
+
+/**
  * Consumes the log, event, span, vital, session, replay and profile topics. A batch's rows are committed before it is
  * acknowledged; a failure there fails the batch, so the bus delivers it again (Kafka) or the publish fails (embedded).
  * The schema registry and usage counters (logs and events) are derived from the committed rows exactly once by their
@@ -76,22 +97,8 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
   // Two batches in flight: one is written while the next is prepared; rows carry their own ids, so order is free.
   const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
-    await deps.bus.subscribe<LogRecord>(Topics.logs, group, async (delivered, positions, delivery) => {
-      const stored = await storedOnRedelivery(deps.analytics, 'logs', delivered, delivery);
-      const records = countable(delivered, positions, stored);
-      if (records.length === 0) return;
-      await counter.write(Topics.logs, records, positions, (stream) =>
-        deps.analytics.insert(logsTable, unwritten(stored, records.map((record, index) => logRow(record, stream[index])))),
-      );
-    }),
-    await deps.bus.subscribe<EventRecord>(Topics.events, group, async (delivered, positions, delivery) => {
-      const stored = await storedOnRedelivery(deps.analytics, 'events', delivered, delivery);
-      const records = countable(delivered, positions, stored);
-      if (records.length === 0) return;
-      await counter.write(Topics.events, records, positions, (stream) =>
-        deps.analytics.insert(eventsTable, unwritten(stored, records.map((record, index) => eventRow(record, stream[index])))),
-      );
-    }),
+    await deps.bus.subscribe<LogRecord>(Topics.logs, group, countedWriter(deps.analytics, counter, Topics.logs, logsTable, logRow)),
+    await deps.bus.subscribe<EventRecord>(Topics.events, group, countedWriter(deps.analytics, counter, Topics.events, eventsTable, eventRow)),
     await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records, _positions, delivery) => {
       const stored = await storedOnRedelivery(deps.analytics, 'spans', records, delivery);
       await deps.analytics.insert(spansTable, unwritten(stored, records.map(spanRow)));

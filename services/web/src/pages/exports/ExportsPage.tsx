@@ -1,7 +1,7 @@
 import type { ExportFormatName, ExportJob } from '@tlm/api-schemas';
 import { useState, type FormEvent } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import { useProject } from '../../api/hooks';
+import { useOrganization, useProject } from '../../api/hooks';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { SOURCES } from '../explore/queryText';
@@ -108,6 +108,8 @@ export default function ExportsPage() {
 function StartExportForm({ org, project }: { org: string; project: string }) {
   const [params] = useSearchParams();
   const start = useStartExport(org, project);
+  // A GDPR ZIP is an owner's to start (docs/decisions.md "GDPR"); members see why it is off.
+  const owner = useOrganization(org)?.role === 'owner';
   const [format, setFormat] = useState<ExportFormatName>('csv');
   const [what, setWhat] = useState<'query' | 'source'>('query');
   const [query, setQuery] = useState(params.get('q') ?? 'from:logs last:24h');
@@ -130,9 +132,17 @@ function StartExportForm({ org, project }: { org: string; project: string }) {
         <legend>Format</legend>
         {EXPORT_FORMATS.map((value) => (
           <label className="choice" key={value}>
-            <input type="radio" name="export-format" value={value} checked={format === value} onChange={() => setFormat(value)} />
+            <input
+              type="radio"
+              name="export-format"
+              value={value}
+              checked={format === value}
+              disabled={value === 'gdpr_zip' && !owner}
+              onChange={() => setFormat(value)}
+            />
             <span>
               <strong>{FORMAT_LABEL[value].name}</strong> <span className="muted">{FORMAT_LABEL[value].description}</span>
+              {value === 'gdpr_zip' && !owner ? <span className="muted"> (organization owners only)</span> : null}
             </span>
           </label>
         ))}
