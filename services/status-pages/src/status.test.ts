@@ -1,5 +1,5 @@
 import type { IncidentRow, StatusPageRow } from '@tlm/metadata-store';
-import { snapshotJson, uptimePercent } from './status';
+import { snapshotJson, uptimeDays, uptimePercent } from './status';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -75,5 +75,33 @@ describe('snapshotJson', () => {
     const everywhere = snapshotJson(page, [incident({ status: 'identified', impact: 'minor', resolved_at: null })], NOW);
     expect(everywhere.status).toBe('degraded');
     expect(everywhere.components.map((component) => component.status)).toEqual(['degraded_performance', 'degraded_performance']);
+  });
+});
+
+describe('uptimeDays', () => {
+  const dayStart = Date.parse('2026-11-22T00:00:00.000Z');
+
+  it('gives 90 UTC days, oldest first and today last, operational without incidents', () => {
+    const days = uptimeDays([], 'API', NOW);
+    expect(days).toHaveLength(90);
+    expect(days[0]).toEqual({ date: '2026-08-25', level: 'operational', percent: 100, incidents: [] });
+    expect(days.at(-1)!.date).toBe('2026-11-22');
+  });
+
+  it("takes a day's worst impact among incidents open during it, and its percent from major and critical ones only", () => {
+    const incidents = [
+      incident({ title: 'Slow', impact: 'minor', components: ['API'], created_at: new Date(dayStart - 20 * HOUR), resolved_at: new Date(dayStart - 18 * HOUR) }),
+      incident({ title: 'Down', impact: 'critical', components: ['API'], created_at: new Date(dayStart - 23 * HOUR), resolved_at: new Date(dayStart - 17 * HOUR) }),
+      incident({ title: 'Dashboard only', impact: 'critical', components: ['Dashboard'], created_at: new Date(dayStart - 5 * HOUR), resolved_at: new Date(dayStart - 4 * HOUR) }),
+    ];
+    const yesterday = uptimeDays(incidents, 'API', NOW).at(-2)!;
+    expect(yesterday).toEqual({ date: '2026-11-21', level: 'major_outage', percent: 75, incidents: ['Down', 'Slow'] });
+  });
+
+  it('splits an incident across the days it spans and measures today against its elapsed part, an open incident running until now', () => {
+    const open = incident({ title: 'Ongoing', impact: 'major', status: 'investigating', created_at: new Date(dayStart - 6 * HOUR), resolved_at: null });
+    const days = uptimeDays([open], 'API', NOW);
+    expect(days.at(-2)).toMatchObject({ level: 'partial_outage', percent: 75 });
+    expect(days.at(-1)).toMatchObject({ level: 'partial_outage', percent: 0 });
   });
 });
