@@ -172,6 +172,30 @@ describe('accepting an invitation with an account', () => {
   });
 });
 
+describe('inviting on a server that cannot send mail', () => {
+  it('shows the invitation link to pass on, and the link works', async () => {
+    const quiet = await startTestServer({ SMTP_URL: '' });
+    const boss = await signup(quiet.api, { name: 'Quinn Quiet' });
+    const { context, page: bossPage } = await openWebApp(browser, quiet.url, boss.token);
+    try {
+      const email = uniqueEmail('by-hand');
+      await bossPage.goto(`/orgs/${boss.organization.id}/settings`);
+      await bossPage.getByLabel('Email address').fill(email);
+      await bossPage.getByRole('button', { name: 'Send invitation' }).click();
+      await bossPage.getByText(`The invitation to ${email} was not mailed: this server cannot send mail (SMTP_URL is not set).`).waitFor();
+      const link = await bossPage.locator('code.invite-link').textContent();
+      expect(link).toMatch(new RegExp(`^${quiet.url}/accept-invitation#token=[A-Za-z0-9_-]{43}$`));
+      await screenshot(bossPage, 'members-invitation-link');
+      const token = link!.split('#token=')[1];
+      const accepted = await quiet.api.post('/api/invitations/accept', { body: { token, password: 'a long enough password' } });
+      expect(accepted.status).toBe(201);
+    } finally {
+      await context.close();
+      await quiet.close();
+    }
+  });
+});
+
 describe('personal data on the organization page', () => {
   it('downloads the organization export', async () => {
     await page.goto(settingsPath());

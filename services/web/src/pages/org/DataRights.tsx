@@ -45,25 +45,29 @@ export function DataRights({ org }: { org: string }) {
         Removes every event, log, error (with its attachments) and replay of one person, named by the <code>distinct_id</code> your app sends, from
         a project. This cannot be undone.
       </p>
-      <form onSubmit={submit} className="inline-form">
-        <div className="field">
-          <label htmlFor={projectId}>Project</label>
-          <select id={projectId} value={chosen} onChange={(event) => setProject(event.target.value)} disabled={!projects.data?.length}>
-            {(projects.data ?? []).map((candidate) => (
-              <option key={candidate.id} value={candidate.id}>
-                {candidate.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <label className="field">
-          <span>Person's distinct_id</span>
-          <input type="text" required maxLength={400} value={distinctId} onChange={(event) => setDistinctId(event.target.value)} />
-        </label>
-        <button type="submit" className="button button-danger" disabled={!chosen || !distinctId.trim()}>
-          Erase…
-        </button>
-      </form>
+      {projects.data?.length === 0 ? (
+        <p className="muted">This organization has no project yet, so there is nobody to erase.</p>
+      ) : (
+        <form onSubmit={submit} className="inline-form">
+          <div className="field">
+            <label htmlFor={projectId}>Project</label>
+            <select id={projectId} value={chosen} onChange={(event) => setProject(event.target.value)} disabled={!projects.data?.length}>
+              {(projects.data ?? []).map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <label className="field">
+            <span>Person's distinct_id</span>
+            <input type="text" required maxLength={400} value={distinctId} onChange={(event) => setDistinctId(event.target.value)} />
+          </label>
+          <button type="submit" className="button button-danger" disabled={!chosen || !distinctId.trim()}>
+            Erase…
+          </button>
+        </form>
+      )}
       {erase.isSuccess ? (
         <p className="state state-ok" role="status">
           Erased {erase.data.distinct_id}:{' '}

@@ -53,7 +53,7 @@ export function Invitations({ org }: { org: string }) {
       {sent && !sent.mailed ? (
         <div className="state state-warn" role="status">
           <p>
-            The invitation to {sent.invitation.email} was not mailed ({sent.mail_error}). Send them this link yourself; it works once and for 7
+            The invitation to {sent.invitation.email} was not mailed: {sent.mail_error}. Send them this link yourself; it works once and for 7
             days:
           </p>
           <div className="row">
