@@ -22,6 +22,7 @@ export const hashLinkToken = (token: string): string => createHash('sha256').upd
  * headers, so the token stays out of request logs. The address is PUBLIC_URL, else the request's own origin.
  */
 export function webAppLink(deps: Pick<DashboardDeps, 'publicUrl'>, req: Request, page: string, token: string): string {
-  const base = (deps.publicUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '');
+  // Behind a proxy in TRUSTED_PROXIES, protocol and host are the ones it forwarded (X-Forwarded-Proto, -Host).
+  const base = (deps.publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
   return `${base}${page}#token=${token}`;
 }

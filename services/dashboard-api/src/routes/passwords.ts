@@ -54,6 +54,7 @@ export function passwordRoutes(deps: DashboardDeps): Router {
   const byAddress = requireAddressWithinRate(deps.limiter);
   // Guesses at the current password with a stolen session are bounded as guesses at log-in are.
   const changes = new LoginThrottle();
+  let warnedOfHost = false;
 
   router.post('/api/auth/password-reset', byAddress, body, async (req, res) => {
     const { email } = parseBody(PasswordResetRequest, req.body);
@@ -61,6 +62,10 @@ export function passwordRoutes(deps: DashboardDeps): Router {
     if (!deps.mailer.configured) throw mailNotConfigured();
     // The look-up and the mail happen after the answer, so it takes as long whether or not the account exists.
     res.status(202).json(RESET_REQUESTED);
+    if (!deps.publicUrl && !warnedOfHost) {
+      warnedOfHost = true;
+      deps.logger.warn('PUBLIC_URL is not set: password reset links take the address of the request, whose Host header the requester chooses; set PUBLIC_URL');
+    }
     mailPasswordReset(deps, req, email.trim()).catch((error: unknown) => deps.logger.warn({ err: error }, 'password reset mail not sent'));
   });
 
