@@ -71,7 +71,8 @@ footer{margin-top:40px;color:var(--muted);font-size:.85rem}
 
 const time = (at: Date | string) =>
   `${new Date(at).toLocaleString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false })} UTC`;
-const percent = (value: number) => `${value.toFixed(value === 100 ? 0 : 2)}%`;
+/** Two decimals at most, trailing zeros dropped; short of 100 never shows as 100 (99.999 reads 99.99%). */
+const percent = (value: number) => `${value < 100 ? Math.min(Number(value.toFixed(2)), 99.99) : 100}%`;
 
 function htmlDocument(title: string, body: string): string {
   return `<!doctype html>

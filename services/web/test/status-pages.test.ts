@@ -69,6 +69,16 @@ describe('the status page admin pages', () => {
   });
 
   it('shows the incident on the public page to a browser without JavaScript', async () => {
+    // A resolved outage of the Dashboard twelve days ago, 09:00 to 15:00 UTC, for its bar and the history.
+    const base = `/api/orgs/${owner.organization.id}/status-pages/${slug}/incidents`;
+    const past = await server.api.post(base, { token: owner.token, body: { title: 'Dashboard unavailable', status: 'investigating', impact: 'critical', components: ['Dashboard'] } });
+    await server.api.post(`${base}/${past.body.id}/updates`, { token: owner.token, body: { status: 'resolved', message: 'A failed database was replaced.' } });
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 12 * 86_400_000;
+    await server.standalone.metadata.query('update status_incidents set created_at = $2, resolved_at = $3 where id = $1', [
+      past.body.id,
+      new Date(day + 9 * 3_600_000),
+      new Date(day + 15 * 3_600_000),
+    ]);
     const visitor = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1100, height: 900 }, locale: 'en-US' });
     const page = await visitor.newPage();
     const response = await page.goto(`${server.url}/status/${slug}`);
@@ -84,6 +94,9 @@ describe('the status page admin pages', () => {
     for (const component of ['API', 'Dashboard', 'Ingest']) {
       expect(await page.getByRole('list', { name: `Uptime of ${component}, last 90 days` }).getByRole('listitem').count()).toBe(90);
     }
+    const outageBar = page.getByRole('list', { name: 'Uptime of Dashboard, last 90 days' }).getByRole('listitem').nth(77);
+    expect(await outageBar.getAttribute('title')).toBe(`${new Date(day).toISOString().slice(0, 10)} · 75% uptime · Major outage: Dashboard unavailable`);
+    await page.getByRole('region', { name: 'Incident history' }).getByText('A failed database was replaced.').waitFor();
     await screenshot(page, 'status-public');
     await visitor.close();
   });
