@@ -36,14 +36,19 @@ export async function startServer(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // A bound on a hang, not a speed: PGlite's start alone has taken over 30 s on a busy machine.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     try {
       if ((await fetch(`${url}/readyz`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('standalone server did not become ready');
+    if (Date.now() > deadline || child.exitCode !== null) {
+      // A server that is still starting would hold the port for the next section.
+      child.kill('SIGKILL');
+      throw new Error('standalone server did not become ready');
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
