@@ -215,8 +215,10 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = RECEI
 }
 
 liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
-  // Topics are fixed names and a broker may be shared, so each run tags its messages and uses its own groups.
+  // The broker may be shared: `make test` runs the fleet suites on it too, whose writers read every topic from its start
+  // and could not store these probe messages. Each run has topics and groups of its own under a prefix.
   const run = randomUUID();
+  const prefix = `test-${run}.`;
   const logger = createLogger('kafka-bus-test', 'warn');
   const buses: KafkaBus[] = [];
 
@@ -229,6 +231,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       compression: 'gzip',
       instanceId: `${instanceId}-${run}`,
       logger,
+      namePrefix: prefix,
     });
     buses.push(bus);
     return bus;
@@ -251,7 +254,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
   };
   /** The offset a group has committed for partition 0 of a topic (-1 when none). */
   const committedOffset = async (groupId: string, topic: string) => {
-    const [offsets] = await (await brokerAdmin()).fetchOffsets({ groupId, topics: [topic] });
+    const [offsets] = await (await brokerAdmin()).fetchOffsets({ groupId: `${prefix}${groupId}`, topics: [`${prefix}${topic}`] });
     return Number(offsets!.partitions.find((partition) => partition.partition === 0)!.offset);
   };
 
@@ -333,7 +336,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     const group = `crash-${run}`;
     const tag = `${run}-crash`;
     const consumer = spawn(process.execPath, [path.join(__dirname, '..', 'test', 'consumer-process.js')], {
-      env: { ...process.env, KAFKA_BROKERS: brokers(), GROUP: group, RUN: tag, SWC_CORE: require.resolve('@swc/core') },
+      env: { ...process.env, KAFKA_BROKERS: brokers(), NAME_PREFIX: prefix, GROUP: group, RUN: tag, SWC_CORE: require.resolve('@swc/core') },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const lines: string[] = [];
@@ -384,8 +387,8 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     await bus.publish<Probe>(Topics.vitals, [{ key: 'project-1', value: { run, n: 2 } }]);
     await waitFor(() => received.spans.length > 0 && received.vitals.length > 0, 'a message on each topic');
     expect(received).toEqual({ spans: [1], vitals: [2] });
-    const groups = (await (await brokerAdmin()).listGroups()).groups.map((entry) => entry.groupId).filter((id) => id.startsWith(group));
-    expect(groups.sort()).toEqual([`${group}.${Topics.spans}`, `${group}.${Topics.vitals}`]);
+    const groups = (await (await brokerAdmin()).listGroups()).groups.map((entry) => entry.groupId).filter((id) => id.startsWith(`${prefix}${group}`));
+    expect(groups.sort()).toEqual([`${prefix}${group}.${Topics.spans}`, `${prefix}${group}.${Topics.vitals}`]);
   }, 120_000);
 
   it('publishes a request of several megabytes, beyond the broker default batch limit', async () => {
@@ -430,7 +433,10 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     expect(seen.b.filter((change) => change > n)).toEqual(changes);
     const groups = (await (await brokerAdmin()).listGroups()).groups.map((group) => group.groupId);
     expect(groups).toEqual(
-      expect.arrayContaining([`cache-${run}.${Topics.keyChanges}.broadcast-a-${run}`, `cache-${run}.${Topics.keyChanges}.broadcast-b-${run}`]),
+      expect.arrayContaining([
+        `${prefix}cache-${run}.${Topics.keyChanges}.broadcast-a-${run}`,
+        `${prefix}cache-${run}.${Topics.keyChanges}.broadcast-b-${run}`,
+      ]),
     );
   }, 120_000);
 
@@ -438,10 +444,10 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     await connect('topic-settings');
     const described = await (await brokerAdmin()).describeConfigs({
       includeSynonyms: false,
-      resources: [Topics.logs, Topics.rateCounts, Topics.keyChanges].map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+      resources: [Topics.logs, Topics.rateCounts, Topics.keyChanges].map((topic) => ({ type: ConfigResourceTypes.TOPIC, name: `${prefix}${topic}` })),
     });
     const setting = (topic: string, name: string) =>
-      described.resources.find((resource) => resource.resourceName === topic)!.configEntries.find((entry) => entry.configName === name)!.configValue;
+      described.resources.find((resource) => resource.resourceName === `${prefix}${topic}`)!.configEntries.find((entry) => entry.configName === name)!.configValue;
     expect([Topics.logs, Topics.rateCounts, Topics.keyChanges].map((topic) => setting(topic, 'max.message.bytes'))).toEqual(
       Array(3).fill(String(MAX_MESSAGE_BYTES)),
     );

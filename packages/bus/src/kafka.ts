@@ -42,6 +42,11 @@ export interface KafkaBusOptions {
   /** Distinguishes this process in broadcast groups. */
   instanceId: string;
   logger: Logger;
+  /**
+   * Put before every topic and consumer group name, so users of one cluster that must not read each other's messages
+   * (the live test suites on one broker) each have their own; none by default.
+   */
+  namePrefix?: string;
 }
 
 /**
@@ -189,19 +194,23 @@ export class KafkaBus implements Bus {
       logLevel: logLevel.WARN,
       logCreator: () => (entry) => options.logger.warn({ kafka: entry.namespace, ...entry.log }, 'kafka'),
     });
+    const prefixed = (topic: Topic) => `${options.namePrefix ?? ''}${topic}`;
     const admin = kafka.admin();
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const missing = Object.values(Topics).filter((topic) => !existing.has(topic));
+      const missing = Object.values(Topics).filter((topic) => !existing.has(prefixed(topic)));
       if (missing.length > 0) {
-        await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => topicSpec(topic, options)) });
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({ ...topicSpec(topic, options), topic: prefixed(topic) })),
+        });
       }
-      const present = Object.values(Topics).filter((topic) => existing.has(topic));
+      const present = Object.values(Topics).filter((topic) => existing.has(prefixed(topic)));
       if (present.length > 0) {
         const described = await admin.describeConfigs({
           includeSynonyms: false,
-          resources: present.map((name) => ({ type: ConfigResourceTypes.TOPIC, name })),
+          resources: present.map((topic) => ({ type: ConfigResourceTypes.TOPIC, name: prefixed(topic) })),
         });
         const raised = raisedMessageLimits(described);
         if (raised.length > 0) await admin.alterConfigs({ validateOnly: false, resources: raised });
@@ -234,18 +243,18 @@ export class KafkaBus implements Bus {
     if (messages.length === 0) return;
     const stopTimer = metrics.busPublishDuration.startTimer({ topic });
     try {
-      await this.producer.send(producerRecord(topic, messages, this.options.compression));
+      await this.producer.send({ ...producerRecord(topic, messages, this.options.compression), topic: this.prefixed(topic) });
     } finally {
       stopTimer();
     }
   }
 
   async subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription> {
-    const groupId = consumerGroupId(topic, options, this.options.instanceId);
+    const groupId = this.prefixed(consumerGroupId(topic, options, this.options.instanceId));
     const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false });
     await consumer.connect();
     // Broadcast subscribers only care about changes from now on; shared groups must see every message.
-    await consumer.subscribe({ topic, fromBeginning: !options.broadcast });
+    await consumer.subscribe({ topic: this.prefixed(topic), fromBeginning: !options.broadcast });
     const logger = this.options.logger;
     const lag = new PartitionLag();
     // Partitions this member has finished a batch of since it joined: a first batch may hold messages another member
@@ -284,6 +293,10 @@ export class KafkaBus implements Bus {
         this.consumers.splice(this.consumers.indexOf(consumer), 1);
       },
     };
+  }
+
+  private prefixed(name: string): string {
+    return `${this.options.namePrefix ?? ''}${name}`;
   }
 
   async ping(): Promise<void> {

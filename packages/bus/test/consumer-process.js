@@ -3,7 +3,8 @@
  * consumer leaves behind. It runs the bus's TypeScript sources as they are (compiled on load by @swc/core, @tlm/*
  * packages mapped to their sources, as jest maps them).
  *
- * Environment: KAFKA_BROKERS, GROUP, RUN (the tag of the suite's messages), SWC_CORE (where @swc/core is).
+ * Environment: KAFKA_BROKERS, NAME_PREFIX (of the suite's topics and groups), GROUP, RUN (the tag of the suite's
+ * messages), SWC_CORE (where @swc/core is).
  * Handles each batch with the suite's messages: a batch holding n = 1 is processed; the first one holding a larger n is
  * reported on stdout ("received <json>") and never finishes, as if the process died while writing it.
  */
@@ -46,6 +47,7 @@ async function main() {
     compression: 'none',
     instanceId: `consumer-process-${process.pid}`,
     logger: createLogger('consumer-process', 'error'),
+    namePrefix: process.env.NAME_PREFIX,
   });
   await bus.subscribe(Topics.logs, { group: process.env.GROUP }, async (values, positions) => {
     const mine = values.flatMap((value, index) => (value.run === run ? [{ n: value.n, position: positions[index] }] : []));
