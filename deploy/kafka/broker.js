@@ -75,9 +75,15 @@ function freePort() {
   });
 }
 
-/** Kafka's cluster id: 16 random bytes in URL-safe base64 without padding, as `kafka-storage random-uuid` prints. */
+/**
+ * Kafka's cluster id: 16 random bytes in URL-safe base64 without padding, as `kafka-storage random-uuid` prints. Like
+ * Kafka's own Uuid.randomUuid it never starts with '-', which the tool's argument parser would take for an option.
+ */
 function clusterId() {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 function brokerProperties({ dir, brokerPort, controllerPort }) {
