@@ -117,4 +117,12 @@ describe('the status page admin pages', () => {
     await history.getByText('Rolled back; error rates are normal.').waitFor();
     await visitor.close();
   });
+
+  it('lists the page with its public address', async () => {
+    await app.getByRole('link', { name: 'Status pages', exact: true }).first().click();
+    const row = app.getByRole('row').filter({ hasText: 'Acme Cloud' });
+    expect(await row.getByRole('link', { name: `/status/${slug}` }).getAttribute('href')).toBe(`${server.url}/status/${slug}`);
+    expect(await row.getByRole('cell').nth(2).innerText()).toBe('API, Dashboard, Ingest');
+    await screenshot(app, 'status-list');
+  });
 });
