@@ -33,6 +33,11 @@ export async function findUserById(sql: SqlClient, id: string): Promise<UserRow 
   return (await sql.query<UserRow>('select * from users where id = $1', [id]))[0];
 }
 
+/** Takes the user's row lock for the rest of the transaction: checks of what they may be sent take turns with the sends. */
+export async function lockUser(sql: SqlClient, id: string): Promise<void> {
+  await sql.query('select id from users where id = $1 for update', [id]);
+}
+
 export async function setUserPasswordHash(sql: SqlClient, id: string, passwordHash: string): Promise<void> {
   await sql.query('update users set password_hash = $2 where id = $1', [id, passwordHash]);
 }

@@ -8,6 +8,7 @@ import {
   findUserByEmail,
   findUserById,
   insertPasswordReset,
+  lockUser,
   replaceUserPassword,
   type PasswordResetRow,
 } from '@tlm/metadata-store';
@@ -108,12 +109,18 @@ async function mailPasswordReset(deps: DashboardDeps, req: Request, email: strin
   const account = await findUserByEmail(deps.metadata, email);
   if (!account || account.deleted_at) return;
   const now = Date.now();
-  if ((await countPasswordResetsSince(deps.metadata, account.id, new Date(now - 3_600_000))) >= MAX_PASSWORD_RESETS_PER_HOUR) {
+  const link = newLinkToken();
+  const issued = await deps.metadata.transaction(async (tx) => {
+    // Requests for one account at once take turns, so together they cannot pass the hourly bound.
+    await lockUser(tx, account.id);
+    if ((await countPasswordResetsSince(tx, account.id, new Date(now - 3_600_000))) >= MAX_PASSWORD_RESETS_PER_HOUR) return false;
+    await insertPasswordReset(tx, { tokenHash: link.hash, userId: account.id, expiresAt: new Date(now + PASSWORD_RESET_LIFETIME_MS) });
+    return true;
+  });
+  if (!issued) {
     deps.logger.info({ userId: account.id }, 'password reset mail not sent: the hourly bound is reached');
     return;
   }
-  const link = newLinkToken();
-  await insertPasswordReset(deps.metadata, { tokenHash: link.hash, userId: account.id, expiresAt: new Date(now + PASSWORD_RESET_LIFETIME_MS) });
   const resetUrl = webAppLink(deps, req, RESET_PAGE, link.token);
   await deps.mailer.send({
     to: account.email,
