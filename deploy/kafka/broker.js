@@ -37,29 +37,62 @@ function kafkaVersion() {
   return match[1];
 }
 
-function onPath(command) {
-  return spawnSync(command, ['-version'], { stdio: 'ignore' }).error === undefined;
+/** Kafka 4 brokers run on Java 17 or newer. */
+const JAVA_MAJOR = 17;
+
+/** The major version of the `java` on PATH, or undefined when there is none. */
+function javaMajor() {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (result.error) return undefined;
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(result.stderr);
+  if (!match) return 0;
+  // Java 8 and older call themselves 1.x.
+  return match[1] === '1' ? Number(match[2]) : Number(match[1]);
 }
 
 /** Why no broker can start on this machine, or undefined when one can. */
 function unavailableReason() {
-  if (!onPath('java')) return 'no java on PATH (the test broker needs Java 17 or newer)';
-  if (!fs.existsSync(path.join(LIB, `kafka_2.13-${kafkaVersion()}.jar`)) && !onPath('mvn')) {
-    return 'no mvn on PATH to resolve the Kafka broker';
-  }
+  const java = javaMajor();
+  if (java === undefined) return `no java on PATH (the test broker needs Java ${JAVA_MAJOR} or newer)`;
+  if (java < JAVA_MAJOR) return `java on PATH is version ${java}; the test broker needs ${JAVA_MAJOR} or newer`;
+  if (!resolved() && spawnSync('mvn', ['-version'], { stdio: 'ignore' }).error) return 'no mvn on PATH to resolve the Kafka broker';
   return undefined;
 }
 
-/** Copies the broker's jars into target/lib unless they are there for this very pom.xml. */
+function pomHash() {
+  return createHash('sha256').update(fs.readFileSync(POM)).digest('hex');
+}
+
+/** Whether target/lib holds the jars of this very pom.xml. */
+function resolved() {
+  return fs.existsSync(RESOLVED_MARKER) && fs.readFileSync(RESOLVED_MARKER, 'utf8').trim() === pomHash();
+}
+
+/**
+ * Copies the broker's jars into target/lib unless they are there already. Maven fills a folder of its own that then
+ * replaces target/lib whole, so two test processes resolving at once never share a half-filled folder, and no jar of
+ * another version stays behind to shadow the pinned ones.
+ */
 function resolveJars(log) {
-  const pomHash = createHash('sha256').update(fs.readFileSync(POM)).digest('hex');
-  if (fs.existsSync(RESOLVED_MARKER) && fs.readFileSync(RESOLVED_MARKER, 'utf8').trim() === pomHash) return;
+  if (resolved()) return;
   log(`resolving Kafka ${kafkaVersion()} with Maven into ${path.relative(process.cwd(), LIB)}`);
-  // Jars of another version would shadow the pinned ones on the class path.
+  const hash = pomHash();
+  const staging = `${LIB}.${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  const result = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', `-Dkafka.lib=${staging}`, '-f', POM, 'dependency:copy-dependencies'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw new Error(`mvn dependency:copy-dependencies failed (${result.error?.message ?? `exit ${result.status}`})`);
+  }
+  fs.writeFileSync(path.join(staging, path.basename(RESOLVED_MARKER)), `${hash}\n`);
+  if (resolved()) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    return;
+  }
   fs.rmSync(LIB, { recursive: true, force: true });
-  const result = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', POM, 'dependency:copy-dependencies'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`mvn dependency:copy-dependencies failed (${result.error?.message ?? `exit ${result.status}`})`);
-  fs.writeFileSync(RESOLVED_MARKER, `${pomHash}\n`);
+  fs.renameSync(staging, LIB);
 }
 
 /** A port nothing listens on at the moment (the broker binds it a moment later). */
