@@ -1,4 +1,4 @@
-import type { Organization, Project, User } from '@tlm/api-schemas';
+import type { Member, Organization, Project, User } from '@tlm/api-schemas';
 import { isoTime, restoreDeadline } from '@tlm/core';
 import { issueSnapshot } from '@tlm/issues';
 import type { IssueStateRow, MemberRow, OrganizationRow, ProjectRow, Role, UserRow } from '@tlm/metadata-store';
@@ -16,7 +16,7 @@ export const organizationJson = (organization: OrganizationRow, role?: Role): Or
   ...(role ? { role } : {}),
 });
 
-export const memberJson = (member: MemberRow) => ({
+export const memberJson = (member: MemberRow): Member => ({
   user_id: member.user_id,
   email: member.email,
   name: member.name,

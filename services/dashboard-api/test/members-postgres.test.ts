@@ -34,7 +34,7 @@ if (postgresUnavailable) console.log(`skipping the member races on Postgres: ${T
     }
   });
 
-  it('accepts an invitation link sent twice at the same moment once, and creates one account', async () => {
+  it('accepts an invitation link sent three times at the same moment once, and creates one account', async () => {
     const owner = await signup(postgres.server.api);
     for (let round = 0; round < 5; round += 1) {
       const email = uniqueEmail('race');
