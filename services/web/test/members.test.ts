@@ -172,6 +172,27 @@ describe('accepting an invitation with an account', () => {
   });
 });
 
+describe('opening an invitation while logged in as someone else', () => {
+  it('asks to log out first, and then offers the sign-up for the invited address', async () => {
+    const someoneElse = await signup(server.api, { name: 'Sam Else' });
+    const email = uniqueEmail('meant-for');
+    expect((await server.api.post(`/api/orgs/${owner.organization.id}/invitations`, { token: owner.token, body: { email, role: 'member' } })).status).toBe(201);
+    const link = linkIn((await smtp.waitForMail(email)).text, '/accept-invitation');
+    const { context, page: other } = await openWebApp(browser, server.url, someoneElse.token);
+    try {
+      await other.goto(link);
+      await other.getByText(`You are logged in as ${someoneElse.user.email}. Log out, then accept as ${email}.`).waitFor();
+      await screenshot(other, 'members-accept-other-account');
+      await other.getByRole('button', { name: 'Log out' }).click();
+      await other.getByRole('button', { name: 'Create account and join' }).waitFor();
+      expect((await server.api.get('/api/auth/me', { token: someoneElse.token })).status).toBe(401);
+    } finally {
+      await context.close();
+    }
+    expect(await roles()).not.toHaveProperty(someoneElse.user.email);
+  });
+});
+
 describe('inviting on a server that cannot send mail', () => {
   it('shows the invitation link to pass on, and the link works', async () => {
     const quiet = await startTestServer({ SMTP_URL: '' });
