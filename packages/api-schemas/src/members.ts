@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * Members, invitations by e-mail and passwords (docs/api.md "Members and invitations", "Passwords"): the dashboard API
- * validates with these and the web app takes its types from them.
+ * Members, invitations by e-mail and passwords (docs/api.md "Organizations, members, projects", "Invitations",
+ * "Identity"): the dashboard API validates with these and the web app takes its types from them.
  */
 
 const Enum = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });

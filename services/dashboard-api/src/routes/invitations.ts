@@ -59,7 +59,7 @@ const refused = (reason: InvitationRefusal) => new ApiError(404, 'NOT_FOUND', RE
 const displayName = (user: Pick<UserRow, 'name' | 'email'> | undefined): string | null => (user ? (user.name ?? user.email) : null);
 
 /**
- * Invitations by e-mail (docs/api.md "Members and invitations"): owners invite an address with a role, list and
+ * Invitations by e-mail (docs/api.md "Invitations"): owners invite an address with a role, list and
  * revoke pending invitations; whoever holds the mailed link joins as that address, by signing up or, when the address
  * has an account, signed in as it.
  */

@@ -44,7 +44,7 @@ function resetRefusal(reset: PasswordResetRow | undefined, now = new Date()): Re
 }
 
 /**
- * Passwords (docs/api.md "Passwords"): a reset by mailed link for people who forgot theirs, and a change for people
+ * Passwords (docs/api.md "Identity"): a reset by mailed link for people who forgot theirs, and a change for people
  * signed in. Both end every other session of the person by raising their session epoch.
  */
 export function passwordRoutes(deps: DashboardDeps): Router {
