@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { signup, startSmtpServer, startTestServer, uniqueEmail, type TestServer, type TestSmtpServer } from '@tlm/testkit';
 
 /**
@@ -181,6 +182,44 @@ describe('a server that cannot send mail', () => {
     expect(known.body.error.code).toBe('MAIL_NOT_CONFIGURED');
     expect(unknown.text).toBe(known.text);
     expect(await quiet.standalone.metadata.query('select * from password_resets')).toEqual([]);
+  });
+});
+
+describe('reset links and the Host header', () => {
+  /** A reset request whose Host header the requester chose, as an attacker would. */
+  async function requestWithHost(target: TestServer, host: string, email: string): Promise<{ status: number; body: any }> {
+    const url = new URL('/api/auth/password-reset', target.url);
+    return new Promise((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ email }));
+    });
+  }
+
+  it('refuses a reset asked for under a host that is not this machine when PUBLIC_URL is not set, and mails nothing', async () => {
+    const person = await signup(server.api);
+    const refused = await requestWithHost(server, 'attacker.example.com', person.user.email);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('MAIL_NOT_CONFIGURED');
+    expect(await storedResets(person.user.id)).toEqual([]);
+    expect(smtp.mails.filter((mail) => mail.to.includes(person.user.email.toLowerCase()))).toEqual([]);
+  });
+
+  it('builds the link from PUBLIC_URL whatever host the request names', async () => {
+    const published = await startTestServer({ SMTP_URL: smtp.url, PUBLIC_URL: 'https://telemetry.example.com/' });
+    try {
+      const person = await signup(published.api);
+      expect((await requestWithHost(published, 'attacker.example.com', person.user.email)).status).toBe(202);
+      const mail = await smtp.waitForMail(person.user.email);
+      expect(mail.text).toMatch(/https:\/\/telemetry\.example\.com\/reset-password#token=[A-Za-z0-9_-]+/);
+      expect(mail.text).not.toContain('attacker.example.com');
+    } finally {
+      await published.close();
+    }
   });
 });
 

@@ -37,6 +37,9 @@ const RESET_REFUSALS: Record<ResetRefusal, string> = {
   used: 'this password reset link has already been used; ask for a new one',
 };
 
+/** Host names that reach only the machine the browser runs on, so a link to one leaks nothing to a third party. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
 function resetRefusal(reset: PasswordResetRow | undefined, now = new Date()): ResetRefusal {
   if (!reset) return 'unknown';
   if (reset.used_at) return 'used';
@@ -55,18 +58,18 @@ export function passwordRoutes(deps: DashboardDeps): Router {
   const byAddress = requireAddressWithinRate(deps.limiter);
   // Guesses at the current password with a stolen session are bounded as guesses at log-in are.
   const changes = new LoginThrottle();
-  let warnedOfHost = false;
 
   router.post('/api/auth/password-reset', byAddress, body, async (req, res) => {
     const { email } = parseBody(PasswordResetRequest, req.body);
     // The same for every address, so it tells nothing about accounts.
     if (!deps.mailer.configured) throw mailNotConfigured();
+    // Whoever asks chooses the Host header, and a reset link built from it would send the victim's token to the
+    // asker's server. Without PUBLIC_URL only a loopback address (a server on this machine) is trusted.
+    if (!deps.publicUrl && !LOOPBACK_HOSTS.has(req.hostname)) {
+      throw new ApiError(503, 'MAIL_NOT_CONFIGURED', 'password reset links need PUBLIC_URL, the address people open the web app at; ask this server\'s operator');
+    }
     // The look-up and the mail happen after the answer, so it takes as long whether or not the account exists.
     res.status(202).json(RESET_REQUESTED);
-    if (!deps.publicUrl && !warnedOfHost) {
-      warnedOfHost = true;
-      deps.logger.warn('PUBLIC_URL is not set: password reset links take the address of the request, whose Host header the requester chooses; set PUBLIC_URL');
-    }
     mailPasswordReset(deps, req, email.trim()).catch((error: unknown) => deps.logger.warn({ err: error }, 'password reset mail not sent'));
   });
 
