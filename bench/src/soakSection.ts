@@ -89,10 +89,13 @@ function metricValue(text: string, series: string): number | undefined {
  * The server's V8 heap used (prom-client's default metric, under the `tlm_` prefix of collectProcessMetrics) and the
  * analytics store's own memory by its kinds (DuckDB's buffers and operators in memory, its spill files, its limit).
  */
-async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number }> {
+async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number; loopMaxMs?: number }> {
   try {
     const text = await (await fetch(`${url}/metrics`)).text();
+    const loopMax = metricValue(text, 'tlm_nodejs_eventloop_lag_max_seconds');
     return {
+      // prom-client starts its event-loop delay histogram again at every scrape, and only the soak scrapes: the minute's longest.
+      loopMaxMs: loopMax === undefined ? undefined : loopMax * 1000,
       heapUsed: metricValue(text, 'tlm_nodejs_heap_size_used_bytes'),
       storeInMemory: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="in_memory"}'),
       storeSpilled: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="spilled"}'),
@@ -205,11 +208,11 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
 
     console.log(
       `  per minute, at its end in MiB: RSS, heap (V8 used), store and spill (tlm_analytics_store_memory_bytes in_memory and spilled; limit ${mib(startGauges.storeLimit)}), data (du DATA_DIR); accepted/s; ` +
-        'slowest ingest request and longest time without an ingest answer, and the bench client\'s own longest event-loop delay, in ms; queries p50/p95 in ms',
+        'slowest ingest request and longest time without an ingest answer, the server\'s and the bench client\'s own longest event-loop delay, in ms; queries p50/p95 in ms',
     );
     console.log(
       `  ${'minute'.padStart(6)} ${'RSS'.padStart(6)} ${'heap'.padStart(5)} ${'store'.padStart(6)} ${'spill'.padStart(5)} ${'data'.padStart(6)} ${'logs/s'.padStart(7)} ${'err/s'.padStart(6)} ${'ev/s'.padStart(5)} ` +
-        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'client'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
+        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'server'.padStart(6)} ${'client'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
     );
     const rows: Record<string, unknown>[] = [];
     const printMinute = async (index: number, endMs: number) => {
@@ -226,7 +229,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       console.log(
         `  ${label.padStart(6)} ${mib(memory.rss).padStart(6)} ${mib(gauges.heapUsed).padStart(5)} ${mib(gauges.storeInMemory).padStart(6)} ${mib(gauges.storeSpilled).padStart(5)} ${mib(data).padStart(6)} ` +
           `${Math.round(perSecond('logs')).toLocaleString('en-US').padStart(7)} ${perSecond('errors').toFixed(1).padStart(6)} ${perSecond('events').toFixed(1).padStart(5)} ` +
-          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${ms(lag).padStart(6)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
+          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${ms(gauges.loopMaxMs ?? NaN).padStart(6)} ${ms(lag).padStart(6)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
       );
       rows.push({
         minute: endMs / 60_000,
@@ -240,6 +243,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
         events_per_second: perSecond('events'),
         slowest_request_ms: minute.slowestRequestMs,
         longest_gap_ms: minute.longestGapMs,
+        server_event_loop_max_ms: gauges.loopMaxMs ?? null,
         client_event_loop_max_ms: lag,
         queries: Object.fromEntries(QUERIES.map((query, i) => [query.name, { p50_ms: percentile(minute.queryMs[i]!, 0.5), p95_ms: percentile(minute.queryMs[i]!, 0.95) }])),
       });
