@@ -6,6 +6,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { loadConfig, MAX_JSON_CONTAINERS_PER_RECEIVED_BYTE, MIN_JSON_CONTAINER_BUDGET } from '@tlm/core';
 import { StandaloneConfig, startStandalone, type Standalone } from '@tlm/standalone';
 import pino from 'pino';
+import { seedMetadata } from './metadataTemplate';
 import { openIsolatedPostgres } from './postgres';
 
 export * from './live';
@@ -45,6 +46,8 @@ export async function startTestServer(env: Record<string, string> = {}, logs?: W
     ...env,
   };
   const config = loadConfig(StandaloneConfig, Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== '')));
+  // A fresh PGlite metadata store starts as a copy of a migrated one: initdb costs seconds of CPU per server.
+  if (!env['DATA_DIR'] && !config.DATABASE_URL) await seedMetadata(dataDir);
   const logger = logs ? pino({ level: 'info', base: { service: 'standalone' } }, logs) : pino({ level: 'silent' });
   const standalone = await startStandalone(config, logger);
   return {
