@@ -115,6 +115,15 @@ describe('the alert pages', () => {
     expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
   });
 
+  it('writes the metric from a sentence (natural language in alert mode) into the editor, where the preview reads it', async () => {
+    await app.goto(projectPage('alerts/new'));
+    await app.getByLabel('Ask in plain words').fill('count of error logs');
+    await app.getByRole('button', { name: 'Ask' }).click();
+    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    await eventually(async () => expect((await editor.textContent()) ?? '').toMatch(/^from:logs .*severity:error.*\| count$/), 15_000);
+    await app.getByRole('img', { name: /The metric over the last day/ }).waitFor();
+  });
+
   it('shows the rule firing once its logs arrive, with its event and the event’s Slack delivery sent', async () => {
     const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
     await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: Array.from({ length: 3 }, () => ({ severity: 'error', message: `${marker} failure` })) } });

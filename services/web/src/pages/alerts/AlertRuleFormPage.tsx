@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { LineChart } from '../../components/Charts';
 import { ErrorNotice, Loading } from '../../components/States';
+import { NaturalLanguageBox } from '../explore/Controls';
 import { GqlEditor, type QueryError } from '../explore/GqlEditor';
 import { useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
 import { CHANNEL_LABEL, CHANNEL_TYPES, COMPARATORS, COMPARATOR_SYMBOL, SEVERITIES } from './status';
@@ -233,6 +234,16 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
         <Link to={list}>Alerts</Link> / {rule ? <Link to={`${list}/${rule.id}`}>{rule.name}</Link> : 'New rule'}
       </p>
       <h1>{rule ? `Edit ${rule.name}` : 'New alert rule'}</h1>
+      <section className="panel" aria-label="Describe the metric">
+        <NaturalLanguageBox
+          org={org}
+          project={project}
+          mode="alert"
+          placeholder="error logs on /checkout"
+          invalidNote="The answer is in the metric editor but is not one value an alert can watch: edit it there."
+          onQuery={(gql) => set('metric', gql)}
+        />
+      </section>
       <form onSubmit={submit} aria-label={rule ? 'Edit alert rule' : 'New alert rule'}>
         <section className="panel">
           <label className="field">

@@ -119,9 +119,23 @@ export function TimeRangePicker({ text, onPick }: { text: string; onPick: (text:
 }
 
 /** A question in plain words, answered with a GQL query that fills the editor (and runs when it is valid). */
-export function NaturalLanguageBox({ org, project, onQuery }: { org: string; project: string; onQuery: (gql: string, valid: boolean) => void }) {
+export function NaturalLanguageBox({
+  org,
+  project,
+  onQuery,
+  mode = 'explorer',
+  placeholder = 'errors on /checkout in the last 24 hours by route',
+  invalidNote = 'The answer is in the editor but does not run as it is: edit it and press Run.',
+}: {
+  org: string;
+  project: string;
+  onQuery: (gql: string, valid: boolean) => void;
+  mode?: 'explorer' | 'alert';
+  placeholder?: string;
+  invalidNote?: string;
+}) {
   const [prompt, setPrompt] = useState('');
-  const ask = useNaturalLanguageQuery(org, project);
+  const ask = useNaturalLanguageQuery(org, project, mode);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!prompt.trim()) return;
@@ -135,7 +149,7 @@ export function NaturalLanguageBox({ org, project, onQuery }: { org: string; pro
           type="text"
           value={prompt}
           maxLength={500}
-          placeholder="errors on /checkout in the last 24 hours by route"
+          placeholder={placeholder}
           onChange={(event) => setPrompt(event.target.value)}
         />
       </label>
@@ -145,7 +159,7 @@ export function NaturalLanguageBox({ org, project, onQuery }: { org: string; pro
       {ask.isError ? <ErrorNotice error={ask.error} /> : null}
       {ask.data && !ask.data.valid ? (
         <p className="explore-note" role="status">
-          The answer is in the editor but does not run as it is: edit it and press Run.
+          {invalidNote}
         </p>
       ) : null}
     </form>

@@ -28,10 +28,13 @@ export function useSchema(org: string, project: string) {
   });
 }
 
-/** A question in plain words turned into GQL (uses one AI query of the plan's quota). */
-export function useNaturalLanguageQuery(org: string, project: string) {
+/**
+ * A question in plain words turned into GQL (uses one AI query of the plan's quota): a query for the explorer, or in
+ * `alert` mode one aggregate value without a time range, as an alert rule's metric must be.
+ */
+export function useNaturalLanguageQuery(org: string, project: string, mode: 'explorer' | 'alert' = 'explorer') {
   return useMutation({
-    mutationFn: (prompt: string) => api.post<NlAnswer>(`${projectPath(org, project)}/gql/nl`, { prompt, mode: 'explorer' }),
+    mutationFn: (prompt: string) => api.post<NlAnswer>(`${projectPath(org, project)}/gql/nl`, { prompt, mode }),
   });
 }
 
