@@ -1,3 +1,5 @@
+// First: the thread pool's size is read when the pool is first used.
+import './threadpool';
 import { createLogger, exitOnSignals, loadConfig } from '@tlm/core';
 import { start } from '@tlm/runtime';
 import { StandaloneConfig, startStandalone } from './index';
