@@ -267,3 +267,4 @@ export * from './browser';
 export * from './fixtures';
 export * from './smtp';
 export * from './fleet';
+export { seedMetadata } from './metadataTemplate';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
-import { Api, eventually, setupProject } from '@tlm/testkit';
+import { Api, eventually, seedMetadata, setupProject } from '@tlm/testkit';
 
 /** These tests run the built entry point, as `make start` does (`make test` builds first). */
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
@@ -12,8 +12,10 @@ let nextPort = 19_300 + (process.pid % 500);
 /** Every process a test started; one still running when the test ends (a failed assertion) is killed. */
 const started: Pick<Running, 'child' | 'exited'>[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-process-'));
+  // A migrated metadata store to start from, as test servers get: PGlite's initdb costs seconds of CPU per start.
+  await seedMetadata(dataDir);
 });
 afterEach(async () => {
   for (const { child, exited } of started.splice(0)) {
