@@ -5,6 +5,7 @@ import { useMe } from '../../api/hooks';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading } from '../../components/States';
 import { useChangePassword, useDeleteAccount } from './hooks';
+import { NewPasswordField } from '../auth/CredentialFields';
 import './account.css';
 
 /** The signed-in person's account: who they are, their password, and deleting the account. */
@@ -68,21 +69,9 @@ function ChangePassword() {
           <span>Current password</span>
           <input type="password" autoComplete="current-password" required value={current} onChange={(event) => setCurrent(event.target.value)} />
         </label>
-        <label className="field">
-          <span>New password</span>
-          <input
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            aria-describedby="new-password-hint"
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-          />
-          <span id="new-password-hint" className="field-hint">
-            At least 8 characters. Every other browser and device signed in to your account is logged out; this one stays logged in.
-          </span>
-        </label>
+        <NewPasswordField label="New password" hintId="new-password-hint" value={next} onChange={setNext}>
+          At least 8 characters. Every other browser and device signed in to your account is logged out; this one stays logged in.
+        </NewPasswordField>
         {change.isError ? (
           <ErrorNotice error={change.error} next={wrongPassword ? 'Type your current password again, or log out and use "Forgot password?".' : undefined} />
         ) : null}

@@ -3,6 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/States';
 import { LINK_REFUSALS, useAcceptInvitation, useInvitationPreview, useLinkToken, useLogoutHere, useSignedIn } from './links';
+import { NewPasswordField } from './CredentialFields';
 
 /**
  * Where an invitation mail's link leads: a new address signs up here (name and password) and joins; an address with
@@ -100,22 +101,9 @@ export default function AcceptInvitationPage() {
               <span>Name</span>
               <input type="text" name="name" autoComplete="name" maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
             </label>
-            <label className="field">
-              <span>Password</span>
-              <input
-                type="password"
-                name="password"
-                autoComplete="new-password"
-                required
-                minLength={8}
-                aria-describedby="invite-password-hint"
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-              />
-              <span id="invite-password-hint" className="field-hint">
-                At least 8 characters.
-              </span>
-            </label>
+            <NewPasswordField label="Password" hintId="invite-password-hint" value={password} onChange={setPassword}>
+              At least 8 characters.
+            </NewPasswordField>
             {accept.isError ? <ErrorNotice error={accept.error} /> : null}
             <button type="submit" className="button button-primary auth-submit" disabled={accept.isPending}>
               {accept.isPending ? 'Creating your account…' : 'Create account and join'}

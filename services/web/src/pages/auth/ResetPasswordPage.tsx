@@ -3,6 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
 import { LINK_REFUSALS, useConfirmPasswordReset, useLinkToken } from './links';
+import { NewPasswordField } from './CredentialFields';
 
 /** Where a reset mail's link leads: a new password, which logs out every other session and logs in here. */
 export default function ResetPasswordPage() {
@@ -30,22 +31,9 @@ export default function ResetPasswordPage() {
           </div>
         ) : (
           <form onSubmit={submit}>
-            <label className="field">
-              <span>New password</span>
-              <input
-                type="password"
-                name="password"
-                autoComplete="new-password"
-                required
-                minLength={8}
-                aria-describedby="reset-password-hint"
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-              />
-              <span id="reset-password-hint" className="field-hint">
-                At least 8 characters. Every browser and device signed in to your account is logged out.
-              </span>
-            </label>
+            <NewPasswordField label="New password" hintId="reset-password-hint" value={password} onChange={setPassword}>
+              At least 8 characters. Every browser and device signed in to your account is logged out.
+            </NewPasswordField>
             {confirm.isError ? <ErrorNotice error={confirm.error} /> : null}
             <button type="submit" className="button button-primary auth-submit" disabled={confirm.isPending}>
               {confirm.isPending ? 'Saving…' : 'Set password and log in'}
