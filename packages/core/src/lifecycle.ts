@@ -1,13 +1,19 @@
 import type { Logger } from './logger';
 
 /**
- * Runs `shutdown` once on the first SIGTERM or SIGINT and exits when it settles; a second signal exits at once.
+ * Runs `shutdown` once on the first SIGTERM or SIGINT and exits when it settles. A repeated SIGTERM while draining
+ * changes nothing: supervisors send it more than once (make forwards the group's SIGTERM to its recipe), and the
+ * drain finishes. A second SIGINT, Ctrl-C pressed again, exits at once.
  */
 export function exitOnSignals(logger: Logger, shutdown: () => Promise<void>): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      logger.warn({ signal }, 'second signal, exiting without draining');
+      if (signal === 'SIGTERM') {
+        logger.info({ signal }, 'already draining');
+        return;
+      }
+      logger.warn({ signal }, 'second interrupt, exiting without draining');
       process.exit(1);
     }
     stopping = true;

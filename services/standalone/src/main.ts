@@ -1,13 +1,22 @@
 // First: the thread pool's size is read when the pool is first used.
 import './threadpool';
+import path from 'node:path';
 import { createLogger, exitOnSignals, loadConfig } from '@tlm/core';
 import { start } from '@tlm/runtime';
 import { StandaloneConfig, startStandalone } from './index';
+import { openUrl } from './openUrl';
 
 start(async () => {
   const config = loadConfig(StandaloneConfig);
   const logger = createLogger('standalone', config.LOG_LEVEL);
   const standalone = await startStandalone(config, logger);
-  logger.info({ url: standalone.url, data_dir: config.DATA_DIR }, 'tlm standalone listening');
+  const url = openUrl(config.HOST, standalone.port);
+  const dataDir = path.resolve(config.DATA_DIR);
+  logger.info({ url, host: config.HOST, port: standalone.port, data_dir: dataDir }, 'tlm standalone listening');
+  // For the person who ran `make start`; on stderr, so stdout stays one JSON log line per entry.
+  process.stderr.write(
+    `\ntlm is running: open ${url} in a browser. The API and the docs: README.md and docs/ (docs/api.md). ` +
+      `Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
+  );
   exitOnSignals(logger, standalone.close);
 });

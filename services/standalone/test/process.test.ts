@@ -230,16 +230,26 @@ describe('the standalone process', () => {
     expect(word.stderr).toMatch(/MEMORY_LIMIT/);
   });
 
-  it('drains in-flight requests on SIGTERM, stores every accepted row and exits 0 after closing the stores', async () => {
+  it('drains in-flight requests on SIGTERM, also when a second SIGTERM follows, stores every accepted row and exits 0', async () => {
     const running = await startProcess();
+    // The start-up ends with a line for people (stderr) beside the JSON log line for machines (stdout).
+    const port = new URL(running.api.baseUrl).port;
+    expect(running.output()).toContain(`tlm is running: open http://127.0.0.1:${port} in a browser.`);
+    expect(running.output()).toContain(`Data: ${dataDir}.`);
+    expect(running.output()).toContain(`"url":"http://127.0.0.1:${port}"`);
     const setup = await setupProject(running.api);
     const inFlight = Array.from({ length: 40 }, (_, i) =>
       running.api.post('/v1/logs', { token: setup.secretKey, body: batch('drain', i) }).catch(() => undefined),
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
     running.child.kill('SIGTERM');
+    // What make does when its process group is sent SIGTERM: the recipe gets the group's signal, then make's own.
+    await eventually(async () => expect(running.output()).toContain('"msg":"draining and closing"'), 10_000, 5);
+    expect(running.child.kill('SIGTERM')).toBe(true);
     const replies = await Promise.all(inFlight);
     expect(await running.exited).toBe(0);
+    expect(running.output()).toContain('"msg":"already draining"');
+    expect(running.output()).not.toContain('without draining');
     expect(running.output()).toContain('"msg":"stopped cleanly"');
     const accepted = replies.filter((reply) => reply?.status === 202).length;
     expect(accepted).toBeGreaterThan(0);
