@@ -149,6 +149,7 @@ describe('project deletion and restore', () => {
     const reply = await server.api.post(projectsPath(session), { token: session.token, body: { name: 'four' } });
     expect(reply.status).toBe(402);
     expect(reply.body.error.code).toBe('QUOTA_EXCEEDED');
+    expect(reply.body.error.message).toBe('the free plan allows 3 projects; upgrade or delete a project');
     expect(reply.body.error.details).toEqual({ limit: 3, used: 3, plan: 'free', upgrade: ['starter', 'pro', 'team'] });
     expect(await liveProjectCount(session.organization.id)).toBe(3);
   });
@@ -163,6 +164,7 @@ describe('project deletion and restore', () => {
     const refused = await server.api.post(`${projectsPath(session)}/${restored.id}/restore`, { token: session.token });
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('QUOTA_EXCEEDED');
+    expect(refused.body.error.message).toBe('the free plan allows 3 projects; upgrade, delete a project, or restore with force=true');
     expect(refused.body.error.details).toEqual({ limit: 3, used: 3, plan: 'free', upgrade: ['starter', 'pro', 'team'] });
     expect((await storedProject(restored.id))!.deleted_at).not.toBeNull();
     expect((await sendLog(key.key, 'still deleted')).status).toBe(401);

@@ -54,12 +54,16 @@ export interface KeyAdminDeps {
 }
 
 
-/** 402 with the quota and the plans allowing one more key: the key maximum counts every non-deleted key of the account. */
-async function ensureKeyRoom(sql: SqlClient, orgId: string, plan: PlanName): Promise<void> {
+/**
+ * 402 with the quota and the plans allowing one more key: the key maximum counts every non-deleted key of the account.
+ * The message offers what fits the action: a restore can also be forced past the maximum.
+ */
+async function ensureKeyRoom(sql: SqlClient, orgId: string, plan: PlanName, action: 'create' | 'restore'): Promise<void> {
   const used = await countKeysOfOrganization(sql, orgId);
   const limit = PLANS[plan].maxApiKeys;
   if (used < limit) return;
-  throw quotaExceeded(`the ${plan} plan allows ${limit} API keys across all projects; upgrade, delete a key, or restore with force=true`, {
+  const remedies = action === 'restore' ? 'upgrade, delete a key, or restore with force=true' : 'upgrade or delete a key';
+  throw quotaExceeded(`the ${plan} plan allows ${limit} API keys across all projects; ${remedies}`, {
     limit,
     used,
     plan,
@@ -92,7 +96,7 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
     const key = await deps.metadata.transaction(async (tx) => {
       // Serialises key creation per account, so two concurrent requests cannot both take the last slot.
       await lockOrganization(tx, organization.id);
-      await ensureKeyRoom(tx, organization.id, organization.plan);
+      await ensureKeyRoom(tx, organization.id, organization.plan, 'create');
       return insertApiKey(tx, {
         id: newId(),
         projectId: target.id,
@@ -151,7 +155,7 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
     const { organization } = requestMembership(res);
     const restored = await deps.metadata.transaction(async (tx) => {
       await lockOrganization(tx, organization.id);
-      if (req.query['force'] !== 'true') await ensureKeyRoom(tx, organization.id, organization.plan);
+      if (req.query['force'] !== 'true') await ensureKeyRoom(tx, organization.id, organization.plan, 'restore');
       return restoreApiKey(tx, key.id);
     });
     await answer(res, restored);

@@ -211,6 +211,7 @@ describe('key maximum across the account (free plan: 5)', () => {
     const reply = await server.api.post(keysPath(session, project.id), { token: session.token, body: { name: 'sixth', type: 'secret' } });
     expect(reply.status).toBe(402);
     expect(reply.body.error.code).toBe('QUOTA_EXCEEDED');
+    expect(reply.body.error.message).toBe('the free plan allows 5 API keys across all projects; upgrade or delete a key');
     expect(reply.body.error.details).toEqual({ limit: 5, used: 5, plan: 'free', upgrade: ['starter', 'pro', 'team'] });
     expect(await storedKeyCount(session.organization.id)).toBe(5);
   });
@@ -222,6 +223,7 @@ describe('key maximum across the account (free plan: 5)', () => {
     const refused = await server.api.post(`${keysPath(session, projects.a)}/${first.id}/restore`, { token: session.token });
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('QUOTA_EXCEEDED');
+    expect(refused.body.error.message).toBe('the free plan allows 5 API keys across all projects; upgrade, delete a key, or restore with force=true');
     expect(refused.body.error.details).toEqual({ limit: 5, used: 5, plan: 'free', upgrade: ['starter', 'pro', 'team'] });
     expect((await sendLog(first.key)).status).toBe(401);
 

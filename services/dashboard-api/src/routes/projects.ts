@@ -17,12 +17,16 @@ import type { DashboardDeps } from '../deps';
 import { projectJson } from '../wire';
 
 
-/** 402 with the quota and the plans that would allow one more project (SPEC.md Project lifecycle). */
-async function ensureProjectRoom(sql: SqlClient, orgId: string, plan: PlanName): Promise<void> {
+/**
+ * 402 with the quota and the plans that would allow one more project (SPEC.md Project lifecycle). The message offers
+ * what fits the action: a restore can also be forced past the maximum.
+ */
+async function ensureProjectRoom(sql: SqlClient, orgId: string, plan: PlanName, action: 'create' | 'restore'): Promise<void> {
   const used = await countLiveProjects(sql, orgId);
   const limit = PLANS[plan].maxProjects;
   if (used < limit) return;
-  throw quotaExceeded(`the ${plan} plan allows ${limit} projects; upgrade, delete a project, or restore with force=true`, {
+  const remedies = action === 'restore' ? 'upgrade, delete a project, or restore with force=true' : 'upgrade or delete a project';
+  throw quotaExceeded(`the ${plan} plan allows ${limit} projects; ${remedies}`, {
     limit,
     used,
     plan,
@@ -42,7 +46,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
     const { organization } = requestMembership(res);
     const project = await deps.metadata.transaction(async (tx) => {
       await lockOrganization(tx, organization.id);
-      await ensureProjectRoom(tx, organization.id, organization.plan);
+      await ensureProjectRoom(tx, organization.id, organization.plan, 'create');
       return insertProject(tx, {
         id: newId(),
         orgId: organization.id,
@@ -92,7 +96,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
     if (!withinRestoreWindow(current.deleted_at)) throw notFound('the restore window of this project has passed');
     const project = await deps.metadata.transaction(async (tx) => {
       await lockOrganization(tx, organization.id);
-      if (req.query['force'] !== 'true') await ensureProjectRoom(tx, organization.id, organization.plan);
+      if (req.query['force'] !== 'true') await ensureProjectRoom(tx, organization.id, organization.plan, 'restore');
       await reactivateKeysOfRestoredProject(tx, current.id);
       return setProjectDeletedAt(tx, current.id, null);
     });
