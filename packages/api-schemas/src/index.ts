@@ -17,6 +17,10 @@ const Time = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 export const PLAN_NAMES = ['free', 'starter', 'pro', 'team'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
+/** What a billing provider's webhook says: this organization is now on this plan. Other fields it sends are ignored. */
+export const PlanEvent = Type.Object({ organization_id: Type.String({ minLength: 1, maxLength: 100 }), plan: StringEnum(PLAN_NAMES) });
+export type PlanEvent = Static<typeof PlanEvent>;
+
 export const REGIONS = ['us', 'eu', 'ap'] as const;
 export type Region = (typeof REGIONS)[number];
 
@@ -178,6 +182,11 @@ export const Usage = Type.Object({
 export type Usage = Static<typeof Usage>;
 
 export * from './alerts';
+export * from './dashboard';
 export * from './exports';
 export * from './members';
+export * from './openapi';
+export * from './query';
+export * from './routes';
+export * from './sourcemaps';
 export * from './statusPages';

@@ -25,6 +25,14 @@ export type Member = Static<typeof Member>;
 export const MemberPatch = Type.Object({ role: MemberRole }, { additionalProperties: false });
 export type MemberPatch = Static<typeof MemberPatch>;
 
+/** POST /api/orgs/:org/members: a person who already has an account, by e-mail. */
+export const NewMember = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), role: MemberRole });
+export type NewMember = Static<typeof NewMember>;
+
+/** Owners rename their organization; the plan is the operator's (PUT /admin/orgs/:org/plan), so it is not here. */
+export const OrganizationPatch = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
+export type OrganizationPatch = Static<typeof OrganizationPatch>;
+
 export const NewInvitation = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: MemberRole }, { additionalProperties: false });
 export type NewInvitation = Static<typeof NewInvitation>;
 

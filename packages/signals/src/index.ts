@@ -11,6 +11,7 @@ export * from './envelope';
 export * from './errors';
 export * from './chunks';
 export * from './replay';
+export * from './routeDocs';
 export * from './profiles';
 export * from './attachments';
 export * from './spans';

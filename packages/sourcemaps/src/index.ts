@@ -1,4 +1,4 @@
 export { ArtifactIndex, candidateNames } from './names';
-export { ArtifactUpload, SymbolicateRequest, artifactRoutes, type ArtifactDeps } from './routes';
+export { artifactRoutes, type ArtifactDeps } from './routes';
 export { MAX_SOURCE_MAP_BYTES, checkSourceMap } from './sourceMap';
 export { Symbolicator, type MinifiedFrame, type SymbolicatorOptions } from './symbolicator';

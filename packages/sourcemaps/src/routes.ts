@@ -1,8 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { ArtifactUpload, SymbolicateRequest } from '@tlm/api-schemas';
 import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
 import { isoTime, jsonBody, newId, parseBody, payloadTooLarge, validationError } from '@tlm/core';
 import { listArtifacts, upsertArtifact, type ArtifactRow, type SqlClient } from '@tlm/metadata-store';
-import { MAX_ERROR_FRAMES } from '@tlm/signals';
 import busboy from 'busboy';
 import { Router, type Request, type RequestHandler } from 'express';
 import { MAX_SOURCE_MAP_BYTES, checkSourceMap } from './sourceMap';
@@ -13,38 +12,6 @@ export interface ArtifactDeps extends KeyAccess {
   /** Shared with the issues processor's enricher in one process, so an upload is used at once. */
   symbolicator: Symbolicator;
 }
-
-/** Sentry's release name rules, loosely: one line of at most 200 characters. */
-const Release = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\r\\n\\t]+$' });
-const Dist = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n\\t]+$' });
-
-/** `PUT /v1/artifacts` as JSON; a multipart upload is read into the same shape (DECISIONS.md). */
-export const ArtifactUpload = Type.Object({
-  release: Release,
-  dist: Type.Optional(Dist),
-  /** The file the map serves (`~/static/js/app.min.js`), a full URL, or the map's own name (`….js.map`). */
-  name: Type.String({ minLength: 1, maxLength: 1024 }),
-  /** The source map: its JSON text, or the JSON object itself. */
-  content: Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]),
-});
-type ArtifactUpload = Static<typeof ArtifactUpload>;
-
-export const SymbolicateRequest = Type.Object({
-  release: Release,
-  dist: Type.Optional(Dist),
-  frames: Type.Array(
-    Type.Object({
-      filename: Type.String({ minLength: 1 }),
-      abs_path: Type.Optional(Type.String()),
-      lineno: Type.Integer({ minimum: 1 }),
-      /** 1-based, as V8 and Sentry's SDKs report it. */
-      colno: Type.Integer({ minimum: 1 }),
-      function: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-      in_app: Type.Optional(Type.Boolean()),
-    }),
-    { maxItems: MAX_ERROR_FRAMES },
-  ),
-});
 
 /** A map travels in a JSON string, where its quotes are escaped: room for that on top of the map limit. */
 const MAX_JSON_UPLOAD_BYTES = 2 * MAX_SOURCE_MAP_BYTES;

@@ -27,6 +27,7 @@ describe('the route table', () => {
     ['/v1/gql/query', 'query'],
     ['/v1/schema', 'query'],
     ['/v1/info', 'query'],
+    ['/v1/openapi.json', 'query'],
     ['/api/orgs/o/projects/p/gql', 'query'],
     ['/api/orgs/o/projects/p/schema', 'query'],
     ['/api/orgs/o/projects/p/replay/sessions', 'query'],

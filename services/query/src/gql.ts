@@ -1,15 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { MAX_BATCH_QUERIES } from '@tlm/api-schemas';
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import { validationError, type Logger } from '@tlm/core';
 import { gqlApiError, runQuery, type Guard, type QueryAnswer } from '@tlm/gql';
 
-/** SPEC.md Limits: "GQL batch: 10 queries per request". */
-export const MAX_BATCH_QUERIES = 10;
-
-export const SingleQueryBody = Type.Object({ q: Type.String({ description: 'One GQL query.' }) });
-export const BatchQueryBody = Type.Object({
-  queries: Type.Array(Type.Unknown(), { description: `At most ${MAX_BATCH_QUERIES} GQL queries, answered in order.` }),
-});
 
 /** Runs one query; GQL errors become the spec's 400 and 422 answers, anything else is not ours. */
 export async function answerOrThrow(analytics: AnalyticsStore, text: string, guard: Guard): Promise<QueryAnswer> {

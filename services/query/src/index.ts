@@ -1,3 +1,4 @@
+import { BatchQueryBody, SingleQueryBody } from '@tlm/api-schemas';
 import {
   regionRouting,
   requestKey,
@@ -22,7 +23,8 @@ import { complete, type Guard } from '@tlm/gql';
 import { countKeysOfProject, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
-import { BatchQueryBody, SingleQueryBody, answerBatch, answerOrThrow } from './gql';
+import { answerBatch, answerOrThrow } from './gql';
+import { openApiRoutes } from './openapi';
 import { streamTail } from './tail';
 
 export interface QueryDeps {
@@ -147,5 +149,6 @@ export function queryRoutes(deps: QueryDeps): Router {
 
   router.use('/v1', chunkReadRoutes(deps, reader, keyGuard));
   router.use('/api/orgs/:org/projects/:project', chunkReadRoutes(deps, member, memberGuard));
+  router.use(openApiRoutes());
   return router;
 }

@@ -23,6 +23,7 @@ import { queryRoutes } from '@tlm/query';
 import { mailerFromConfig, readinessOf, webAppRoutes } from '@tlm/runtime';
 import { Symbolicator } from '@tlm/sourcemaps';
 import { statusPageRoutes } from '@tlm/status-pages';
+import type { Express } from 'express';
 import type { StandaloneConfig } from './config';
 import { describeBudget, memoryBudget } from './memory';
 
@@ -31,6 +32,8 @@ export { StandaloneConfig } from './config';
 export interface Standalone {
   url: string;
   port: number;
+  /** The HTTP application: every service's routes, as mounted. */
+  app: Express;
   metadata: MetadataStore;
   analytics: DuckDBStore;
   /** Replay and profile chunk bodies, under DATA_DIR/blobs. */
@@ -178,6 +181,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   return {
     url: server.url,
     port: server.port,
+    app,
     metadata,
     analytics,
     blobs,

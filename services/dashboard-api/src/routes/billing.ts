@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { PlanEvent } from '@tlm/api-schemas';
 import { requireAddressWithinRate, sameDigest } from '@tlm/auth';
-import { PLAN_NAMES, StringEnum, notFound, parseBody, rawBody, unauthorized, validationError } from '@tlm/core';
+import { notFound, parseBody, rawBody, unauthorized, validationError } from '@tlm/core';
 import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 import { changePlan } from '../plans';
@@ -21,8 +22,6 @@ export const billingConfig = {
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 const MAX_EVENT_BYTES = 64 * 1024;
 
-/** What a billing provider says: this organization is now on this plan. Other fields it sends are ignored. */
-const PlanEvent = Type.Object({ organization_id: Type.String({ minLength: 1, maxLength: 100 }), plan: StringEnum(PLAN_NAMES) });
 
 /** `X-TLM-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + body>`, checked in constant time. */
 function verifySignature(header: string | undefined, body: Buffer, secret: string, nowSeconds: number): void {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { GdprEraseBody } from '@tlm/api-schemas';
 import { erasePerson } from '@tlm/analytics-store';
 import { deleteOwnedBlobs } from '@tlm/blob-store';
 import { requestMembership, requestProject, requireMember, requireProject, requireUser, sessionUser } from '@tlm/auth';
@@ -8,7 +8,6 @@ import { findUserById, forgetSchemaExample, type ApiKeyRow, type ProjectRow } fr
 import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 
-const EraseBody = Type.Object({ distinct_id: Type.String({ minLength: 1, maxLength: 400 }) });
 
 /** SPEC.md: API key metadata only (prefix, type, scopes), never values or hashes. */
 const keyMetadata = (key: ApiKeyRow) => ({
@@ -70,7 +69,7 @@ export function gdprRoutes(deps: DashboardDeps): Router {
 
   // DECISIONS.md: erasure of one data subject removes every event, log, error (with its attachments) and replay of that person.
   router.post('/api/orgs/:org/projects/:project/gdpr/erase', ...owner, requireProject(deps.metadata), jsonBody(), async (req, res) => {
-    const { distinct_id } = parseBody(EraseBody, req.body);
+    const { distinct_id } = parseBody(GdprEraseBody, req.body);
     const projectId = requestProject(res).id;
     const { removed, replaySessions, attachmentEvents } = await erasePerson(deps.analytics, projectId, distinct_id);
     // Error rows are gone; the issues also stop counting the person among their users.

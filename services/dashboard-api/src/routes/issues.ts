@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { EmptyBody, IssueResolveBody } from '@tlm/api-schemas';
 import { requestProject, requireMember, requireProject, requireUser } from '@tlm/auth';
 import { isUuid, jsonBody, notFound, parseBody } from '@tlm/core';
 import { applyIssueAction, type IssueAction } from '@tlm/issues';
@@ -6,15 +6,10 @@ import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 import { issueJson } from '../wire';
 
-const ResolveBody = Type.Object(
-  { release: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])) },
-  { additionalProperties: false },
-);
-const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 /** Each action from its request body; an absent body is an empty one. */
 const ACTIONS: Record<IssueAction['action'], (body: unknown) => IssueAction> = {
-  resolve: (body) => ({ action: 'resolve', release: parseBody(ResolveBody, body).release ?? null }),
+  resolve: (body) => ({ action: 'resolve', release: parseBody(IssueResolveBody, body).release ?? null }),
   ignore: (body) => {
     parseBody(EmptyBody, body);
     return { action: 'ignore' };

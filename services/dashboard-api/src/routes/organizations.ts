@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { MemberPatch } from '@tlm/api-schemas';
+import { MemberPatch, NewMember, OrganizationPatch } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
-import { PLANS, StringEnum, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
+import { PLANS, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
 import {
   countOwners,
   deleteMembership,
@@ -19,9 +18,6 @@ import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 import { memberJson, organizationJson } from '../wire';
 
-/** Owners rename their organization; the plan is the operator's (PUT /admin/orgs/:org/plan), so it is not here. */
-const OrganizationPatch = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
-
 /** 409 when a change would leave the organization without an active owner; `details.reason` names the rule. */
 const lastOwner = () => conflict('an organization needs at least one owner: make someone else an owner first', { reason: 'last_owner' });
 
@@ -29,11 +25,6 @@ const lastOwner = () => conflict('an organization needs at least one owner: make
 async function requireAnOwner(tx: SqlClient, orgId: string): Promise<void> {
   if ((await countOwners(tx, orgId)) === 0) throw lastOwner();
 }
-
-const NewMember = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 320 }),
-  role: StringEnum(['owner', 'member'] as const),
-});
 
 export function organizationRoutes(deps: DashboardDeps): Router {
   const router = Router();
