@@ -1,5 +1,5 @@
+import { Type } from '@sinclair/typebox';
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { ChatBody, NlBody } from '@tlm/api-schemas';
 import {
   grantsAny,
   keyGuards,
@@ -12,8 +12,8 @@ import {
   type KeyAccess,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
-import { compileQuery, gqlApiError, metricProblem, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
+import { PLANS, StringEnum, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
+import { compileQuery, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
 import {
   appendMessages,
   countOrganizationUsage,
@@ -29,10 +29,12 @@ import {
 import { Router, type Response } from 'express';
 import { composeReply } from './compose';
 import { MAX_MODEL_TURNS } from './openai';
-import type { NlMode, NlTurn, Translator } from './translator';
+import type { NlAnswer, NlMode, NlTurn, Translator } from './translator';
+import { queryProblem } from './validate';
+import { Vocabulary } from './vocabulary';
 
 export { OpenAiTranslator, queryText } from './openai';
-export { RuleTranslator, translate, type Translator } from './translator';
+export { RuleTranslator, translate, type NlAnswer, type Translator } from './translator';
 
 export interface AiDeps extends KeyAccess {
   metadata: MetadataStore;
@@ -42,11 +44,27 @@ export interface AiDeps extends KeyAccess {
   logger: Logger;
 }
 
+/** SPEC.md Limits: natural-language prompts of at most 500 characters. */
+const NlBody = Type.Object({
+  prompt: Type.String({ minLength: 1, maxLength: 500 }),
+  mode: Type.Optional(StringEnum(['explorer', 'alert'] as const)),
+});
+
+const ChatBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 4_000 }),
+  session_id: Type.Optional(Type.String()),
+});
+
 interface Translation {
   gql: string;
   valid: boolean;
   parsed: unknown;
+  /** Why there is no valid query: what the translator could not read, or why the query cannot run. */
+  reason?: string;
+  /** Questions the project can answer, when the prompt had no meaning the translator could find. */
+  suggestions?: string[];
   answer?: QueryAnswer;
+  smallTalk?: boolean;
 }
 
 /**
@@ -55,30 +73,44 @@ interface Translation {
  */
 const MAX_HISTORY_TURNS = 400;
 
+/** What the chat says to small talk and "what can you do": what it answers, without running anything. */
+const HELP =
+  "I answer questions about this project's data: logs, product events, errors and issues, spans, web vitals, sessions and alerts. Ask in plain words and I turn the question into a GQL query, run it and tell you what it found, with the query.";
+
+const quoted = (suggestions: readonly string[]) => suggestions.map((suggestion) => `"${suggestion}"`).join(', ');
+
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
+  const vocabulary = new Vocabulary(deps.analytics);
   const body = jsonBody();
   const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */
-  async function translateValidated(projectId: string, prompt: string, mode: NlMode, history: readonly NlTurn[] = []): Promise<Translation> {
-    const schema = await readSchemaDocument(deps.metadata, projectId);
-    let gql = '';
+  async function translateValidated(project: { id: string; retentionDays: number }, prompt: string, mode: NlMode, history: readonly NlTurn[] = []): Promise<Translation> {
+    const schema = await readSchemaDocument(deps.metadata, project.id);
+    const values = await vocabulary.read(project.id, project.retentionDays, schema);
+    let answer: NlAnswer;
     try {
-      gql = await deps.translator.translate({ prompt, mode, schema, history });
-      const { query, plan } = compileQuery(gql);
-      // An alert mode answer is valid only as an alert rule would take it (a model may still group or name a range).
-      if (mode === 'alert' && metricProblem(plan)) return { gql, valid: false, parsed: null };
-      return { gql, valid: true, parsed: query };
+      answer = await deps.translator.translate({ prompt, mode, schema, values, history });
     } catch (error) {
-      if (!gqlApiError(error)) deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');
-      return { gql, valid: false, parsed: null };
+      deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');
+      return { gql: '', valid: false, parsed: null, reason: 'the translator failed; try again' };
     }
+    if (answer.gql === null) {
+      return { gql: '', valid: false, parsed: null, reason: answer.reason, suggestions: answer.suggestions, ...(answer.smallTalk ? { smallTalk: true } : {}) };
+    }
+    const problem = queryProblem(answer.gql, mode);
+    if (problem) return { gql: answer.gql, valid: false, parsed: null, reason: problem };
+    return { gql: answer.gql, valid: true, parsed: compileQuery(answer.gql).query };
   }
+
+  /** The answer of the translation routes: the query and whether it is valid, or why there is none. */
+  const nlAnswer = ({ gql, valid, parsed, reason, suggestions }: Translation) => ({ gql, valid, parsed, ...(reason ? { reason } : {}), ...(suggestions ? { suggestions } : {}) });
 
   router.post('/v1/gql/nl', ...keyGuards(deps, 'data:read'), body, async (req, res) => {
     const input = parseBody(NlBody, req.body);
-    res.json(await translateValidated(requestKey(res).projectId, input.prompt, input.mode ?? 'explorer'));
+    const key = requestKey(res);
+    res.json(nlAnswer(await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.prompt, input.mode ?? 'explorer')));
   });
 
   // SPEC.md Limits: each conversion through the dashboard endpoint uses one AI query of the plan's quota.
@@ -102,7 +134,8 @@ export function aiRoutes(deps: AiDeps): Router {
       }
       await recordUsage(tx, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
     });
-    res.json(await translateValidated(project.id, input.prompt, input.mode ?? 'explorer'));
+    const retentionDays = PLANS[organization.plan].retentionDays;
+    res.json(nlAnswer(await translateValidated({ id: project.id, retentionDays }, input.prompt, input.mode ?? 'explorer')));
   });
 
   /** Translates a chat message, runs the query when it is valid, and keeps both turns in the conversation. */
@@ -114,7 +147,7 @@ export function aiRoutes(deps: AiDeps): Router {
     }
     // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up.
     const history = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
-    const translation = await translateValidated(key.projectId, input.message, 'explorer', history);
+    const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', history);
     let reply: string;
     // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md
     // recommends both for tooling that reads and chats). Without it the answer is the query, not run.
@@ -126,8 +159,11 @@ export function aiRoutes(deps: AiDeps): Router {
       const { query, plan } = compileQuery(translation.gql);
       translation.answer = await runPlan(deps.analytics, query, plan, guard);
       reply = composeReply(translation.gql, translation.answer);
+    } else if (translation.smallTalk) {
+      reply = `${HELP} For example: ${quoted(translation.suggestions ?? [])}.`;
     } else {
-      reply = 'I could not turn that into a query. Try naming what to look at and when, e.g. "how many error logs in the last hour?"';
+      const why = translation.reason ? ` (${translation.reason})` : '';
+      reply = `I could not turn that into a query${why}. Try naming what to look at and when, e.g. ${quoted(translation.suggestions ?? ['how many error logs in the last hour?'])}.`;
     }
     if (!sessionId) {
       sessionId = newId();

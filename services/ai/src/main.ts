@@ -16,7 +16,7 @@ start(() =>
         logger,
         ...access,
         tokens: new TokenIssuer(config.JWT_SECRET),
-        translator: translatorFromConfig(config),
+        translator: translatorFromConfig(config, logger),
       }),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus)],
       close: async () => {

@@ -140,66 +140,133 @@ describe('POST /v1/ai/chat', () => {
   });
 });
 
+/** What the recorded provider does with a request: answer a completion, fail with a status, or never answer. */
+type Recorded = string | { status: number } | 'hang';
+
+/**
+ * A small OpenAI-compatible server answering chat completions from a recording, in order: the response bodies are
+ * shaped as OpenAI's (`chat.completion` with choices and usage). It keeps what each request carried.
+ */
+async function recordedProvider(recording: Recorded[]) {
+  const seen: { authorization?: string; model?: string; messages: { role: string; content: string }[] }[] = [];
+  const hanging: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
+      seen.push({ authorization: req.headers.authorization, model: request.model, messages: request.messages });
+      const next = recording.shift();
+      if (next === 'hang') return void hanging.push(res);
+      if (next === undefined || typeof next !== 'string') return void res.writeHead(next?.status ?? 500).end('{"error":{"message":"overloaded"}}');
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        JSON.stringify({
+          id: `chatcmpl-${seen.length}`,
+          object: 'chat.completion',
+          created: 1_715_342_400,
+          model: request.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: next }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 812, completion_tokens: 14, total_tokens: 826 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    seen,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('an OpenAI-compatible provider', () => {
-  it('is used when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; its answer is validated as GQL before use', async () => {
-    const answers = ['```\nfrom:logs severity:error | count | last:2h\n```', 'from:logs | count by (', 'from:logs severity:error | count | last:2h', 'from:logs severity:error | count | last:7d'];
-    const seen: { authorization?: string; model?: string; messages: { role: string; content: string }[] }[] = [];
-    const provider = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const request = JSON.parse(body) as { model: string; messages: { role: string; content: string }[] };
-        seen.push({ authorization: req.headers.authorization, model: request.model, messages: request.messages });
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ choices: [{ message: { content: answers.shift() } }] }));
-      });
-    });
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    const withModel = await startTestServer({
-      AI_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`,
-      AI_API_KEY: 'sk-test',
-      AI_MODEL: 'gql-model',
-    });
+  it('is asked with the GQL grammar, the project schema and worked examples; its answer is validated as GQL, and a failing one is sent back once with the error', async () => {
+    const provider = await recordedProvider([
+      '```gql\nfrom:logs severity:error | count | last:2h\n```\nThis counts error logs.',
+      'from:logs | count by (',
+      'from:logs severity:error | count by route | last:2h',
+      'from:logs | count by (',
+      'from:logs | avg(message)',
+      'from:logs severity:error | count | last:2h',
+      'from:logs severity:error | count | last:7d',
+    ]);
+    const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model' });
     try {
       const project = await setupProject(withModel.api);
+      await withModel.api.post('/v1/logs', { token: project.secretKey, body: { batch: [{ severity: 'error', message: 'declined', properties: { route: '/checkout' } }] } });
       const good = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately' } });
       expect(good.body).toMatchObject({ gql: 'from:logs severity:error | count | last:2h', valid: true });
-      const bad = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately' } });
-      expect(bad.body).toMatchObject({ gql: 'from:logs | count by (', valid: false, parsed: null });
-      expect(seen[0]).toMatchObject({ authorization: 'Bearer sk-test', model: 'gql-model' });
+      const system = provider.seen[0]!.messages[0]!;
+      expect(system.role).toBe('system');
+      expect(system.content).toContain('GQL, the query language');
+      expect(system.content).toContain('route (string: "/checkout")');
+      expect(system.content).toContain('- spans: trace spans');
+      expect(provider.seen[0]!.messages).toContainEqual({ role: 'assistant', content: 'from:issues | sort event_count desc | limit 5' });
+      expect(provider.seen[0]).toMatchObject({ authorization: 'Bearer sk-test', model: 'gql-model' });
+
+      // Sent back once with the parser's message; the corrected query is used.
+      const fixed = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors by route' } });
+      expect(fixed.body).toMatchObject({ gql: 'from:logs severity:error | count by route | last:2h', valid: true });
+      expect(provider.seen[2]!.messages.slice(-2)).toEqual([
+        { role: 'assistant', content: 'from:logs | count by (' },
+        { role: 'user', content: expect.stringMatching(/^That query cannot run: expected a field name after 'count by' .*Answer with the corrected query only\.$/) },
+      ]);
+
+      // Only once: a second failure is the answer, not valid, with the reason.
+      const bad = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors by route' } });
+      expect(bad.body).toEqual({ gql: 'from:logs | avg(message)', valid: false, parsed: null, reason: 'avg() needs a numeric field; message holds text at column 17' });
+      expect(provider.seen).toHaveLength(5);
 
       // A chat follow-up reaches the model with the conversation: the question, and the answer as the query it ran.
       const chatKey = (await createKey(withModel.api, project.session, project.project.id, { type: 'secret', scopes: ['data:read', 'ai:chat'] })).key;
       const asked = await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'errors in the last 2 hours?' } });
+      expect(asked.body.reply).toContain('1');
       const more = await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and last week?', session_id: asked.body.session_id } });
       expect(more.body.queries).toEqual(['from:logs severity:error | count | last:7d']);
-      expect(seen[3]!.messages.slice(1)).toEqual([
+      expect(provider.seen[6]!.messages.slice(-3)).toEqual([
         { role: 'user', content: 'errors in the last 2 hours?' },
         { role: 'assistant', content: 'from:logs severity:error | count | last:2h' },
         { role: 'user', content: 'and last week?' },
       ]);
     } finally {
       await withModel.close();
-      await new Promise((resolve) => provider.close(resolve));
+      await provider.close();
     }
   });
-  it("marks a model's answer in alert mode invalid when an alert rule would refuse it: by, a time range, no aggregate", async () => {
-    const answers = ['from:errors | count by release', 'from:errors | count | last:1h', 'from:errors level:fatal', 'from:errors level:fatal | count'];
-    const provider = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ choices: [{ message: { content: answers.shift() } }] }));
-      });
-    });
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    const withModel = await startTestServer({ AI_BASE_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model' });
+
+  it('falls back to the built-in translator when the provider fails or does not answer in AI_TIMEOUT_MS', async () => {
+    const provider = await recordedProvider([{ status: 500 }, 'hang', { status: 401 }]);
+    const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model', AI_TIMEOUT_MS: '300' });
+    try {
+      const project = await setupProject(withModel.api);
+      const ask = async (prompt: string) => (await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt } })).body;
+      expect(await ask('how many error logs in the last hour?')).toMatchObject({ gql: 'from:logs severity:error | count | last:1h', valid: true });
+      expect(await ask('fatal logs in the last 3 days')).toMatchObject({ gql: 'from:logs severity:fatal | last:3d', valid: true });
+      expect(await ask('hello, who are you?')).toMatchObject({ gql: '', valid: false, parsed: null, reason: "this is not a question about the project's data" });
+      expect(provider.seen).toHaveLength(3);
+    } finally {
+      await withModel.close();
+      await provider.close();
+    }
+  });
+
+  it("marks a model's answer in alert mode invalid when an alert rule would refuse it, after sending it back once", async () => {
+    const provider = await recordedProvider([
+      'from:errors | count by release',
+      'from:errors | count | last:1h',
+      'from:errors level:fatal',
+      'from:errors level:fatal | count',
+    ]);
+    const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model' });
     try {
       const project = await setupProject(withModel.api);
       const translate = async () => (await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'fatal crashes', mode: 'alert' } })).body;
-      expect(await translate()).toEqual({ gql: 'from:errors | count by release', valid: false, parsed: null });
-      expect(await translate()).toEqual({ gql: 'from:errors | count | last:1h', valid: false, parsed: null });
-      expect(await translate()).toEqual({ gql: 'from:errors level:fatal', valid: false, parsed: null });
+      expect(await translate()).toEqual({ gql: 'from:errors | count | last:1h', valid: false, parsed: null, reason: 'an alert metric must not name a time range; the window supplies it' });
+      expect(provider.seen[1]!.messages.at(-1)!.content).toBe('That query cannot run: an alert metric must yield one value: remove "by ...". Answer with the corrected query only.');
       expect(await translate()).toMatchObject({ gql: 'from:errors level:fatal | count', valid: true });
       const rule = await withModel.api.post('/v1/alerts', {
         token: project.secretKey,
@@ -208,7 +275,7 @@ describe('an OpenAI-compatible provider', () => {
       expect(rule.status).toBe(201);
     } finally {
       await withModel.close();
-      await new Promise((resolve) => provider.close(resolve));
+      await provider.close();
     }
   });
 });
