@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { AnalyticsStore } from '@tlm/analytics-store';
+import { ChatBody, NlBody } from '@tlm/api-schemas';
 import {
   grantsAny,
   keyGuards,
@@ -12,7 +12,7 @@ import {
   type KeyAccess,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, StringEnum, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
+import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
 import { compileQuery, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
 import {
   appendMessages,
@@ -43,17 +43,6 @@ export interface AiDeps extends KeyAccess {
   translator: Translator;
   logger: Logger;
 }
-
-/** SPEC.md Limits: natural-language prompts of at most 500 characters. */
-const NlBody = Type.Object({
-  prompt: Type.String({ minLength: 1, maxLength: 500 }),
-  mode: Type.Optional(StringEnum(['explorer', 'alert'] as const)),
-});
-
-const ChatBody = Type.Object({
-  message: Type.String({ minLength: 1, maxLength: 4_000 }),
-  session_id: Type.Optional(Type.String()),
-});
 
 interface Translation {
   gql: string;
