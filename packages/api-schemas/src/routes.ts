@@ -45,7 +45,13 @@ const Suggestions = Type.Object({
   valid: Type.Boolean(),
   parsed: Type.Unknown(),
 });
-const NlAnswer = Type.Object({ gql: Type.String(), valid: Type.Boolean(), parsed: Type.Unknown() });
+const NlAnswer = Type.Object({
+  gql: Type.String({ description: 'The query; empty when the prompt had no meaning for the project.' }),
+  valid: Type.Boolean(),
+  parsed: Type.Unknown(),
+  reason: Type.Optional(Type.String({ description: 'Why there is no valid query (docs/ai.md).' })),
+  suggestions: Type.Optional(Type.Array(Type.String(), { description: 'Questions the project can answer, when the prompt had no meaning for it.' })),
+});
 const Limit = Type.Integer({ minimum: 1, description: 'Most rows to answer' });
 
 /** Routes a project's data is read and changed through both with a key (`/v1/…`) and as a member (`/api/orgs/:org/projects/:project/…`). */
