@@ -59,6 +59,14 @@ export const wrongRegion = (region: string) =>
   new ApiError(421, 'WRONG_REGION', `this key belongs to region '${region}', which this deployment cannot reach`, {
     region,
   });
+/** A sign-up for a region this deployment does not serve: with that region's address when REGION_URLS names it. */
+export const signupInOtherRegion = (region: string, served: string, url: string | undefined) =>
+  new ApiError(
+    421,
+    'WRONG_REGION',
+    url ? `this deployment serves region '${served}'; sign up for region '${region}' at ${url}` : `this deployment serves region '${served}', not '${region}'`,
+    url ? { region, url } : { region },
+  );
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string> = {}, message = 'too many requests in a second') =>
   new ApiError(429, 'RATE_LIMITED', message, undefined, {
     'Retry-After': String(retryAfterSeconds),

@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import type { RateLimiter, Region, TokenIssuer } from '@tlm/auth';
+import type { RateLimiter, Region, RegionUrls, TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
 import type { Bus } from '@tlm/bus';
 import type { Logger, PlanName } from '@tlm/core';
@@ -15,8 +15,10 @@ export interface DashboardDeps {
   tokens: TokenIssuer;
   /** Counts `/api` requests against their organization's, person's or client address's budget (docs/api.md). */
   limiter: RateLimiter;
-  /** The region this deployment serves; new organizations default to it. */
+  /** The region this deployment serves; new organizations belong to it. */
   region: Region;
+  /** The other regions' addresses (REGION_URLS): a sign-up for one of them is answered with its address. */
+  regionUrls: RegionUrls;
   /** The plan of new organizations (DEFAULT_PLAN). */
   defaultPlan: PlanName;
   /** scrypt's N for new password hashes (PASSWORD_COST). */

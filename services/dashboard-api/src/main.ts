@@ -1,4 +1,4 @@
-import { TokenIssuer, startRateLimiter } from '@tlm/auth';
+import { TokenIssuer, parseRegionUrls, startRateLimiter } from '@tlm/auth';
 import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, mailerFromConfig, readinessOf, runService, start } from '@tlm/runtime';
 import { DashboardConfig } from './config';
@@ -21,6 +21,7 @@ start(() =>
         tokens: new TokenIssuer(config.JWT_SECRET),
         limiter,
         region: config.REGION,
+        regionUrls: parseRegionUrls(config.REGION_URLS),
         defaultPlan: config.DEFAULT_PLAN,
         passwordCost: config.PASSWORD_COST,
         billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,

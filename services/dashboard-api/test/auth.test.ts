@@ -7,7 +7,8 @@ const JWT_SECRET = 'dashboard-auth-test-secret-0123456789abcdef';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ JWT_SECRET });
+  // Serves us and knows where eu is; ap has no address here.
+  server = await startTestServer({ JWT_SECRET, REGION: 'us', REGION_URLS: 'eu=https://eu.telemetry.example.com' });
 });
 afterAll(() => server.close());
 
@@ -69,6 +70,34 @@ describe('POST /api/auth/signup', () => {
     expect(reply.body.error.code).toBe('VALIDATION_ERROR');
     expect(reply.body.error.message).toContain('password');
     expect(await usersWithEmail(email)).toHaveLength(0);
+  });
+
+  it('answers 421 WRONG_REGION with the address of a region served elsewhere, and creates nothing', async () => {
+    const email = uniqueEmail('eu');
+    const organizations = await server.standalone.metadata.query('select count(*)::int as n from organizations');
+    const reply = await server.api.post('/api/auth/signup', { body: { email, password: 'long enough', region: 'eu' } });
+    expect(reply.status).toBe(421);
+    expect(reply.body.error).toEqual({
+      code: 'WRONG_REGION',
+      message: "this deployment serves region 'us'; sign up for region 'eu' at https://eu.telemetry.example.com",
+      details: { region: 'eu', url: 'https://eu.telemetry.example.com' },
+    });
+    expect(await usersWithEmail(email)).toHaveLength(0);
+    expect(await server.standalone.metadata.query('select count(*)::int as n from organizations')).toEqual(organizations);
+  });
+
+  it('answers 421 WRONG_REGION without an address for a region REGION_URLS does not name, and creates nothing', async () => {
+    const email = uniqueEmail('ap');
+    const reply = await server.api.post('/api/auth/signup', { body: { email, password: 'long enough', region: 'ap' } });
+    expect(reply.status).toBe(421);
+    expect(reply.body.error).toEqual({ code: 'WRONG_REGION', message: "this deployment serves region 'us', not 'ap'", details: { region: 'ap' } });
+    expect(await usersWithEmail(email)).toHaveLength(0);
+  });
+
+  it("creates the organization in the deployment's own region when the sign-up names it", async () => {
+    const reply = await server.api.post('/api/auth/signup', { body: { email: uniqueEmail('us'), password: 'long enough', region: 'us' } });
+    expect(reply.status).toBe(201);
+    expect(reply.body.organization.region).toBe('us');
   });
 
   it('rejects a duplicate email in any letter case with 409 CONFLICT', async () => {

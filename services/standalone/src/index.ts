@@ -156,6 +156,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       tokens,
       limiter: access.limiter,
       region: config.REGION,
+      regionUrls: access.regionUrls,
       defaultPlan: config.DEFAULT_PLAN,
       passwordCost: config.PASSWORD_COST,
       billingWebhookSecret: config.BILLING_WEBHOOK_SECRET,

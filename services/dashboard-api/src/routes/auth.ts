@@ -21,6 +21,7 @@ import {
   parseBody,
   rateLimited,
   restoreDeadline,
+  signupInOtherRegion,
   unauthorized,
   withinRestoreWindow,
 } from '@tlm/core';
@@ -53,6 +54,8 @@ export function authRoutes(deps: DashboardDeps): Router {
 
   router.post('/api/auth/signup', byAddress, body, async (req, res) => {
     const input = parseBody(SignupBody, req.body);
+    // An organization of another region could not use its keys here: it is refused before anything is stored.
+    if (input.region && input.region !== deps.region) throw signupInOtherRegion(input.region, deps.region, deps.regionUrls[input.region]);
     const existing = await findUserByEmail(deps.metadata, input.email);
     if (existing?.deleted_at && !withinRestoreWindow(existing.deleted_at)) {
       // The reservation has lapsed but the daily cleanup has not run yet: finish its work now.
@@ -63,7 +66,6 @@ export function authRoutes(deps: DashboardDeps): Router {
         : conflict('an account with this email already exists');
     }
     const passwordHash = await hashPassword(input.password, deps.passwordCost);
-    const region = input.region ?? deps.region;
     const created = await deps.metadata.transaction(async (tx) => {
       const newUser = await insertUser(tx, { id: newId(), email: input.email.trim(), name: input.name ?? null, passwordHash });
       if (!newUser) return null;
@@ -71,7 +73,7 @@ export function authRoutes(deps: DashboardDeps): Router {
         plan: deps.defaultPlan,
         id: newId(),
         name: `${input.name ?? input.email.split('@')[0]}'s organization`,
-        region,
+        region: deps.region,
       });
       await insertMembership(tx, organization.id, newUser.id, 'owner');
       return { newUser, organization };
