@@ -1,7 +1,10 @@
+import { appendFileSync, closeSync, fsyncSync, openSync } from 'node:fs';
+import path from 'node:path';
 import { ApiError, metrics, type Logger } from '@tlm/core';
 import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
+import { DEFAULT_DEAD_LETTER_POLICY, backoff, describeError, FailingMessages, processNarrowing, type DeadLetterPolicy } from './deadLetter';
 import type { IngestJournal, JournalEntry } from './journal';
-import type { Topic } from './topics';
+import { deadLetterTopic, type Topic } from './topics';
 
 /** Largest number of values handed to one handler call; bounds the memory of one group commit. */
 const MAX_BATCH_VALUES = 20_000;
@@ -9,6 +12,8 @@ const MAX_BATCH_VALUES = 20_000;
 interface PendingPublish<T> {
   values: T[];
   redelivered: boolean;
+  /** Handed over on its own, never with other publishes: a retry that narrows down a failure. */
+  alone: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -24,17 +29,22 @@ class GroupQueue<T> {
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   closed = false;
+  /** This group's messages that keep failing, and how many handler calls succeeded. */
+  readonly failing: FailingMessages;
 
   constructor(
     private readonly topic: Topic,
     readonly group: string,
     private readonly handler: BatchHandler<T>,
     private readonly concurrency: number,
-  ) {}
+    policy: DeadLetterPolicy,
+  ) {
+    this.failing = new FailingMessages(policy);
+  }
 
-  enqueue(values: T[], redelivered = false): Promise<void> {
+  enqueue(values: T[], redelivered = false, alone = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ values, redelivered, resolve, reject });
+      this.pending.push({ values, redelivered, alone, resolve, reject });
       this.pendingValues += values.length;
       this.reportLag();
       this.pump();
@@ -45,11 +55,14 @@ class GroupQueue<T> {
     while (this.running < this.concurrency && this.pending.length > 0) {
       const taken: PendingPublish<T>[] = [];
       let count = 0;
-      // A batch delivered again is handed over on its own, so the handler is told so.
+      // A batch delivered again is handed over on its own, so the handler is told so; a narrowing retry alone.
       while (
         this.pending.length > 0 &&
         (taken.length === 0 ||
-          (count + this.pending[0]!.values.length <= MAX_BATCH_VALUES && this.pending[0]!.redelivered === taken[0]!.redelivered))
+          (count + this.pending[0]!.values.length <= MAX_BATCH_VALUES &&
+            this.pending[0]!.redelivered === taken[0]!.redelivered &&
+            !this.pending[0]!.alone &&
+            !taken[0]!.alone))
       ) {
         const next = this.pending.shift()!;
         taken.push(next);
@@ -65,6 +78,7 @@ class GroupQueue<T> {
     const values = taken.length === 1 ? taken[0]!.values : taken.flatMap((publish) => publish.values);
     try {
       await this.handler(values, undefined, { redelivered: taken[0]!.redelivered });
+      this.failing.succeeded();
       for (const publish of taken) publish.resolve();
     } catch (error) {
       for (const publish of taken) publish.reject(error);
@@ -85,10 +99,6 @@ class GroupQueue<T> {
   }
 }
 
-/** Attempts at a journaled batch whose handler fails after its publish was answered, before it is given up. */
-const MAX_DELIVERY_ATTEMPTS = 10;
-const RETRY_BASE_MS = 100;
-const RETRY_MAX_MS = 15_000;
 /** How often the journal's record of what each group processed is written, and the files read past removed. */
 const PERSIST_INTERVAL_MS = 100;
 
@@ -102,10 +112,13 @@ export interface EmbeddedBusOptions {
   commitWaitMs?: number;
   /** Journaled messages a group may be behind before publishes to its topic are refused (503); default 200,000. */
   maxBehind?: number;
+  /**
+   * When a journaled message that keeps failing is set aside, in DATA_DIR's journal directory as
+   * `<topic>.dead.jsonl`; DEFAULT_DEAD_LETTER_POLICY by default.
+   */
+  deadLetters?: DeadLetterPolicy;
   logger?: Logger;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * In-process bus for standalone mode. Publishing runs the subscribed handlers (the writers), so a publish that
@@ -126,9 +139,15 @@ export class EmbeddedBus implements Bus {
   /** Journaled deliveries not yet processed or given up, so a close can wait for them. */
   private readonly deliveries = new Set<Promise<void>>();
   private readonly persistTimer: NodeJS.Timeout | undefined;
+  private readonly deadLetters: DeadLetterPolicy;
+  /** Resolves on close, ending the waits between retries. */
+  private readonly closing: Promise<void>;
+  private signalClosing!: () => void;
 
   constructor(options: EmbeddedBusOptions = {}) {
     this.journal = options.journal;
+    this.deadLetters = options.deadLetters ?? DEFAULT_DEAD_LETTER_POLICY;
+    this.closing = new Promise((resolve) => (this.signalClosing = resolve));
     this.commitWaitMs = options.commitWaitMs ?? 100;
     this.maxBehind = options.maxBehind ?? 200_000;
     this.logger = options.logger;
@@ -179,29 +198,23 @@ export class EmbeddedBus implements Bus {
 
   /**
    * Hands a journaled entry to one group and records it processed. A failure before the publisher is answered fails
-   * the publish (the entry counts as done: the publisher retries); after it, the entry is delivered again with backoff,
-   * and given up with an error log after MAX_DELIVERY_ATTEMPTS. On close, an unprocessed entry stays in the journal.
+   * the publish (the entry counts as done: the publisher retries); after it, the entry is retried as Kafka retries a
+   * partition (docs/architecture.md, "Dead letters"): narrowed down to its first failing message, the messages before
+   * it processed, that message tried again with backoff and set aside in `<topic>.dead.jsonl` once the rule says it
+   * is the message's own fault; a store that is down is retried without end. On close, an unprocessed entry stays in
+   * the journal.
    */
   private deliver(journal: IngestJournal, queue: GroupQueue<unknown>, entry: JournalEntry, values: unknown[], redelivered: boolean, answered: () => boolean): Promise<void> {
     const delivery = (async () => {
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          await queue.enqueue(values, redelivered);
-          break;
-        } catch (error) {
-          if (!answered()) {
-            journal.processed(entry, queue.group);
-            throw error;
-          }
-          if (this.closed) return;
-          if (attempt >= MAX_DELIVERY_ATTEMPTS) {
-            this.logger?.error({ err: error, topic: entry.topic, group: queue.group, messages: entry.count }, 'giving up a journaled batch its consumer kept failing');
-            break;
-          }
-          this.logger?.warn({ err: error, topic: entry.topic, group: queue.group, attempt }, 'a journaled batch failed; delivering it again');
-          await sleep(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1)));
-          redelivered = true;
+      try {
+        await queue.enqueue(values, redelivered);
+      } catch (error) {
+        if (!answered()) {
+          journal.processed(entry, queue.group);
+          throw error;
         }
+        this.logger?.warn({ err: error, topic: entry.topic, group: queue.group }, 'a journaled batch failed; delivering it again');
+        if (!(await this.retryNarrowing(journal, queue, entry, values))) return;
       }
       journal.processed(entry, queue.group);
     })();
@@ -209,6 +222,65 @@ export class EmbeddedBus implements Bus {
     const forget = () => void this.deliveries.delete(delivery);
     delivery.then(forget, forget);
     return delivery;
+  }
+
+  /** Retries a failed journaled entry until each of its messages is processed or dead-lettered; false on close. */
+  private async retryNarrowing(journal: IngestJournal, queue: GroupQueue<unknown>, entry: JournalEntry, values: unknown[]): Promise<boolean> {
+    let at = 0;
+    let waitMs = backoff(this.deadLetters, 1);
+    while (at < values.length) {
+      if (!(await this.wait(waitMs))) return false;
+      const rest = values.slice(at);
+      const failure = await processNarrowing(
+        0,
+        rest.length,
+        (from, to) => queue.enqueue(rest.slice(from, to), true, true),
+        () => undefined,
+      );
+      if (!failure) return true;
+      const offset = entry.first + at + failure.index;
+      const verdict = queue.failing.failed(`${offset}`, failure.error, failure.alone);
+      if (verdict.deadLetter) {
+        this.setAside(journal, queue.group, entry.topic, offset, rest[failure.index], failure.error, verdict.attempts);
+        this.logger?.warn(
+          { topic: entry.topic, group: queue.group, offset, attempts: verdict.attempts, kind: verdict.kind, err: failure.error },
+          `set a message aside in ${deadLetterTopic(entry.topic)}.jsonl: processing it kept failing`,
+        );
+        at += failure.index + 1;
+        waitMs = 0;
+        continue;
+      }
+      this.logger?.warn(
+        { topic: entry.topic, group: queue.group, offset, attempts: verdict.attempts, kind: verdict.kind, retryInMs: verdict.retryInMs, err: failure.error },
+        'processing a journaled message failed; trying it again',
+      );
+      at += failure.index;
+      waitMs = verdict.retryInMs;
+    }
+    return true;
+  }
+
+  /** Appends a dead letter to `<journal dir>/<topic>.dead.jsonl`, on disk before it counts. */
+  private setAside(journal: IngestJournal, group: string, topic: Topic, offset: number, value: unknown, error: unknown, attempts: number): void {
+    const line = JSON.stringify({ topic, offset, group, error: describeError(error), attempts, at: new Date().toISOString(), value });
+    const file = openSync(path.join(journal.dir, `${deadLetterTopic(topic)}.jsonl`), 'a');
+    try {
+      appendFileSync(file, `${line}\n`);
+      fsyncSync(file);
+    } finally {
+      closeSync(file);
+    }
+    metrics.busDeadLetters.inc({ topic, group });
+  }
+
+  /** Waits `ms`; false when the bus closes first. */
+  private async wait(ms: number): Promise<boolean> {
+    if (this.closed) return false;
+    if (ms <= 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms))), this.closing.then(() => false)]);
+    clearTimeout(timer);
+    return waited && !this.closed;
   }
 
   /**
@@ -253,7 +325,7 @@ export class EmbeddedBus implements Bus {
     // In one process a broadcast subscriber is just another group.
     const name = options.broadcast ? `${options.group}#${(this.broadcastSubscribers += 1)}` : options.group;
     if (groups.has(name)) throw new Error(`group ${name} already consumes ${topic} in this process`);
-    const queue = new GroupQueue<T>(topic, name, handler, options.concurrency ?? 1);
+    const queue = new GroupQueue<T>(topic, name, handler, options.concurrency ?? 1, this.deadLetters);
     groups.set(name, queue as GroupQueue<unknown>);
     return {
       close: async () => {
@@ -270,6 +342,7 @@ export class EmbeddedBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.signalClosing();
     await Promise.all([...this.deliveries]);
     for (const groups of this.groups.values()) {
       for (const queue of groups.values()) await queue.idle();

@@ -1,4 +1,5 @@
 export * from './bus';
+export * from './deadLetter';
 export * from './embedded';
 export * from './journal';
 export * from './kafka';

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ApiError } from '@tlm/core';
+import { ApiError, metrics } from '@tlm/core';
 import type { Delivery } from './bus';
+import { DataError, type DeadLetterPolicy } from './deadLetter';
 import { EmbeddedBus } from './embedded';
 import { IngestJournal } from './journal';
 import { Topics } from './topics';
@@ -28,11 +29,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function journaledBus(options: { commitWaitMs?: number; maxBehind?: number; segmentBytes?: number } = {}): EmbeddedBus {
+function journaledBus(options: { commitWaitMs?: number; maxBehind?: number; segmentBytes?: number; deadLetters?: DeadLetterPolicy } = {}): EmbeddedBus {
   const bus = new EmbeddedBus({
     journal: IngestJournal.open(dir, TOPICS, options.segmentBytes),
     commitWaitMs: options.commitWaitMs ?? 50,
     maxBehind: options.maxBehind,
+    ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
   });
   open.push(bus);
   return bus;
@@ -62,6 +64,26 @@ function recorder(): { received: Received[]; handler: (values: number[], positio
     },
   };
 }
+
+/** Few quick attempts, so a poison message is set aside within a fraction of a second. */
+const QUICK: DeadLetterPolicy = { attempts: 3, backoffMs: 5, maxBackoffMs: 20 };
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !condition(); await sleep(10)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+const deadLetterFile = (topic: string) => path.join(dir, `${topic}.dead.jsonl`);
+const deadLettersIn = (topic: string) =>
+  existsSync(deadLetterFile(topic))
+    ? readFileSync(deadLetterFile(topic), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
+const deadLetterCount = async (topic: string, group: string) =>
+  (await metrics.busDeadLetters.get()).values.find((sample) => sample.labels['topic'] === topic && sample.labels['group'] === group)?.value ?? 0;
 
 describe('the ingest journal', () => {
   it('answers a publish whose consumer is slow after the commit wait, and still delivers it once', async () => {
@@ -149,6 +171,71 @@ describe('the ingest journal', () => {
       { values: [7], redelivered: false },
       { values: [7], redelivered: true },
     ]);
+  });
+
+  it('sets a journaled message that keeps failing with a data error aside in <topic>.dead.jsonl, and stores the others', async () => {
+    const bus = journaledBus({ commitWaitMs: 10, deadLetters: QUICK });
+    const stored: number[] = [];
+    let calls = 0;
+    await bus.subscribe<number>(Topics.logs, { group: 'poison-writer' }, async (values) => {
+      calls += 1;
+      // The first call fails after the publish was answered, as a slow insert does.
+      if (calls === 1) await sleep(50);
+      if (values.includes(13)) throw new DataError('13 is not a log');
+      stored.push(...values);
+    });
+    await bus.publish(Topics.logs, messages(11, 12, 13, 14));
+    await until(() => stored.includes(14), 'the message after the poison one');
+    expect(stored).toEqual([11, 12, 14]);
+    expect(deadLettersIn(Topics.logs)).toEqual([
+      { topic: Topics.logs, offset: 2, group: 'poison-writer', error: 'DataError: 13 is not a log', attempts: 3, at: expect.stringMatching(/^\d{4}-/), value: 13 },
+    ]);
+    expect(await deadLetterCount(Topics.logs, 'poison-writer')).toBe(1);
+    await bus.close();
+
+    // The entry counts as processed: nothing is delivered again on the next start.
+    const again = journaledBus();
+    await again.subscribe(Topics.logs, { group: 'poison-writer' }, recorder().handler);
+    expect(await again.replayJournal()).toBe(0);
+  });
+
+  it('sets aside a message failing with an error no rule names once another message was stored after it began to fail', async () => {
+    const bus = journaledBus({ commitWaitMs: 10, deadLetters: QUICK });
+    const stored: number[] = [];
+    await bus.subscribe<number>(Topics.errors, { group: 'proof-writer' }, async (values) => {
+      await sleep(20);
+      if (values.includes(21)) throw new TypeError("Cannot read properties of undefined (reading 'exception')");
+      stored.push(...values);
+    });
+    await bus.publish(Topics.errors, messages(21));
+    // Only failures so far: the store may be down, so the message waits.
+    await sleep(200);
+    expect(deadLettersIn(Topics.errors)).toEqual([]);
+    await bus.publish(Topics.errors, messages(22));
+    await until(() => deadLettersIn(Topics.errors).length === 1, 'the dead letter');
+    expect(stored).toEqual([22]);
+    expect(deadLettersIn(Topics.errors)[0]).toMatchObject({ offset: 0, group: 'proof-writer', error: "TypeError: Cannot read properties of undefined (reading 'exception')", value: 21 });
+  });
+
+  it('retries a journaled batch without end, and sets nothing aside, while every message fails as when the store is down', async () => {
+    const bus = journaledBus({ commitWaitMs: 10, deadLetters: QUICK });
+    const stored: number[] = [];
+    let failures = 0;
+    await bus.subscribe<number>(Topics.logs, { group: 'down-writer' }, async (values) => {
+      await sleep(20);
+      // Far more failed calls than the attempts of one message, with an error no rule names.
+      if (failures < 12 * QUICK.attempts) {
+        failures += 1;
+        throw new Error('the analytics store went away');
+      }
+      stored.push(...values);
+    });
+    await bus.publish(Topics.logs, messages(31, 32, 33));
+    await bus.publish(Topics.logs, messages(34));
+    await until(() => stored.length === 4, 'every message once the store is back');
+    expect(stored.sort()).toEqual([31, 32, 33, 34]);
+    expect(deadLettersIn(Topics.logs)).toEqual([]);
+    expect(await deadLetterCount(Topics.logs, 'down-writer')).toBe(0);
   });
 
   it('refuses publishes with 503 while a consumer is further behind than allowed, and writes nothing', async () => {

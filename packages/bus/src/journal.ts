@@ -140,7 +140,7 @@ export class IngestJournal {
   private readonly acked = new Map<Topic, Map<string, { through: number; done: Map<number, number> }>>();
   private ackedChanged = false;
 
-  private constructor(private readonly dir: string) {}
+  private constructor(readonly dir: string) {}
 
   /** Opens (or creates) the journal in `dir`: reads the groups' progress and cuts a torn last entry off each topic's file. */
   static open(dir: string, topics: readonly Topic[], segmentBytes = JOURNAL_SEGMENT_BYTES): IngestJournal {

@@ -2,21 +2,22 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createLogger } from '@tlm/core';
+import { createLogger, metrics } from '@tlm/core';
 import { liveSuite } from '@tlm/testkit';
 import { CompressionTypes, ConfigResourceTypes, ConfigSource, Kafka, logLevel, Partitioners, type Admin, type KafkaMessage } from 'kafkajs';
-import { consumerGroupId, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, PartitionLag, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
+import { consumerGroupId, deadLetterRecord, deadLetterTopicSpec, decodeMessages, KafkaBus, MAX_MESSAGE_BYTES, PartitionLag, producerConfig, producerRecord, raisedMessageLimits, topicSpec } from './kafka';
 import type { MessagePosition } from './bus';
+import { DataError, type DeadLetterPolicy } from './deadLetter';
 import { Topics } from './topics';
 
-function kafkaMessage(offset: string, value: string | null): KafkaMessage {
+function kafkaMessage(offset: string, value: string | null, headers: KafkaMessage['headers'] = {}): KafkaMessage {
   return {
     key: Buffer.from('project-1'),
     value: value === null ? null : Buffer.from(value, 'utf8'),
     offset,
     timestamp: '1767225600000',
     attributes: 0,
-    headers: {},
+    headers,
   };
 }
 
@@ -78,42 +79,68 @@ describe('PartitionLag', () => {
 
 describe('decodeMessages', () => {
   it('parses every JSON value in order, each with its partition and offset', () => {
-    const decoded = decodeMessages<unknown>([kafkaMessage('0', '{"n":1}'), kafkaMessage('1', '[2]'), kafkaMessage('2', '"three"')], 4, () => {
-      throw new Error('nothing is malformed');
+    const decoded = decodeMessages<unknown>([kafkaMessage('0', '{"n":1}'), kafkaMessage('1', '[2]'), kafkaMessage('2', '"three"')], 4);
+    expect(decoded.map(({ position, ...rest }) => ({ position, value: (rest as { value: unknown }).value }))).toEqual([
+      { position: { partition: 4, offset: 0 }, value: { n: 1 } },
+      { position: { partition: 4, offset: 1 }, value: [2] },
+      { position: { partition: 4, offset: 2 }, value: 'three' },
+    ]);
+  });
+
+  it('marks a message that is not JSON malformed, in its place among its neighbours', () => {
+    const decoded = decodeMessages<unknown>([kafkaMessage('10', '{"n":1}'), kafkaMessage('11', '{"n":'), kafkaMessage('12', '{"n":3}'), kafkaMessage('13', 'not json')], 0);
+    expect(decoded.map((one) => [one.position.offset, 'malformed' in one ? one.malformed.name : 'value'])).toEqual([
+      [10, 'value'],
+      [11, 'SyntaxError'],
+      [12, 'value'],
+      [13, 'SyntaxError'],
+    ]);
+  });
+
+  it('leaves out a message without a value (a tombstone)', () => {
+    const decoded = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], 2);
+    expect(decoded).toEqual([{ message: expect.objectContaining({ offset: '6' }), position: { partition: 2, offset: 6 }, value: { n: 6 } }]);
+  });
+});
+
+describe('deadLetterRecord', () => {
+  it("keeps the message's key, value and headers, and names its partition, offset, group, attempts and error", () => {
+    const message = kafkaMessage('17', '{"n":17}', { traceparent: 'abc' });
+    const record = deadLetterRecord('tlm.logs.v1.dead', message, {
+      partition: 2,
+      group: 'tlm-ingest-writer.tlm.logs.v1',
+      error: 'DataError: not a log',
+      attempts: 5,
+      at: new Date('2026-01-01T00:00:00Z'),
     });
-    expect(decoded).toEqual({
-      values: [{ n: 1 }, [2], 'three'],
-      positions: [
-        { partition: 4, offset: 0 },
-        { partition: 4, offset: 1 },
-        { partition: 4, offset: 2 },
+    expect(record).toEqual({
+      topic: 'tlm.logs.v1.dead',
+      acks: -1,
+      messages: [
+        {
+          key: Buffer.from('project-1'),
+          value: Buffer.from('{"n":17}'),
+          headers: {
+            traceparent: 'abc',
+            'tlm-dead-letter-partition': '2',
+            'tlm-dead-letter-offset': '17',
+            'tlm-dead-letter-group': 'tlm-ingest-writer.tlm.logs.v1',
+            'tlm-dead-letter-error': 'DataError: not a log',
+            'tlm-dead-letter-attempts': '5',
+            'tlm-dead-letter-at': '2026-01-01T00:00:00.000Z',
+          },
+        },
       ],
     });
   });
 
-  it('skips a malformed message, reports its offset, and keeps its neighbours', () => {
-    const reported: { offset: string; error: Error }[] = [];
-    const decoded = decodeMessages<unknown>(
-      [kafkaMessage('10', '{"n":1}'), kafkaMessage('11', '{"n":'), kafkaMessage('12', '{"n":3}'), kafkaMessage('13', 'not json')],
-      0,
-      (offset, error) => reported.push({ offset, error }),
-    );
-    expect(decoded).toEqual({
-      values: [{ n: 1 }, { n: 3 }],
-      positions: [
-        { partition: 0, offset: 10 },
-        { partition: 0, offset: 12 },
-      ],
+  it('goes to a topic of one partition beside each topic, taking batches as large as the topic does', () => {
+    expect(deadLetterTopicSpec(Topics.errors, { replicationFactor: 3 })).toEqual({
+      topic: 'tlm.errors.v1.dead',
+      numPartitions: 1,
+      replicationFactor: 3,
+      configEntries: [{ name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) }],
     });
-    expect(reported.map((entry) => entry.offset)).toEqual(['11', '13']);
-    expect(reported.every((entry) => entry.error instanceof SyntaxError)).toBe(true);
-  });
-
-  it('skips a message without a value (a tombstone) without reporting it', () => {
-    const reported: string[] = [];
-    const decoded = decodeMessages<unknown>([kafkaMessage('5', null), kafkaMessage('6', '{"n":6}')], 2, (offset) => reported.push(offset));
-    expect(decoded).toEqual({ values: [{ n: 6 }], positions: [{ partition: 2, offset: 6 }] });
-    expect(reported).toEqual([]);
   });
 });
 
@@ -222,7 +249,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
   const logger = createLogger('kafka-bus-test', 'warn');
   const buses: KafkaBus[] = [];
 
-  const connect = async (instanceId: string) => {
+  const connect = async (instanceId: string, deadLetters?: DeadLetterPolicy) => {
     const bus = await KafkaBus.connect({
       brokers: brokers().split(','),
       clientId: `tlm-test-${instanceId}`,
@@ -232,6 +259,7 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
       instanceId: `${instanceId}-${run}`,
       logger,
       namePrefix: prefix,
+      ...(deadLetters ? { deadLetters } : {}),
     });
     buses.push(bus);
     return bus;
@@ -473,5 +501,116 @@ liveSuite('KafkaBus against a live broker', 'KAFKA_BROKERS', (brokers) => {
     const redelivered = calls.find((call) => !call.failed)!;
     expect(redelivered).toMatchObject({ failed: false, values: [42] });
     expect(redelivered.positions).toEqual(calls[0]!.positions);
+  }, 120_000);
+  /** Few quick attempts, so a poison message is set aside within a second. */
+  const QUICK: DeadLetterPolicy = { attempts: 3, backoffMs: 50, maxBackoffMs: 200 };
+  const deadLetterCount = async (topic: string, group: string) =>
+    (await metrics.busDeadLetters.get()).values.find((sample) => sample.labels['topic'] === topic && sample.labels['group'] === group)?.value ?? 0;
+  /** The messages on a topic's dead-letter topic, read from its start by a consumer of its own. */
+  const deadLetters = async (topic: string, count: number) => {
+    const consumer = new Kafka({ clientId: `tlm-test-dead-${run}`, brokers: brokers().split(','), logLevel: logLevel.NOTHING }).consumer({ groupId: `dead-reader-${randomUUID()}` });
+    const read: KafkaMessage[] = [];
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: `${prefix}${topic}.dead`, fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => void read.push(message) });
+      await waitFor(() => read.length >= count, `${count} dead letters`);
+    } finally {
+      await consumer.disconnect();
+    }
+    return read;
+  };
+
+  it('sets a message that keeps failing with a data error aside on the dead-letter topic, and processes and commits the ones after it', async () => {
+    const bus = await connect('poison', QUICK);
+    const group = `poison-${run}`;
+    const stored: number[] = [];
+    const offsets = new Map<number, number>();
+    await bus.subscribe<Probe>(Topics.profiles, { group }, async (values, positions) => {
+      const mine = values.flatMap((value, index) => (value.run === run ? [{ n: value.n, offset: positions![index]!.offset }] : []));
+      for (const one of mine) offsets.set(one.n, one.offset);
+      if (mine.some((one) => one.n === 3)) throw new DataError('n 3 is not a profile');
+      stored.push(...mine.map((one) => one.n));
+    });
+    await bus.publish<Probe>(
+      Topics.profiles,
+      [1, 2, 3, 4, 5].map((n) => ({ key: 'project-1', value: { run, n } })),
+    );
+    await waitFor(() => stored.includes(5), 'the messages after the poison one');
+    expect(stored).toEqual([1, 2, 4, 5]);
+    const groupId = `${prefix}${group}.${Topics.profiles}`;
+    let committed = -1;
+    await waitFor(() => committed === offsets.get(5)! + 1, 'the offset committed past the last message', RECEIVE_TIMEOUT_MS, async () => {
+      committed = await committedOffset(`${group}.${Topics.profiles}`, Topics.profiles);
+    });
+
+    const [dead] = await deadLetters(Topics.profiles, 1);
+    expect(dead!.key!.toString()).toBe('project-1');
+    expect(JSON.parse(dead!.value!.toString())).toEqual({ run, n: 3 });
+    const headers = Object.fromEntries(Object.entries(dead!.headers!).map(([name, value]) => [name, value!.toString()]));
+    expect(headers).toEqual({
+      'tlm-dead-letter-partition': '0',
+      'tlm-dead-letter-offset': String(offsets.get(3)),
+      'tlm-dead-letter-group': groupId,
+      'tlm-dead-letter-error': 'DataError: n 3 is not a profile',
+      'tlm-dead-letter-attempts': '3',
+      'tlm-dead-letter-at': expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(await deadLetterCount(Topics.profiles, groupId)).toBe(1);
+  }, 120_000);
+
+  it('sets a message that is not JSON aside at once, and processes the ones around it', async () => {
+    const bus = await connect('malformed', QUICK);
+    const group = `malformed-${run}`;
+    const stored: number[] = [];
+    await bus.subscribe<Probe>(Topics.errors, { group }, async (values) => {
+      stored.push(...ours(values).map((value) => value.n));
+    });
+    const producer = new Kafka({ clientId: `tlm-test-raw-${run}`, brokers: brokers().split(','), logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: `${prefix}${Topics.errors}`,
+        messages: [
+          { key: 'project-1', value: JSON.stringify({ run, n: 10 }) },
+          { key: 'project-1', value: `{"run":"${run}", "n":` },
+          { key: 'project-1', value: JSON.stringify({ run, n: 12 }) },
+        ],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    await waitFor(() => stored.includes(12), 'the message after the malformed one');
+    expect(stored.filter((n) => n >= 10)).toEqual([10, 12]);
+    const dead = await deadLetters(Topics.errors, 1);
+    expect(dead.map((message) => message.value!.toString())).toEqual([`{"run":"${run}", "n":`]);
+    expect(dead[0]!.headers!['tlm-dead-letter-error']!.toString()).toMatch(/^SyntaxError: /);
+  }, 120_000);
+
+  it('retries without end, and sets nothing aside, while every message fails as when the store is down', async () => {
+    const bus = await connect('store-down', QUICK);
+    const group = `store-down-${run}`;
+    let failures = 0;
+    const stored: number[] = [];
+    await bus.subscribe<Probe>(Topics.replays, { group }, async (values) => {
+      const mine = ours(values);
+      if (mine.length === 0) return;
+      // An error no rule names, so only the absence of any success tells the store is down; each round of three calls
+      // narrows the batch to its first message, which fails more often than its attempts allow.
+      if (failures < (QUICK.attempts + 2) * 3) {
+        failures += 1;
+        throw new Error('the analytics store went away');
+      }
+      stored.push(...mine.map((value) => value.n));
+    });
+    await bus.publish<Probe>(
+      Topics.replays,
+      [1, 2, 3].map((n) => ({ key: 'project-1', value: { run, n } })),
+    );
+    await waitFor(() => stored.length === 3, 'every message once the store is back');
+    expect(stored).toEqual([1, 2, 3]);
+    expect(await deadLetterCount(Topics.replays, `${prefix}${group}.${Topics.replays}`)).toBe(0);
+    const [dead] = await (await brokerAdmin()).fetchTopicOffsets(`${prefix}${Topics.replays}.dead`);
+    expect(dead!.high).toBe('0');
   }, 120_000);
 });

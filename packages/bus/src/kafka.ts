@@ -17,7 +17,8 @@ import {
   type ProducerRecord,
 } from 'kafkajs';
 import type { BatchHandler, Bus, BusMessage, MessagePosition, SubscribeOptions, Subscription } from './bus';
-import { SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
+import { DEFAULT_DEAD_LETTER_POLICY, deadLetterConfig, deadLetterPolicyOf, describeError, FailingMessages, processNarrowing, type DeadLetterPolicy, type FailureVerdict } from './deadLetter';
+import { deadLetterTopic, SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
 
 export const kafkaConfig = {
   KAFKA_BROKERS: Type.String({
@@ -31,6 +32,7 @@ export const kafkaConfig = {
     default: 'none',
     description: 'Compression of produced batches; gzip trades gateway CPU for broker bandwidth.',
   }),
+  ...deadLetterConfig,
 };
 
 export interface KafkaBusOptions {
@@ -47,6 +49,8 @@ export interface KafkaBusOptions {
    * (the live test suites on one broker) each have their own; none by default.
    */
   namePrefix?: string;
+  /** When a message that keeps failing goes to its dead-letter topic; DEFAULT_DEAD_LETTER_POLICY by default. */
+  deadLetters?: DeadLetterPolicy;
 }
 
 /**
@@ -80,27 +84,52 @@ export function producerRecord<T>(topic: Topic, messages: BusMessage<T>[], compr
   };
 }
 
-/**
- * Decodes a fetched batch of one partition into values and their positions; a message that is not JSON cannot be
- * processed by anyone, so it is reported and skipped.
- */
-export function decodeMessages<T>(
-  messages: KafkaMessage[],
-  partition: number,
-  onMalformed: (offset: string, error: Error) => void,
-): { values: T[]; positions: MessagePosition[] } {
-  const values: T[] = [];
-  const positions: MessagePosition[] = [];
+/** A fetched message, decoded: its value, or why it has none (not JSON, which no consumer can process). */
+export type DecodedMessage<T> = { message: KafkaMessage; position: MessagePosition } & ({ value: T } | { malformed: Error });
+
+/** Decodes a fetched batch of one partition, in order; a message without a value (a tombstone) is left out. */
+export function decodeMessages<T>(messages: KafkaMessage[], partition: number): DecodedMessage<T>[] {
+  const decoded: DecodedMessage<T>[] = [];
   for (const message of messages) {
     if (!message.value) continue;
+    const position = { partition, offset: Number(message.offset) };
     try {
-      values.push(JSON.parse(message.value.toString('utf8')) as T);
-      positions.push({ partition, offset: Number(message.offset) });
+      decoded.push({ message, position, value: JSON.parse(message.value.toString('utf8')) as T });
     } catch (error) {
-      onMalformed(message.offset, error as Error);
+      decoded.push({ message, position, malformed: error as Error });
     }
   }
-  return { values, positions };
+  return decoded;
+}
+
+/**
+ * The record that sets a message aside on its topic's dead-letter topic: its own key, value and headers, and headers
+ * naming where it came from, which consumer group gave up on it, after how many attempts, and the last error.
+ */
+export function deadLetterRecord(
+  topic: string,
+  message: KafkaMessage,
+  failure: { partition: number; group: string; error: string; attempts: number; at: Date },
+): ProducerRecord {
+  return {
+    topic,
+    acks: -1,
+    messages: [
+      {
+        key: message.key,
+        value: message.value,
+        headers: {
+          ...message.headers,
+          'tlm-dead-letter-partition': String(failure.partition),
+          'tlm-dead-letter-offset': message.offset,
+          'tlm-dead-letter-group': failure.group,
+          'tlm-dead-letter-error': failure.error,
+          'tlm-dead-letter-attempts': String(failure.attempts),
+          'tlm-dead-letter-at': failure.at.toISOString(),
+        },
+      },
+    ],
+  };
 }
 
 /**
@@ -125,6 +154,16 @@ export function topicSpec(topic: Topic, options: { partitions: number; replicati
   };
 }
 
+/** A dead-letter topic: one partition (dead letters are rare and read in order), batches up to MAX_MESSAGE_BYTES. */
+export function deadLetterTopicSpec(topic: Topic, options: { replicationFactor: number }): ITopicConfig {
+  return {
+    topic: deadLetterTopic(topic),
+    numPartitions: 1,
+    replicationFactor: options.replicationFactor,
+    configEntries: [{ name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) }],
+  };
+}
+
 /**
  * The configuration changes that raise existing topics to MAX_MESSAGE_BYTES (topics created before it was set keep the
  * broker's limit). Kafka's AlterConfigs replaces a topic's whole configuration, so each change carries the topic's
@@ -146,6 +185,9 @@ export function raisedMessageLimits(described: DescribeConfigResponse): IResourc
     ];
   });
 }
+
+/** Longest wait of an idle fetch, in milliseconds. */
+export const CONSUMER_MAX_WAIT_MS = 500;
 
 /**
  * Consumer group of a subscription: one per topic, shared by the group's processes, or one per process for broadcast.
@@ -194,18 +236,18 @@ export class KafkaBus implements Bus {
       logLevel: logLevel.WARN,
       logCreator: () => (entry) => options.logger.warn({ kafka: entry.namespace, ...entry.log }, 'kafka'),
     });
-    const prefixed = (topic: Topic) => `${options.namePrefix ?? ''}${topic}`;
+    const prefixed = (topic: string) => `${options.namePrefix ?? ''}${topic}`;
     const admin = kafka.admin();
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const missing = Object.values(Topics).filter((topic) => !existing.has(prefixed(topic)));
-      if (missing.length > 0) {
-        await admin.createTopics({
-          waitForLeaders: true,
-          topics: missing.map((topic) => ({ ...topicSpec(topic, options), topic: prefixed(topic) })),
-        });
-      }
+      const missing = [
+        ...Object.values(Topics).map((topic) => topicSpec(topic, options)),
+        ...Object.values(Topics).map((topic) => deadLetterTopicSpec(topic, options)),
+      ]
+        .map((spec) => ({ ...spec, topic: prefixed(spec.topic) }))
+        .filter((spec) => !existing.has(spec.topic));
+      if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing });
       const present = Object.values(Topics).filter((topic) => existing.has(prefixed(topic)));
       if (present.length > 0) {
         const described = await admin.describeConfigs({
@@ -224,7 +266,16 @@ export class KafkaBus implements Bus {
   }
 
   static fromConfig(
-    config: { KAFKA_BROKERS: string; KAFKA_CLIENT_ID: string; KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPLICATION_FACTOR: number; KAFKA_COMPRESSION: 'none' | 'gzip' },
+    config: {
+      KAFKA_BROKERS: string;
+      KAFKA_CLIENT_ID: string;
+      KAFKA_TOPIC_PARTITIONS: number;
+      KAFKA_REPLICATION_FACTOR: number;
+      KAFKA_COMPRESSION: 'none' | 'gzip';
+      BUS_DEAD_LETTER_ATTEMPTS: number;
+      BUS_RETRY_BACKOFF_MS: number;
+      BUS_RETRY_MAX_BACKOFF_MS: number;
+    },
     instanceId: string,
     logger: Logger,
   ): Promise<KafkaBus> {
@@ -236,6 +287,7 @@ export class KafkaBus implements Bus {
       compression: config.KAFKA_COMPRESSION,
       instanceId,
       logger,
+      deadLetters: deadLetterPolicyOf(config),
     });
   }
 
@@ -251,33 +303,119 @@ export class KafkaBus implements Bus {
 
   async subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription> {
     const groupId = this.prefixed(consumerGroupId(topic, options, this.options.instanceId));
-    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    // An idle fetch waits at most 500 ms for messages (the Java client's fetch.max.wait.ms; kafkajs's own 5 s): a
+    // partition resumed after a retry's backoff is fetched again with the next request.
+    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: CONSUMER_MAX_WAIT_MS });
     await consumer.connect();
     // Broadcast subscribers only care about changes from now on; shared groups must see every message.
     await consumer.subscribe({ topic: this.prefixed(topic), fromBeginning: !options.broadcast });
     const logger = this.options.logger;
     const lag = new PartitionLag();
+    const failing = new FailingMessages(this.options.deadLetters ?? DEFAULT_DEAD_LETTER_POLICY);
     // Partitions this member has finished a batch of since it joined: a first batch may hold messages another member
     // (or this process before a crash) handled without committing, so it is marked redelivered, as is a batch retried.
     const settled = new Set<number>();
+    // Paused partitions' resumes, so a close does not wait for them.
+    const resumes = new Set<NodeJS.Timeout>();
     consumer.on(consumer.events.GROUP_JOIN, () => {
       lag.clear();
       settled.clear();
+      failing.clear();
     });
+    const deadLetter = async (decoded: DecodedMessage<T>, error: unknown, verdict: { attempts: number; kind: string }) => {
+      const at = new Date();
+      await this.producer.send(
+        deadLetterRecord(this.prefixed(deadLetterTopic(topic)), decoded.message, {
+          partition: decoded.position.partition,
+          group: groupId,
+          error: describeError(error),
+          attempts: verdict.attempts,
+          at,
+        }),
+      );
+      metrics.busDeadLetters.inc({ topic, group: groupId });
+      logger.warn(
+        { topic, group: groupId, ...decoded.position, key: decoded.message.key?.toString('utf8'), attempts: verdict.attempts, kind: verdict.kind, err: error },
+        `set a message aside on ${deadLetterTopic(topic)}: processing it kept failing`,
+      );
+    };
     await consumer.run({
       partitionsConsumedConcurrently: options.concurrency ?? 1,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale }) => {
+      eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale, pause }) => {
         if (!isRunning() || isStale()) return;
-        const { values, positions } = decodeMessages<T>(batch.messages, batch.partition, (offset, error) =>
-          logger.error({ topic, partition: batch.partition, offset, err: error }, 'skipping a malformed message'),
-        );
-        // Throwing here leaves the offset uncommitted, so the batch is delivered again (at least once), marked so;
+        const decoded = decodeMessages<T>(batch.messages, batch.partition);
+        let redelivered = !settled.has(batch.partition);
+        settled.delete(batch.partition);
+        const idOf = (one: DecodedMessage<T>) => `${one.position.partition}:${one.position.offset}`;
+        // Throwing leaves the offset uncommitted, so the messages are delivered again (at least once), marked so;
         // writers insert with each item's id, so a redelivery never makes a second row.
-        if (values.length > 0) {
-          const redelivered = !settled.has(batch.partition);
-          settled.delete(batch.partition);
-          await handler(values, positions, { redelivered });
+        const call = async (run: DecodedMessage<T>[]) => {
+          try {
+            await handler(
+              run.map((one) => (one as { value: T }).value),
+              run.map((one) => one.position),
+              { redelivered },
+            );
+          } catch (error) {
+            redelivered = true;
+            throw error;
+          }
+        };
+        const processed = async (run: DecodedMessage<T>[]) => {
+          failing.succeeded(run.map(idOf));
+          resolveOffset(run.at(-1)!.message.offset);
+          await commitOffsetsIfNecessary();
+          await heartbeat();
+        };
+        let at = 0;
+        while (at < decoded.length) {
+          if (!isRunning() || isStale()) return;
+          const first = decoded[at]!;
+          if ('malformed' in first) {
+            // Not JSON: no consumer can ever process it.
+            await deadLetter(first, first.malformed, { attempts: 1, kind: 'data' });
+            resolveOffset(first.message.offset);
+            at += 1;
+            continue;
+          }
+          let end = at;
+          while (end < decoded.length && !('malformed' in decoded[end]!)) end += 1;
+          const run = decoded.slice(at, end);
+          const failure = await processNarrowing(
+            0,
+            run.length,
+            (from, to) => call(run.slice(from, to)),
+            (from, to) => processed(run.slice(from, to)),
+          );
+          if (!failure) {
+            at = end;
+            continue;
+          }
+          const failed = run[failure.index]!;
+          const verdict: FailureVerdict = failing.failed(idOf(failed), failure.error, failure.alone);
+          if (verdict.deadLetter) {
+            await deadLetter(failed, failure.error, verdict);
+            resolveOffset(failed.message.offset);
+            await commitOffsetsIfNecessary();
+            at += failure.index + 1;
+            continue;
+          }
+          logger.warn(
+            { topic, group: groupId, ...failed.position, attempts: verdict.attempts, kind: verdict.kind, retryInMs: verdict.retryInMs, err: failure.error },
+            'processing a message failed; trying it again',
+          );
+          // The partition waits, unresolved from the failing message on, while the others go on; Kafka delivers it
+          // again once resumed.
+          const resume = pause();
+          const timer = setTimeout(() => {
+            resumes.delete(timer);
+            resume();
+          }, verdict.retryInMs);
+          timer.unref();
+          resumes.add(timer);
+          await commitOffsetsIfNecessary();
+          return;
         }
         settled.add(batch.partition);
         resolveOffset(batch.lastOffset());
@@ -289,6 +427,7 @@ export class KafkaBus implements Bus {
     this.consumers.push(consumer);
     return {
       close: async () => {
+        for (const timer of resumes) clearTimeout(timer);
         await consumer.disconnect();
         this.consumers.splice(this.consumers.indexOf(consumer), 1);
       },

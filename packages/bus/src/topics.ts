@@ -36,6 +36,12 @@ export const SHORT_LIVED_TOPICS: ReadonlySet<Topic> = new Set<Topic>([Topics.rat
 /** Topics that carry accepted telemetry: the standalone server journals them, so a 202 never waits for a slow commit. */
 export const SIGNAL_TOPICS: readonly Topic[] = Object.values(Topics).filter((topic) => !SHORT_LIVED_TOPICS.has(topic));
 
+/**
+ * Where a topic's messages go that its consumers could not process (docs/architecture.md, "Dead letters"): the
+ * original key, value and headers, with the error, partition, offset and consumer group as headers.
+ */
+export const deadLetterTopic = (topic: Topic): string => `${topic}.dead`;
+
 export const ConsumerGroups = {
   ingestWriter: 'tlm-ingest-writer',
   issuesProcessor: 'tlm-issues-processor',

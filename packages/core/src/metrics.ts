@@ -42,6 +42,12 @@ export const busConsumerLag = new Gauge({
   labelNames: ['topic', 'group'] as const,
 });
 
+export const busDeadLetters = new Counter({
+  name: 'tlm_bus_dead_letters_total',
+  help: 'Messages set aside on their dead-letter topic because processing them kept failing, by topic and consumer group.',
+  labelNames: ['topic', 'group'] as const,
+});
+
 export const sdkDiscardedEvents = new Counter({
   name: 'tlm_sdk_discarded_events_total',
   help: 'Events that SDKs report they dropped before sending (Sentry client reports), by reason and category.',
