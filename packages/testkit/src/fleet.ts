@@ -9,6 +9,8 @@ const ROOT = path.resolve(__dirname, '../../..');
 const mainOf = (service: string) => path.join(ROOT, 'services', service, 'dist', 'main.js');
 /** Every process of a small fleet checks dashboard tokens with the same secret. */
 export const FLEET_JWT_SECRET = 'small-fleet-jwt-secret-0123456789abcdefghij';
+/** The dashboard API's token for the storage node's analytics endpoints. */
+const FLEET_ANALYTICS_TOKEN = 'small-fleet-analytics-token-0123456789';
 /** A bound on a hang of a start on a loaded machine, not a speed. */
 export const FLEET_START_MS = 90_000;
 
@@ -67,6 +69,8 @@ export async function stopProcess(process_: FleetProcess, signal: NodeJS.Signals
 export interface SmallFleet {
   storage: FleetProcess;
   keyAdmin: FleetProcess;
+  /** The dashboard API, on the storage node's analytics store (ANALYTICS_URL). */
+  dashboard: FleetProcess;
   gateways: FleetProcess[];
   /** The API gateway: the fleet's one public address. */
   gateway: FleetProcess;
@@ -76,8 +80,9 @@ export interface SmallFleet {
 
 /**
  * A small fleet, each service its own process of its built entry point: one storage node (the standalone entry point
- * with KAFKA_BROKERS and DATABASE_URL, on DuckDB under `dataDir`), key-admin, `gateways` ingest gateways and the API
- * gateway in front, all on the broker and Postgres given, sharing `blobDir` for bodies.
+ * with KAFKA_BROKERS and DATABASE_URL, on DuckDB under `dataDir`), key-admin, the dashboard API (whose analytics
+ * calls the storage node answers), `gateways` ingest gateways and the API gateway in front, all on the broker and
+ * Postgres given, sharing `blobDir` for bodies.
  */
 export async function startSmallFleet(options: {
   brokers: string;
@@ -101,26 +106,33 @@ export async function startSmallFleet(options: {
     DATA_DIR: options.dataDir,
     BLOB_DIR: options.blobDir,
     ADMIN_TOKEN: testkit.TEST_ADMIN_TOKEN,
+    ANALYTICS_API_TOKEN: FLEET_ANALYTICS_TOKEN,
     STATS_FLUSH_MS: '100',
+  });
+  const keyAdmin = await defineProcess('key-admin', 'key-admin', shared);
+  const dashboard = await defineProcess('dashboard-api', 'dashboard-api', {
+    ...shared,
+    ANALYTICS_URL: storage.url,
+    ANALYTICS_API_TOKEN: FLEET_ANALYTICS_TOKEN,
+    BLOB_DIR: options.blobDir,
     // Sign-ups in tests: scrypt at 2^14 instead of 2^17.
     PASSWORD_COST: '16384',
   });
-  const keyAdmin = await defineProcess('key-admin', 'key-admin', shared);
   const gateways: FleetProcess[] = [];
   for (let n = 1; n <= (options.gateways ?? 2); n++) gateways.push(await defineProcess(`ingest-gateway-${n}`, 'ingest-gateway', { ...shared, BLOB_DIR: options.blobDir }));
-  const all = [storage, keyAdmin, ...gateways];
+  const all = [storage, keyAdmin, dashboard, ...gateways];
   const stop = async () => {
     for (const one of [...all].reverse()) await stopProcess(one, 'SIGKILL');
   };
   try {
     // The storage node migrates the metadata store and subscribes its consumers first.
     await startProcess(storage);
-    await Promise.all([startProcess(keyAdmin), ...gateways.map(startProcess)]);
+    await Promise.all([startProcess(keyAdmin), startProcess(dashboard), ...gateways.map(startProcess)]);
     const gateway = await defineProcess('api-gateway', 'api-gateway', {
       INGEST_GATEWAY_URL: gateways.map((one) => one.url).join(','),
       QUERY_URL: storage.url,
       KEY_ADMIN_URL: keyAdmin.url,
-      DASHBOARD_API_URL: storage.url,
+      DASHBOARD_API_URL: dashboard.url,
       ALERTS_URL: storage.url,
       AI_URL: storage.url,
       EXPORTS_URL: storage.url,
@@ -128,7 +140,7 @@ export async function startSmallFleet(options: {
     });
     all.push(gateway);
     await startProcess(gateway);
-    return { storage, keyAdmin, gateways, gateway, stop };
+    return { storage, keyAdmin, dashboard, gateways, gateway, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -23,9 +23,10 @@ import {
 
 /**
  * The small fleet as it runs in production, each service its own Node process (the built entry points), on a real
- * Kafka broker and the real PostgreSQL server: two ingest gateways behind the API gateway, key-admin, and one storage
- * node (the standalone entry point with KAFKA_BROKERS: the writers, the issues processor, the log scanner, query and
- * the services that read the analytics store, on DuckDB). Sign-up, keys, ingest at both gateways, exact counts, key
+ * Kafka broker and the real PostgreSQL server: two ingest gateways behind the API gateway, key-admin, the dashboard
+ * API, and one storage node (the standalone entry point with KAFKA_BROKERS: the writers, the issues processor, the log
+ * scanner, query and the services that read the analytics store, on DuckDB; it answers the dashboard API's analytics
+ * calls). Sign-up, keys, ingest at both gateways, exact counts, GDPR counts and erasure from the dashboard API, key
  * revocation reaching both gateways, one rate limit across them, and SIGKILL of a gateway and the storage node in the
  * middle of a load.
  */
@@ -47,6 +48,7 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
     let blobDir: string;
     let fleet: SmallFleet;
     let storage: FleetProcess;
+    let dashboard: FleetProcess;
     let gateways: FleetProcess[];
     let gateway: FleetProcess;
 
@@ -55,7 +57,7 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-storage-'));
       blobDir = mkdtempSync(path.join(tmpdir(), 'tlm-fleet-blobs-'));
       fleet = await startSmallFleet({ brokers: brokers(), databaseUrl: postgres.url, dataDir, blobDir });
-      ({ storage, gateways, gateway } = fleet);
+      ({ storage, dashboard, gateways, gateway } = fleet);
     }, 5 * FLEET_START_MS);
 
     afterAll(async () => {
@@ -103,6 +105,46 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       expect((await storage.api.get('/metrics')).text).toMatch(/^tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer\.tlm\.logs\.v1"\} 0$/m);
       expect(await metricValue(gateways[0]!, 'tlm_bus_publish_duration_seconds_count', { topic: 'tlm.logs.v1' })).toBeGreaterThan(0);
     }, 120_000);
+
+    it("serves accounts and projects from the dashboard API's process, whose GDPR counts and erasure reach the storage node's store", async () => {
+      const { session, project, key } = await provision();
+      const login = await gateway.api.post('/api/auth/login', { body: { email: session.user.email, password: session.password } });
+      expect(login.status).toBe(200);
+      const token = login.body.token as string;
+      const me = await gateway.api.get('/api/auth/me', { token });
+      expect(me.status).toBe(200);
+      expect(me.body.email).toBe(session.user.email);
+      expect(me.body.organizations.map((one: { id: string }) => one.id)).toEqual([session.organization.id]);
+      const projects = await gateway.api.get(`/api/orgs/${session.organization.id}/projects`, { token });
+      expect(projects.status).toBe(200);
+      expect(projects.body.projects.map((one: { id: string }) => one.id)).toEqual([project.id]);
+      // The dashboard API's process answered them; the storage node, which mounts the same routes, did not.
+      expect(await metricValue(dashboard, 'tlm_http_requests_total', { route: '/api/auth/login', status: '200' })).toBeGreaterThan(0);
+      expect(await metricValue(storage, 'tlm_http_requests_total', { route: '/api/auth/login' })).toBe(0);
+
+      const people = ['erase-me', 'erase-me', 'erase-me', 'keep-me', 'keep-me'];
+      const sent = await gateway.api.post('/v1/events', { token: key.key, body: { batch: people.map((distinctId) => ({ event: 'fleet_gdpr', distinctId })) } });
+      expect(sent.status).toBe(202);
+      const value = async (q: string) => (await gateway.api.post('/v1/gql/query', { token: key.key, body: { q } })).body.data?.results?.[0];
+      await eventually(async () => expect(await value('from:events | count')).toEqual({ value: 5 }), 30_000, 200);
+      const exportPath = `/api/orgs/${session.organization.id}/gdpr/export`;
+      expect((await gateway.api.get(exportPath, { token })).body.counts).toEqual({ events: 5, logs: 0, alert_rules: 0 });
+
+      const erased = await gateway.api.post(`/api/orgs/${session.organization.id}/projects/${project.id}/gdpr/erase`, { token, body: { distinct_id: 'erase-me' } });
+      expect(erased.status).toBe(200);
+      expect(erased.body.removed.events).toBe(3);
+      expect(await value('from:events | count')).toEqual({ value: 2 });
+      expect((await gateway.api.get(exportPath, { token })).body.counts).toEqual({ events: 2, logs: 0, alert_rules: 0 });
+      expect(await metricValue(storage, 'tlm_http_requests_total', { route: '/internal/analytics/execute', status: '200' })).toBeGreaterThan(0);
+
+      // The storage node's analytics endpoint takes only its token.
+      const refused = await storage.api.post('/internal/analytics/execute', { token: 'not-the-analytics-token', body: { sql: 'DELETE FROM events' } });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe('UNAUTHORIZED');
+      // The fleet's public port does not lead to it.
+      expect((await gateway.api.post('/internal/analytics/execute', { body: { sql: 'DELETE FROM events' } })).status).toBe(404);
+      expect(await value('from:events | count')).toEqual({ value: 2 });
+    }, 60_000);
 
     it('refuses a key revoked through key-admin at both gateways', async () => {
       const { session, project, key } = await provision();

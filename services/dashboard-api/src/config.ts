@@ -6,6 +6,7 @@ import { PLAN_NAMES, StringEnum, httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
 import { mailConfig } from '@tlm/runtime';
+import { remoteAnalyticsConfig } from './remoteAnalytics';
 import { billingConfig } from './routes/billing';
 
 /** Settings of sign-up and log-in, shared by the fleet's dashboard API and the standalone server. */
@@ -22,6 +23,9 @@ export const DashboardConfig = Type.Object({
   ...httpConfig,
   ...postgresConfig,
   ...clickhouseConfig,
+  // The analytics store: ClickHouse, or a small fleet's storage node (ANALYTICS_URL); exactly one of them.
+  CLICKHOUSE_URL: Type.Optional(clickhouseConfig.CLICKHOUSE_URL),
+  ...remoteAnalyticsConfig,
   ...s3Config,
   ...kafkaConfig,
   ...regionConfig,

@@ -15,6 +15,7 @@ export { signupConfig } from './config';
 export { billingConfig } from './routes/billing';
 export { changePlan } from './plans';
 export { purgeAccount, purgeProjectData } from './accounts';
+export { RemoteAnalyticsStore, remoteAnalyticsConfig, remoteAnalyticsRoutes } from './remoteAnalytics';
 
 /** Every dashboard API route (`/api/auth`, `/api/orgs`, projects, issue actions, the billing webhook). */
 export function dashboardRoutes(deps: DashboardDeps): Router {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
-import { billingConfig, signupConfig } from '@tlm/dashboard-api';
+import { billingConfig, remoteAnalyticsConfig, signupConfig } from '@tlm/dashboard-api';
 import { evaluatorConfig } from '@tlm/alerts';
 import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
@@ -59,6 +59,8 @@ export const StandaloneConfig = Type.Object({
         "Kafka bootstrap brokers (host:port, comma-separated). Set, the server is a small fleet's storage node: it consumes the topics the fleet's ingest gateways publish to, instead of the in-process bus and its journal, and writes DuckDB; with DATABASE_URL its metadata is the fleet's Postgres.",
     }),
   ),
+  // A storage node answers the analytics calls of its fleet's dashboard API with this token (docs/architecture.md).
+  ANALYTICS_API_TOKEN: remoteAnalyticsConfig.ANALYTICS_API_TOKEN,
   ...ingestWriterConfig,
   ...maintenanceConfig,
   ...logScannerConfig,

@@ -6,11 +6,11 @@ import type { Static } from '@sinclair/typebox';
 import { ANALYTICS_TABLES, DuckDBStore, type DuckDBStoreOptions } from '@tlm/analytics-store';
 import { TokenIssuer, startKeyAccess } from '@tlm/auth';
 import { FileSystemBlobStore } from '@tlm/blob-store';
-import { EmbeddedBus, IngestJournal, KafkaBus, SIGNAL_TOPICS, type Bus } from '@tlm/bus';
+import { EmbeddedBus, IngestJournal, KafkaBus, SIGNAL_TOPICS, deadLetterPolicyOf, type Bus } from '@tlm/bus';
 import { ConfigError, createServiceApp, finishServiceApp, listen, metrics, splitList, type Logger } from '@tlm/core';
 import { aiRoutes, translatorFromConfig } from '@tlm/ai';
 import { Notifier, alertRoutes, notifierSettings, startAlertEvaluator } from '@tlm/alerts';
-import { dashboardRoutes } from '@tlm/dashboard-api';
+import { dashboardRoutes, remoteAnalyticsRoutes } from '@tlm/dashboard-api';
 import { exportRoutes, startExportRunner } from '@tlm/exports';
 import { ingestRoutes } from '@tlm/ingest-gateway';
 import { startIngestWriter } from '@tlm/ingest-writer';
@@ -87,7 +87,12 @@ async function busOf(config: Static<typeof StandaloneConfig>, dataDir: string, l
   if (config.KAFKA_BROKERS) {
     return KafkaBus.fromConfig({ ...config, KAFKA_BROKERS: config.KAFKA_BROKERS }, `storage-${hostname()}-${process.pid}`, logger);
   }
-  return new EmbeddedBus({ journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS), commitWaitMs: config.INGEST_COMMIT_WAIT_MS, logger });
+  return new EmbeddedBus({
+    journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS),
+    commitWaitMs: config.INGEST_COMMIT_WAIT_MS,
+    deadLetters: deadLetterPolicyOf(config),
+    logger,
+  });
 }
 
 /** Composes every service in this process: the same modules the fleet runs, on embedded engines. */
@@ -165,6 +170,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
       logger,
     }),
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
+    remoteAnalyticsRoutes(analytics, config.ANALYTICS_API_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger, tokens, notifier: alertNotifier }),
     aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
     statusPageRoutes({ metadata, tokens, limiter: access.limiter }),
