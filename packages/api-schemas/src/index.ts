@@ -155,6 +155,27 @@ export const PlanLimits = Type.Object({
 });
 export type PlanLimits = Static<typeof PlanLimits>;
 
+const deprecatedName = (name: string) => Type.Integer({ deprecated: true, description: `deprecated name of ${name}` });
+/**
+ * A plan's limits as answers carry them (`limits` of /v1/info, the organization, its usage): snake_case like the rest
+ * of the API, with the camelCase names of earlier answers kept beside them, deprecated (docs/api.md "Plan limits").
+ */
+export const PlanLimitsAnswer = Type.Object({
+  requests_per_second: Type.Integer({ description: '/v1 requests per second of the account, over all its keys' }),
+  api_requests_per_second: Type.Integer({ description: '/api requests per second of the account, over all its members' }),
+  max_api_keys: Type.Integer({ description: 'API keys of the account, over all its projects' }),
+  retention_days: Type.Integer({ description: 'days of telemetry kept and readable' }),
+  max_projects: Type.Integer({ description: 'live projects of the account' }),
+  ai_queries_per_month: Type.Integer({ description: 'AI requests of the account per calendar month' }),
+  requestsPerSecond: deprecatedName('requests_per_second'),
+  apiRequestsPerSecond: deprecatedName('api_requests_per_second'),
+  maxApiKeys: deprecatedName('max_api_keys'),
+  retentionDays: deprecatedName('retention_days'),
+  maxProjects: deprecatedName('max_projects'),
+  aiQueriesPerMonth: deprecatedName('ai_queries_per_month'),
+});
+export type PlanLimitsAnswer = Static<typeof PlanLimitsAnswer>;
+
 export const USAGE_SIGNALS = ['logs', 'events', 'ai_queries', 'errors', 'spans', 'vitals', 'sessions'] as const;
 export type UsageSignal = (typeof USAGE_SIGNALS)[number];
 
@@ -173,7 +194,7 @@ const Quota = Type.Object({ used: Type.Integer(), limit: Type.Integer() });
 export const Usage = Type.Object({
   organization: Type.Object({ id: Type.String(), name: Type.String(), plan: StringEnum(PLAN_NAMES), region: Type.String() }),
   month: Type.String({ description: 'YYYY-MM' }),
-  limits: PlanLimits,
+  limits: PlanLimitsAnswer,
   keys: Quota,
   projects: Quota,
   usage: SignalCounts,

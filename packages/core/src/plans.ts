@@ -1,7 +1,7 @@
 /** Per-plan limits (SPEC.md Limits). Project and AI quotas are not in the spec; the values here are ours (docs/decisions.md). */
-import { PLAN_NAMES, type PlanLimits, type PlanName } from '@tlm/api-schemas';
+import { PLAN_NAMES, type PlanLimits, type PlanLimitsAnswer, type PlanName } from '@tlm/api-schemas';
 
-// The limits' type is the usage answer's schema (packages/api-schemas), so the table and the wire cannot drift apart.
+// The limits' types are schemas of packages/api-schemas, so the table and the wire cannot drift apart.
 export { PLAN_NAMES, type PlanLimits, type PlanName };
 
 export const PLANS: Record<PlanName, PlanLimits> = {
@@ -10,6 +10,20 @@ export const PLANS: Record<PlanName, PlanLimits> = {
   pro: { requestsPerSecond: 50, apiRequestsPerSecond: 100, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000 },
   team: { requestsPerSecond: 100, apiRequestsPerSecond: 200, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000 },
 };
+
+/** A plan's limits as every answer carries them: snake_case, and the deprecated camelCase names beside them. */
+export function limitsJson(plan: PlanName): PlanLimitsAnswer {
+  const limits = PLANS[plan];
+  return {
+    requests_per_second: limits.requestsPerSecond,
+    api_requests_per_second: limits.apiRequestsPerSecond,
+    max_api_keys: limits.maxApiKeys,
+    retention_days: limits.retentionDays,
+    max_projects: limits.maxProjects,
+    ai_queries_per_month: limits.aiQueriesPerMonth,
+    ...limits,
+  };
+}
 
 /** Plans above `plan` whose limit `limitOf` is higher than `needed - 1`, cheapest first: the upgrade offer of a 402. */
 export function upgradesAllowing(plan: PlanName, needed: number, limitOf: (limits: PlanLimits) => number): PlanName[] {

@@ -1,6 +1,6 @@
 import { announceKeyChange } from '@tlm/auth';
 import type { Bus } from '@tlm/bus';
-import { PLANS, isUuid, notFound, type PlanName } from '@tlm/core';
+import { isUuid, limitsJson, notFound, type PlanName } from '@tlm/core';
 import { findOrganization, updateOrganization, type MetadataStore } from '@tlm/metadata-store';
 
 /**
@@ -12,5 +12,5 @@ export async function changePlan(stores: { metadata: MetadataStore; bus: Bus }, 
   if (!organization) throw notFound('organization not found');
   const updated = await updateOrganization(stores.metadata, orgId, { plan });
   if (plan !== organization.plan) await announceKeyChange(stores.bus, { orgIds: [orgId] });
-  return { id: updated.id, name: updated.name, plan: updated.plan, region: updated.region, limits: PLANS[updated.plan] };
+  return { id: updated.id, name: updated.name, plan: updated.plan, region: updated.region, limits: limitsJson(updated.plan) };
 }

@@ -52,7 +52,7 @@ describe('GET /api/orgs and GET /api/orgs/:org', () => {
     const reply = await server.api.get(`/api/orgs/${alice.organization.id}`, { token: alice.token });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ id: alice.organization.id, plan: 'free', role: 'owner' });
-    expect(reply.body.limits).toMatchObject({ requestsPerSecond: 10, maxApiKeys: 5, retentionDays: 3, maxProjects: 3 });
+    expect(reply.body.limits).toMatchObject({ requests_per_second: 10, max_api_keys: 5, retention_days: 3, max_projects: 3 });
   });
 
   describe("answers 404 NOT_FOUND for another user's organization", () => {

@@ -75,7 +75,7 @@ describe('per-organization /api budget', () => {
     expect(limit).toBe(25);
     const setup = await freeProject();
     const answer = await server.api.get(`/api/orgs/${setup.session.organization.id}`, { token: setup.session.token });
-    expect(answer.body.limits).toMatchObject({ requestsPerSecond: 10, apiRequestsPerSecond: 25 });
+    expect(answer.body.limits).toMatchObject({ requests_per_second: 10, api_requests_per_second: 25 });
 
     const replies = await burst(() => times(limit + 5, () => gql(setup)));
     expect(statuses(replies)).toEqual({ 200: limit, 429: 5 });

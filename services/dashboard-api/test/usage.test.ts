@@ -27,7 +27,21 @@ describe('usage', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.organization).toEqual(expect.objectContaining({ id: setup.session.organization.id, plan: 'free' }));
     expect(reply.body.month).toBe(new Date().toISOString().slice(0, 7));
-    expect(reply.body.limits).toEqual({ requestsPerSecond: 10, apiRequestsPerSecond: 25, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50 });
+    expect(reply.body.limits).toEqual({
+      requests_per_second: 10,
+      api_requests_per_second: 25,
+      max_api_keys: 5,
+      retention_days: 3,
+      max_projects: 3,
+      ai_queries_per_month: 50,
+      // Deprecated names, kept for clients that read them (docs/api.md "Plan limits").
+      requestsPerSecond: 10,
+      apiRequestsPerSecond: 25,
+      maxApiKeys: 5,
+      retentionDays: 3,
+      maxProjects: 3,
+      aiQueriesPerMonth: 50,
+    });
     expect(reply.body.keys).toEqual({ used: 2, limit: 5 });
     expect(reply.body.projects).toEqual({ used: 2, limit: 3 });
     expect(reply.body.usage).toEqual({ logs: 3, events: 2, ai_queries: 0, errors: 1, spans: 0, vitals: 0, sessions: 0 });

@@ -73,7 +73,7 @@ describe('per-account rate limit (RATE_LIMIT_ENABLED)', () => {
   async function requestsPerSecond(session: Session): Promise<number> {
     const reply = await server.api.get(`/api/orgs/${session.organization.id}`, { token: session.token });
     expect(reply.status).toBe(200);
-    return reply.body.limits.requestsPerSecond as number;
+    return reply.body.limits.requests_per_second as number;
   }
 
   /**

@@ -24,7 +24,7 @@ describe('PUT /admin/orgs/:org/plan', () => {
     const owner = await signup(server.api);
     const reply = await setPlan(owner.organization.id, { plan: 'pro' });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id: owner.organization.id, plan: 'pro', limits: { maxApiKeys: 100, retentionDays: 90 } });
+    expect(reply.body).toMatchObject({ id: owner.organization.id, plan: 'pro', limits: { max_api_keys: 100, retention_days: 90 } });
     expect(await storedPlan(owner.organization.id)).toBe('pro');
     const project = await server.api.post(`/api/orgs/${owner.organization.id}/projects`, { token: owner.token, body: { name: 'p' } });
     // Free allows 5 keys; Pro allows 100.
@@ -102,6 +102,6 @@ describe('a server without ADMIN_TOKEN and with DEFAULT_PLAN starter', () => {
     const owner = await signup(plain.api);
     expect(owner.organization.plan).toBe('starter');
     const read = await plain.api.get(`/api/orgs/${owner.organization.id}`, { token: owner.token });
-    expect(read.body.limits.maxApiKeys).toBe(10);
+    expect(read.body.limits.max_api_keys).toBe(10);
   });
 });

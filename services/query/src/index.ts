@@ -16,7 +16,7 @@ import {
   type RegionUrls,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isoTime, jsonBody, parseBody, validationError, type Logger } from '@tlm/core';
+import { PLANS, isoTime, limitsJson, jsonBody, parseBody, validationError, type Logger } from '@tlm/core';
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { BlobStore } from '@tlm/blob-store';
 import { complete, type Guard } from '@tlm/gql';
@@ -140,7 +140,7 @@ export function queryRoutes(deps: QueryDeps): Router {
         name: organization!.name,
         plan: organization!.plan,
         region: organization!.region,
-        limits: PLANS[organization!.plan],
+        limits: limitsJson(organization!.plan),
       },
       usage: { month: month.slice(0, 7), logs: usage['logs'] ?? 0, events: usage['events'] ?? 0 },
       key_count: keyCount,

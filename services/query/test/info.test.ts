@@ -11,11 +11,23 @@ async function readInfo(token = fixture.setup.secretKey) {
 const keysPath = () => `/api/orgs/${fixture.setup.session.organization.id}/projects/${fixture.setup.project.id}/keys`;
 
 describe('GET /v1/info', () => {
-  it('describes the project and its organization with the plan', async () => {
+  it('describes the project and its organization with the plan and its limits in snake_case', async () => {
     const info = await readInfo();
     expect(info.project).toMatchObject({ id: fixture.setup.project.id, name: 'web', dsn_id: fixture.setup.project.dsn_id });
     expect(info.organization).toMatchObject({ id: fixture.setup.session.organization.id, plan: 'free', region: 'us' });
-    expect(info.organization.limits).toMatchObject({ requestsPerSecond: 10, maxApiKeys: 5 });
+    expect(info.organization.limits).toMatchObject({
+      requests_per_second: 10,
+      api_requests_per_second: 25,
+      max_api_keys: 5,
+      retention_days: 3,
+      max_projects: 3,
+      ai_queries_per_month: 50,
+    });
+  });
+
+  it('keeps the deprecated camelCase names of the limits readable beside the snake_case ones', async () => {
+    const { limits } = (await readInfo()).organization;
+    expect([limits.requestsPerSecond, limits.maxApiKeys, limits.retentionDays]).toEqual([limits.requests_per_second, limits.max_api_keys, limits.retention_days]);
   });
 
   it("counts the logs and events the project sent this month, whatever times they carry", async () => {
@@ -61,7 +73,7 @@ describe('GET /v1/info', () => {
     await setPlan(fixture.server.api, fixture.setup.session, 'starter');
     const info = await readInfo();
     expect(info.organization.plan).toBe('starter');
-    expect(info.organization.limits.maxApiKeys).toBe(10);
+    expect(info.organization.limits.max_api_keys).toBe(10);
   });
 
   it('refuses a public key with 403 FORBIDDEN', async () => {

@@ -1,6 +1,6 @@
 import { MemberPatch, NewMember, OrganizationPatch } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser, sessionUser } from '@tlm/auth';
-import { PLANS, conflict, isUuid, jsonBody, notFound, forbidden, parseBody } from '@tlm/core';
+import { conflict, isUuid, jsonBody, limitsJson, notFound, forbidden, parseBody } from '@tlm/core';
 import {
   countOwners,
   deleteMembership,
@@ -40,14 +40,14 @@ export function organizationRoutes(deps: DashboardDeps): Router {
 
   router.get('/api/orgs/:org', ...member, (_req, res) => {
     const { organization, role } = requestMembership(res);
-    res.json({ ...organizationJson(organization, role), limits: PLANS[organization.plan] });
+    res.json({ ...organizationJson(organization, role), limits: limitsJson(organization.plan) });
   });
 
   router.patch('/api/orgs/:org', ...owner, body, async (req, res) => {
     const changes = parseBody(OrganizationPatch, req.body);
     const { organization, role } = requestMembership(res);
     const updated = await updateOrganization(deps.metadata, organization.id, changes);
-    res.json({ ...organizationJson(updated, role), limits: PLANS[updated.plan] });
+    res.json({ ...organizationJson(updated, role), limits: limitsJson(updated.plan) });
   });
 
   router.get('/api/orgs/:org/members', ...member, async (_req, res) => {

@@ -1,6 +1,6 @@
 import type { Usage } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser } from '@tlm/auth';
-import { PLANS } from '@tlm/core';
+import { PLANS, limitsJson } from '@tlm/core';
 import { runQuery } from '@tlm/gql';
 import { countKeysOfOrganization, listProjects, monthOf, readUsage, type ProjectRow } from '@tlm/metadata-store';
 import { Router } from 'express';
@@ -48,7 +48,7 @@ export function usageRoutes(deps: DashboardDeps): Router {
     const answer: Usage = {
       organization: { id: organization.id, name: organization.name, plan: organization.plan, region: organization.region },
       month: month.slice(0, 7),
-      limits,
+      limits: limitsJson(organization.plan),
       keys: { used: keysUsed, limit: limits.maxApiKeys },
       projects: { used: projects.length, limit: limits.maxProjects },
       usage,

@@ -94,27 +94,27 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         <dl className="stats">
           <div className="stat">
             <dt>API key requests per second</dt>
-            <dd>{shown(limits.requestsPerSecond)}</dd>
+            <dd>{shown(limits.requests_per_second)}</dd>
           </div>
           <div className="stat">
             <dt>Dashboard requests per second</dt>
-            <dd>{shown(limits.apiRequestsPerSecond)}</dd>
+            <dd>{shown(limits.api_requests_per_second)}</dd>
           </div>
           <div className="stat">
             <dt>Retention</dt>
-            <dd>{shown(limits.retentionDays, ' days')}</dd>
+            <dd>{shown(limits.retention_days, ' days')}</dd>
           </div>
           <div className="stat">
             <dt>Projects</dt>
-            <dd>{shown(limits.maxProjects)}</dd>
+            <dd>{shown(limits.max_projects)}</dd>
           </div>
           <div className="stat">
             <dt>API keys</dt>
-            <dd>{shown(limits.maxApiKeys)}</dd>
+            <dd>{shown(limits.max_api_keys)}</dd>
           </div>
           <div className="stat">
             <dt>AI queries a month</dt>
-            <dd>{shown(limits.aiQueriesPerMonth)}</dd>
+            <dd>{shown(limits.ai_queries_per_month)}</dd>
           </div>
         </dl>
       </section>
@@ -123,9 +123,9 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
           Quotas
         </h2>
         <div className="quotas">
-          <Meter label="Projects" used={answer.projects.used} limit={answer.projects.limit ?? limits.maxProjects} />
-          <Meter label="API keys" used={answer.keys.used} limit={answer.keys.limit ?? limits.maxApiKeys} />
-          <Meter label="AI queries this month" used={answer.usage.ai_queries ?? 0} limit={limits.aiQueriesPerMonth} />
+          <Meter label="Projects" used={answer.projects.used} limit={answer.projects.limit ?? limits.max_projects} />
+          <Meter label="API keys" used={answer.keys.used} limit={answer.keys.limit ?? limits.max_api_keys} />
+          <Meter label="AI queries this month" used={answer.usage.ai_queries ?? 0} limit={limits.ai_queries_per_month} />
         </div>
       </section>
       <section className="panel" aria-labelledby="this-month">
