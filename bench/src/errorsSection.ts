@@ -111,7 +111,7 @@ async function sendErrors(options: {
 }
 
 /**
- * Issue 4: errors/s through the envelope endpoint into grouped issues (a mix of 100 fingerprints), next to logs/s
+ * Errors into issues: errors/s through the envelope endpoint into grouped issues (a mix of 100 fingerprints), next to logs/s
  * over POST /v1/logs on the same server in the same run; both in requests of 100 items, and errors also one per
  * envelope as Sentry SDKs send them. In standalone mode a 200 means the error rows are written; the issue counts and
  * their snapshots follow (docs/decisions.md). Target: errors/s at least a third of logs/s.

@@ -9,7 +9,7 @@ import { median, rate, repeat } from './stats';
 const RUNS = 3;
 
 /**
- * Issue 2: logs/s and events/s accepted end to end over HTTP (batches of 100 and 500, concurrent clients) until
+ * Ingest: logs/s and events/s accepted end to end over HTTP (batches of 100 and 500, concurrent clients) until
  * queryable, next to the same rows appended straight into DuckDB. Medians of three runs each. The ceiling runs after
  * the server has stopped, so its rows in memory do not burden the HTTP clients of this process.
  */

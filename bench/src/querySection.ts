@@ -133,7 +133,7 @@ async function measure(gql: { run(query: Query): Promise<void> }, hand: { run(qu
 }
 
 /**
- * Issue 3: GQL end to end over HTTP next to the same query written by hand in DuckDB SQL against a copy of the same
+ * GQL: end to end over HTTP next to the same query written by hand in DuckDB SQL against a copy of the same
  * file, in the same run, at each size. The hand-written SQL runs in this process without HTTP, its runs interleaved
  * with the GQL requests: measured one after the other (all SQL, then all GQL), the two sides would see
  * this machine's speed at different times. Medians of warm runs.

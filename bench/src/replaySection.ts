@@ -57,7 +57,7 @@ function rrwebChunk(seed: number, start: number): Buffer {
 }
 
 /**
- * Issue 5: replay chunk MB/s accepted over POST /v1/replay/chunks (gzipped rrweb, concurrent clients, each client one
+ * Replay: chunk MB/s accepted over POST /v1/replay/chunks (gzipped rrweb, concurrent clients, each client one
  * session) until stored (blob fsynced, row committed), next to logs/s over POST /v1/logs (batches of 500) on the same
  * server in the same run. Medians of three runs each.
  */

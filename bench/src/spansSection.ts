@@ -35,7 +35,7 @@ function otlpSpan(i: number, nowNanos: bigint) {
 }
 
 /**
- * Issue 5: spans/s accepted over OTLP/HTTP, JSON and protobuf (requests of 500 spans, concurrent clients) until queryable, next to
+ * Spans: spans/s accepted over OTLP/HTTP, JSON and protobuf (requests of 500 spans, concurrent clients) until queryable, next to
  * logs/s over POST /v1/logs (batches of 500) measured on the same server in the same run. Medians of three runs each.
  */
 export async function spansSection(options: { items: number; concurrency: number; port: number }): Promise<Record<string, number>> {

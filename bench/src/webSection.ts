@@ -7,7 +7,7 @@ import { median, millis, repeat } from './stats';
 
 const RUNS = 5;
 const DIST = path.join(__dirname, '..', '..', 'services', 'web', 'dist');
-/** The budget of issue "The web app, part 1": JavaScript before the first page, gzipped. */
+/** The web app's budget: JavaScript before the first page, gzipped. */
 const SHELL_BUDGET_BYTES = 250_000;
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

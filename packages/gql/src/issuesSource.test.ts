@@ -29,7 +29,7 @@ describe('from:issues hides ignored issues unless the query filters on status', 
 });
 
 describe('the errors and issues sources', () => {
-  it('expose the fields of issue 4', () => {
+  it('expose the fields of stored errors and of issues', () => {
     const errors = findSource('errors')!;
     for (const column of ['id', 'timestamp', 'fingerprint_hash', 'issue_id', 'type', 'value', 'level', 'release', 'environment', 'trace_id', 'frames', 'breadcrumbs', 'source']) {
       expect(errors.columns.has(column)).toBe(true);

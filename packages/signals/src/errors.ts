@@ -24,7 +24,7 @@ export interface StackFrame {
   readonly in_app: boolean;
   readonly abs_path: string | null;
   readonly context_line: string | null;
-  /** The position before symbolication, kept beside the original one (issue 5, source maps). */
+  /** The position before symbolication, kept beside the original one (source maps). */
   readonly minified?: { filename: string | null; function: string | null; lineno: number | null; colno: number | null };
 }
 

@@ -30,7 +30,7 @@ export type ItemOutcome = { routed: RoutedRecord[] } | { rejected: string } | { 
 /** Turns one envelope item into records; may be async for items whose bodies go to the blob store. */
 export type EnvelopeItemHandler = (item: EnvelopeItem, context: EnvelopeItemContext) => ItemOutcome | Promise<ItemOutcome>;
 
-/** 1 MiB per item (DECISIONS.md and issue 4); recordings, profiles and attachments may be larger. */
+/** 1 MiB per item (DECISIONS.md); recordings, profiles and attachments may be larger. */
 export const DEFAULT_ITEM_LIMIT_BYTES = 1024 * 1024;
 export const LARGE_ITEM_LIMIT_BYTES = 10 * 1024 * 1024;
 /** Whole envelope, inflated: room for one large item and the small ones beside it. */
