@@ -198,6 +198,7 @@ describe('an OpenAI-compatible provider', () => {
     try {
       const project = await setupProject(withModel.api);
       await withModel.api.post('/v1/logs', { token: project.secretKey, body: { batch: [{ severity: 'error', message: 'declined', properties: { route: '/checkout' } }] } });
+      await eventually(async () => expect((await withModel.api.get('/v1/schema', { token: project.secretKey })).body.log_properties.length).toBeGreaterThan(0));
       const good = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately' } });
       expect(good.body).toMatchObject({ gql: 'from:logs severity:error | count | last:2h', valid: true });
       const system = provider.seen[0]!.messages[0]!;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { alertEventsTable, alertsTable, errorsTable, issuesTable, sessionsTable, spansTable, vitalsTable } from '@tlm/analytics-store';
-import type { TestServer } from '@tlm/testkit';
+import { eventually, type TestServer } from '@tlm/testkit';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -75,6 +75,12 @@ export async function seedProject(server: TestServer, projectId: string, secretK
     const reply = await server.api.post(path, { token: secretKey, body: { batch } });
     if (reply.status !== 202 || reply.body.rejected !== 0) throw new Error(`seeding ${path} failed: ${reply.status} ${reply.text}`);
   }
+
+  // The schema document follows the stored rows: the translator reads event names and properties from it.
+  await eventually(async () => {
+    const schema = (await server.api.get('/v1/schema', { token: secretKey })).body;
+    if (schema.event_names.length < 3 || schema.log_properties.length < 6 || schema.event_properties.length < 5) throw new Error('the schema document is not complete yet');
+  });
 
   const stored = { project_id: projectId, received_at: now, retention_days: 3 };
   const analytics = server.standalone.analytics;
