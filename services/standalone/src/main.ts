@@ -13,10 +13,12 @@ start(async () => {
   const url = openUrl(config.HOST, standalone.port);
   const dataDir = path.resolve(config.DATA_DIR);
   logger.info({ url, host: config.HOST, port: standalone.port, data_dir: dataDir }, 'tlm standalone listening');
-  // For the person who ran `make start`; on stderr, so stdout stays one JSON log line per entry.
-  process.stderr.write(
-    `\ntlm is running: open ${url} in a browser. The API and the docs: README.md and docs/ (docs/api.md). ` +
-      `Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
+  // For the person who ran `make start`, last once the log line is out; on stderr, so stdout stays JSON lines.
+  logger.flush(() =>
+    process.stderr.write(
+      `\ntlm is running: open ${url} in a browser. The API and the docs: README.md and docs/ (docs/api.md). ` +
+        `Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
+    ),
   );
   exitOnSignals(logger, standalone.close);
 });
