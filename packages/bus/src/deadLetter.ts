@@ -136,6 +136,11 @@ export class FailingMessages {
     return { deadLetter: false, attempts: entry.attempts, kind, retryInMs: backoff(this.policy, entry.attempts) };
   }
 
+  /** Forgets the failures of a message that was processed after all. */
+  forget(id: string): void {
+    this.failing.delete(id);
+  }
+
   /** Forgets every failure (a rebalance may hand the messages to another consumer). */
   clear(): void {
     this.failing.clear();

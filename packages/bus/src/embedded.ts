@@ -228,6 +228,8 @@ export class EmbeddedBus implements Bus {
   private async retryNarrowing(journal: IngestJournal, queue: GroupQueue<unknown>, entry: JournalEntry, values: unknown[]): Promise<boolean> {
     let at = 0;
     let waitMs = backoff(this.deadLetters, 1);
+    // The message at `at` that failed alone last time, forgotten once it is processed.
+    let failing: string | undefined;
     while (at < values.length) {
       if (!(await this.wait(waitMs))) return false;
       const rest = values.slice(at);
@@ -237,9 +239,11 @@ export class EmbeddedBus implements Bus {
         (from, to) => queue.enqueue(rest.slice(from, to), true, true),
         () => undefined,
       );
+      if (failing !== undefined && (!failure || failure.index > 0)) queue.failing.forget(failing);
       if (!failure) return true;
       const offset = entry.first + at + failure.index;
-      const verdict = queue.failing.failed(`${offset}`, failure.error, failure.alone);
+      failing = `${offset}`;
+      const verdict = queue.failing.failed(failing, failure.error, failure.alone);
       if (verdict.deadLetter) {
         this.setAside(journal, queue.group, entry.topic, offset, rest[failure.index], failure.error, verdict.attempts);
         this.logger?.warn(
