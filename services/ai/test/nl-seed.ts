@@ -31,7 +31,7 @@ export async function seedProject(server: TestServer, projectId: string, secretK
   const iso = (ms: number) => new Date(now - ms).toISOString();
   const logs = Array.from({ length: 80 }, (_, i) => {
     const route = ROUTES[i % ROUTES.length]!;
-    const status = i % 10 === 3 ? 500 : i % 7 === 2 ? 404 : 200;
+    const status = i % 10 === 3 || i % 10 === 6 ? 500 : i % 7 === 2 ? 404 : 200;
     const severity = i === 17 || i === 61 ? 'fatal' : status === 500 ? 'error' : status === 404 ? 'warn' : i % 11 === 5 ? 'debug' : 'info';
     const message = severity === 'fatal' ? 'out of memory' : status === 500 ? (route === '/checkout' ? 'payment declined' : 'request failed') : status === 404 ? 'not found' : 'request handled';
     return {
