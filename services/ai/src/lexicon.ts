@@ -156,8 +156,11 @@ function buildLexicon(schema: SchemaDocument, values: ColumnValues = {}): Lexico
     }
   }
   const events = schema.event_names.map(({ name }) => ({ name, pattern: eventPattern(name) }));
+  // Sources with rows: those whose values were read, and logs and events when the schema document has seen some.
   const read = Object.keys(values);
-  return { fields, values: valueWords, events, withData: new Set(read.length > 0 ? read : SOURCES.map((source) => source.name)), schema };
+  if (schema.log_properties.length > 0) read.push('logs');
+  if (schema.event_names.length > 0) read.push('events');
+  return { fields, values: valueWords, events, withData: new Set(Object.keys(values).length > 0 ? read : SOURCES.map((source) => source.name)), schema };
 }
 
 /** A stored value as words: on word boundaries, in the plural, and for countries by name and code. */

@@ -102,3 +102,66 @@ describe('queryText', () => {
     expect(queryText('\n  from:events | count | last:1d\nexplanation')).toBe('from:events | count | last:1d');
   });
 });
+
+describe("the project's vocabulary", () => {
+  const shop: SchemaDocument = {
+    log_properties: [
+      { key: 'route', type: 'string', examples: ['/search', '/checkout'], volume: 50 },
+      { key: 'duration_ms', type: 'number', examples: [120], volume: 50 },
+      { key: 'status_code', type: 'number', examples: [200, 500], volume: 50 },
+      { key: 'user_id', type: 'string', examples: ['u1'], volume: 50 },
+    ],
+    event_properties: [
+      { key: 'country', type: 'string', examples: ['US', 'DE', 'FR'], volume: 9 },
+      { key: 'amount', type: 'number', examples: [19], volume: 5 },
+      { key: 'product', type: 'string', examples: ['premium', 'basic'], volume: 5 },
+    ],
+    event_names: [
+      { name: 'signup', volume: 5 },
+      { name: 'purchase', volume: 5 },
+    ],
+  };
+  const values = { errors: { type: ['TypeError'], environment: ['staging', 'production'] }, logs: { route: ['/search', '/checkout'] } };
+  const ask = (prompt: string) => translate({ prompt, mode: 'explorer', schema: shop, values, now });
+
+  it.each([
+    // Stored values match whole words only: "us" in "users" and "fr" in "from" are not countries.
+    ['unique users', 'from:events | count_distinct(distinct_id) | last:24h'],
+    ['signups from Germany', 'from:events event_name:signup country:DE | last:24h'],
+    ['purchases from the United States', 'from:events event_name:purchase country:US | last:24h'],
+    // Plurals and verb forms find event names; a value implies its property and the source holding it.
+    ['how many users signed up today?', 'from:events event_name:signup | count_distinct(distinct_id) | since:2024-05-10'],
+    ['how many purchases per country', 'from:events event_name:purchase | count by country | last:24h'],
+    ['premium purchases', 'from:events event_name:purchase product:premium | last:24h'],
+    ['total purchase amount', 'from:events event_name:purchase | sum(amount) | last:24h'],
+    ['top 2 countries by revenue', 'from:events | sum(amount) by country | top 2 | last:24h'],
+    // Exception types and stored column values choose errors.
+    ['how many TypeErrors', 'from:errors type:TypeError | count | last:24h'],
+    ['errors in staging', 'from:errors environment:staging | last:24h'],
+    // Synonyms of the duration field, status codes and superlatives.
+    ['p95 latency per route', 'from:logs | p95(duration_ms) by route | last:24h'],
+    ['slowest 2 routes', 'from:logs | avg(duration_ms) by route | top 2 | last:24h'],
+    ['maximum duration for /search', 'from:logs route:/search | max(duration_ms) | last:24h'],
+    ['how many requests returned status 500', 'from:logs status_code:500 | count | last:24h'],
+    ['requests slower than 2 seconds', 'from:logs duration_ms > 2000 | last:24h'],
+    ['top 2 issues by event count', 'from:issues | sort event_count desc | limit 2'],
+  ])('%s → %s', (prompt, gql) => {
+    expect(ask(prompt)).toEqual({ gql });
+    expect(() => compileQuery(gql)).not.toThrow();
+  });
+
+  it('gives no query for a prompt naming nothing of the project, with the reason and questions it can answer', () => {
+    expect(ask('how many refunds last week')).toEqual({
+      gql: null,
+      reason: 'nothing in this project is called "refunds": no source, field, event name or stored value matches',
+      suggestions: ['how many error logs in the last hour?', 'how many signup events per day this week?', 'average duration_ms by route', 'unresolved issues'],
+    });
+    expect(ask('what is the weather in Paris')).toMatchObject({ gql: null, reason: expect.stringContaining('"weather"') });
+  });
+
+  it('answers small talk with no query, and the question after a greeting with its query', () => {
+    expect(ask('hello, who are you?')).toMatchObject({ gql: null, smallTalk: true });
+    expect(ask('thanks!')).toMatchObject({ gql: null, smallTalk: true });
+    expect(ask('hi, how many signups today?')).toEqual({ gql: 'from:events event_name:signup | count | since:2024-05-10' });
+  });
+});

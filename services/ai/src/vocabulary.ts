@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { runQuery, type SchemaDocument } from '@tlm/gql';
+import { gqlApiError, runQuery, type SchemaDocument } from '@tlm/gql';
 import type { ColumnValues } from './translator';
 
 /** Columns whose stored values name things people ask about: "TypeErrors", "in staging", "the checkout service". */
@@ -53,10 +53,16 @@ export class Vocabulary {
     const guard = { projectId, retentionDays, now: new Date() };
     const values: ColumnValues = {};
     for (const [source, field] of wanted) {
-      const name = JSON.stringify(field);
-      const answer = await runQuery(this.analytics, `from:${source} | count by ${name} | top ${MAX_VALUES}`, guard);
-      const seen = answer.data.results.map((row) => row[field]).filter((value): value is string => typeof value === 'string' && value.length > 0);
-      if (answer.data.results.length > 0) (values[source] ??= {})[field] = seen;
+      let results: Record<string, unknown>[];
+      try {
+        results = (await runQuery(this.analytics, `from:${source} | count by ${JSON.stringify(field)} | top ${MAX_VALUES}`, guard)).data.results;
+      } catch (error) {
+        // A property key GQL cannot name is left out of the vocabulary; a store that fails fails the translation.
+        if (gqlApiError(error)) continue;
+        throw error;
+      }
+      const seen = results.map((row) => row[field]).filter((value): value is string => typeof value === 'string' && value.length > 0);
+      if (results.length > 0) (values[source] ??= {})[field] = seen;
     }
     return values;
   }
