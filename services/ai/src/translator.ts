@@ -184,6 +184,9 @@ const MAIN_GROUP: Record<string, string> = { logs: 'message', events: 'event_nam
 /** Sources whose rows are things with counts of their own: "top issues" sorts them instead of grouping. */
 const ENTITY_MEASURE: Record<string, string> = { issues: 'event_count', alerts: 'threshold' };
 
+/** "status 500", "returned 404", "5xx responses", "404s". */
+const STATUS_CODE = /\b(?:status(?: code)?|returned|returning|responded with|response|http|code)\s+(?:of\s+|was\s+|=\s*)?([1-5]\d\d|[1-5]xx)\b|\b([1-5]\d\d|[1-5]xx)s?\s+(?:errors?|responses?|status(?:es)?|codes?|requests?)\b|\b([1-5]xx|[1-5]\d\ds)\b/;
+
 const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20, fifty: 50, hundred: 100 };
 const COUNT = '(\\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)';
 
@@ -281,6 +284,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
   if (errorsSaid) score('logs', 2);
   const explicit = [...scores.entries()].filter(([, points]) => points >= 9).map(([source]) => source);
   for (const event of lexicon.events) if (scan(event.pattern).length > 0) score('events', 4);
+  if (scan(STATUS_CODE).length > 0) for (const field of lexicon.fields) if (field.concept === 'status_code') score(field.source, 2);
   const exceptionTypes = scan(/\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Fault|Panic))s?\b/, true);
   if (exceptionTypes.length > 0) score('errors', 4);
   const valueHits = new Set<string>();
@@ -332,7 +336,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
   if (source === 'logs' && errorsSaid) condition('severity', 'error');
   const statusField = fieldsOf.find((field) => field.concept === 'status_code');
   if (statusField) {
-    for (const match of scan(/\b(?:status(?: code)?|returned|returning|responded with|response|http|code)\s+(?:of\s+|was\s+|=\s*)?([1-5]\d\d|[1-5]xx)\b|\b([1-5]\d\d|[1-5]xx)s?\s+(?:errors?|responses?|status(?:es)?|codes?|requests?)\b|\b([1-5]xx|[1-5]\d\ds)\b/)) {
+    for (const match of scan(STATUS_CODE)) {
       const code = (match[1] ?? match[2] ?? match[3])!.replace(/s$/, '');
       if (code.endsWith('xx')) filters.push({ field: statusField.field, text: `${statusField.field} >= ${code[0]}00 ${statusField.field} < ${Number(code[0]) + 1}00` });
       else condition(statusField.field, Number(code));
@@ -447,6 +451,9 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
       take(which.index, found.end);
     }
   }
+  /** The text field whose words end just before `index`, joined to it by "with", "having"…. */
+  const fieldBefore = (index: number): FieldWord | undefined =>
+    fieldsOf.find((field) => !field.numeric && field.concept !== 'user' && new RegExp(`(?:${field.pattern.source})\\s+(?:with|having|that (?:have|had|get|got)|getting)\\s+(?:the\\s+)?$`).test(text.slice(0, index)));
   let entitySort = false;
   if (superlative) {
     const found = fieldAt(topEnd);
@@ -463,6 +470,10 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
       // "highest amount", "longest duration": the function of a field, not an order of groups.
       used.fill(0, superlativeStart, topEnd);
       superlative = undefined;
+    } else if (!found && !groupField && fieldBefore(superlativeStart)) {
+      // "routes with the most errors": the field before the superlative is the group.
+      groupField = fieldBefore(superlativeStart)!.field;
+      if (top === undefined && !/s$/.test(text.slice(0, superlativeStart).replace(/\s*(?:with|having|that (?:have|had|get|got)|getting)\s+(?:the\s+)?$/, ''))) top = 1;
     } else if (!found && !groupField) {
       const noun = /^\s*(?:\w+\s+)?(\w+)/.exec(text.slice(topEnd))?.[1] ?? '';
       if (ENTITY_MEASURE[source] || /^(?:requests?|calls?|spans?|transactions?|traces?|queries|operations?|sessions?|purchases?|orders?|pages?)$/.test(noun) && superlative.measure !== 'count') entitySort = true;
@@ -561,6 +572,17 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
     limit = top;
   }
 
+  if (!func && !sort && !groupField && !overTime && top === undefined) {
+    // A question that opens with a field in the plural lists its values: "error types in staging", "routes with 500s".
+    const lead = firstField((field) => !field.numeric && field.concept !== 'user');
+    const opening = lead && text.slice(0, lead.index).split('').every((char, index) => used[index] === 1 || !/[a-z]/.test(char));
+    const filler = lead && /^(?:(?:show|list|give|me|the|all|our|which|what|are|were)\s+)*$/.test(text.slice(0, lead.index).replace(/[^a-z\s]/g, ' ').replace(/\s+/g, ' ').trimStart());
+    if (lead && (opening || filler) && /(?:s|es)$/.test(text.slice(lead.index, lead.end)) && !isKnownWord(source, lead.field.field)) {
+      groupField = lead.field.field;
+      func = 'count';
+      take(lead.index, lead.end);
+    }
+  }
   if (groupField || func || sort) meaning = true;
   for (const field of fieldsOf) for (const match of scan(field.pattern)) take(match.index, match.index + match[0].length);
   const unknown = [...text.matchAll(/[a-z][a-z'-]+/g)]

@@ -260,6 +260,21 @@ export const PROMPTS: { prompt: string; reference: string; mode?: 'alert' }[] = 
   { prompt: 'how many warnings per service', reference: 'from:logs severity:warn | count by service | last:24h' },
   { prompt: 'ValueError count', reference: 'from:errors type:ValueError | count | last:24h' },
 
+  { prompt: 'routes with the most errors', reference: 'from:logs severity:error | count by route | top 10 | last:24h' },
+  { prompt: 'how many exceptions in staging this week', reference: 'from:errors environment:staging | count | since:{monday}' },
+  { prompt: 'average purchase value by product', reference: 'from:events event_name:purchase | avg(amount) by product | last:24h' },
+  { prompt: 'show all 500 errors', reference: 'from:logs status_code:500 | last:24h' },
+  { prompt: 'what is the p99 latency', reference: 'from:logs | p99(duration_ms) | last:24h' },
+  { prompt: 'sessions per day', reference: 'from:sessions | sum(quantity) by time(1d) | last:24h' },
+  { prompt: 'number of poor inp measurements', reference: 'from:vitals name:inp rating:poor | count | last:24h' },
+  { prompt: 'how many pageviews did /home get', reference: 'from:events event_name:pageview path:/home | count | last:24h' },
+  { prompt: 'countries with purchases', reference: 'from:events event_name:purchase | count by country | last:24h' },
+  { prompt: 'list regressed and unresolved issues', reference: 'from:issues status:[regressed, unresolved]' },
+  { prompt: 'avg duration of charge card spans', reference: "from:spans name:'charge card' | avg(duration_ms) | last:24h" },
+  { prompt: 'TypeErrors in release 1.3.0 today', reference: "from:errors type:TypeError release:'1.3.0' | since:{today}" },
+  { prompt: 'warn and error logs', reference: 'from:logs severity:[warn, error] | last:24h' },
+  { prompt: 'median session duration per release', reference: 'from:sessions | p50(duration_ms) by release | last:24h' },
+
   // Alert metrics: one value, no time range.
   { prompt: 'more than 10 error logs', reference: 'from:logs severity:error | count', mode: 'alert' },
   { prompt: 'p95 latency of /checkout', reference: 'from:logs route:/checkout | p95(duration_ms)', mode: 'alert' },
