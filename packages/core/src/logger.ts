@@ -11,3 +11,18 @@ export function createLogger(service: string, level: string): Logger {
     formatters: { level: (label) => ({ level: label }) },
   });
 }
+
+/**
+ * Logs `message` at info and runs `then` once the line has reached stdout. The destination writes asynchronously, so
+ * a line written to stderr right away (start-up's line for people) could otherwise come out before it.
+ */
+export function infoThen(logger: Logger, fields: object, message: string, then: () => void): void {
+  const destination = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as NodeJS.EventEmitter | undefined;
+  if (!logger.isLevelEnabled('info') || typeof destination?.once !== 'function') {
+    logger.info(fields, message);
+    then();
+    return;
+  }
+  destination.once('write', () => then());
+  logger.info(fields, message);
+}

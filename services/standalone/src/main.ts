@@ -1,7 +1,7 @@
 // First: the thread pool's size is read when the pool is first used.
 import './threadpool';
 import path from 'node:path';
-import { createLogger, exitOnSignals, loadConfig } from '@tlm/core';
+import { createLogger, exitOnSignals, infoThen, loadConfig } from '@tlm/core';
 import { start } from '@tlm/runtime';
 import { StandaloneConfig, startStandalone } from './index';
 import { openUrl } from './openUrl';
@@ -12,9 +12,8 @@ start(async () => {
   const standalone = await startStandalone(config, logger);
   const url = openUrl(config.HOST, standalone.port);
   const dataDir = path.resolve(config.DATA_DIR);
-  logger.info({ url, host: config.HOST, port: standalone.port, data_dir: dataDir }, 'tlm standalone listening');
-  // For the person who ran `make start`, last once the log line is out; on stderr, so stdout stays JSON lines.
-  logger.flush(() =>
+  // Then a line for the person who ran `make start`; on stderr, so stdout stays JSON lines for machines.
+  infoThen(logger, { url, host: config.HOST, port: standalone.port, data_dir: dataDir }, 'tlm standalone listening', () =>
     process.stderr.write(
       `\ntlm is running: open ${url} in a browser. The API and the docs: README.md and docs/ (docs/api.md). ` +
         `Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
