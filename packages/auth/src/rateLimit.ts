@@ -9,7 +9,7 @@ export const rateLimitConfig = {
   RATE_LIMIT_ENABLED: Type.Boolean({
     default: true,
     description:
-      "Enforce the per-plan requests-per-second limits per organization: /v1 at the plan's requestsPerSecond, /api apart at its apiRequestsPerSecond (both shown in the limits of GET /api/orgs/:org), and /api per person and per client address (docs/api.md); off for self-hosting or benchmarks.",
+      "Enforce the per-plan requests-per-second limits per organization: /v1 at the plan's requests_per_second, /api apart at its api_requests_per_second (both shown in the limits of GET /api/orgs/:org), and /api per person and per client address (docs/api.md); off for self-hosting or benchmarks.",
   }),
   RATE_LIMIT_SHARE_MS: Type.Integer({
     minimum: 10,
