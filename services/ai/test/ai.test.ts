@@ -239,8 +239,8 @@ describe('an OpenAI-compatible provider', () => {
     }
   });
 
-  it('falls back to the built-in translator when the provider fails or does not answer in AI_TIMEOUT_MS', async () => {
-    const provider = await recordedProvider([{ status: 500 }, 'hang', { status: 401 }]);
+  it('falls back to the built-in translator when the provider fails, does not answer in AI_TIMEOUT_MS, or answers NONE', async () => {
+    const provider = await recordedProvider([{ status: 500 }, 'hang', { status: 401 }, 'NONE']);
     const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model', AI_TIMEOUT_MS: '300' });
     try {
       const project = await setupProject(withModel.api);
@@ -248,7 +248,8 @@ describe('an OpenAI-compatible provider', () => {
       expect(await ask('how many error logs in the last hour?')).toMatchObject({ gql: 'from:logs severity:error | count | last:1h', valid: true });
       expect(await ask('fatal logs in the last 3 days')).toMatchObject({ gql: 'from:logs severity:fatal | last:3d', valid: true });
       expect(await ask('hello, who are you?')).toMatchObject({ gql: '', valid: false, parsed: null, reason: "this is not a question about the project's data" });
-      expect(provider.seen).toHaveLength(3);
+      expect(await ask('tell me a joke')).toMatchObject({ gql: '', valid: false, parsed: null, reason: 'nothing in this project is called "joke": no source, field, event name or stored value matches' });
+      expect(provider.seen).toHaveLength(4);
     } finally {
       await withModel.close();
       await provider.close();
