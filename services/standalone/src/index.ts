@@ -172,7 +172,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     maintenanceRoutes({ metadata, analytics, blobs, bus }, config.ADMIN_TOKEN),
     remoteAnalyticsRoutes(analytics, config.ANALYTICS_API_TOKEN),
     alertRoutes({ ...access, metadata, analytics, logger, tokens, notifier: alertNotifier }),
-    aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config) }),
+    aiRoutes({ ...access, metadata, analytics, tokens, logger, translator: translatorFromConfig(config, logger) }),
     statusPageRoutes({ metadata, tokens, limiter: access.limiter }),
     // Export links are signed with a key derived from the dashboard secret, so standalone needs no extra one.
     exportRoutes({ ...access, metadata, blobs, tokens, signingSecret: createHash('sha256').update(`tlm-export-links:${secret}`).digest('hex') }),
