@@ -15,8 +15,8 @@ start(async () => {
   // Then a line for the person who ran `make start`; on stderr, so stdout stays JSON lines for machines.
   infoThen(logger, { url, host: config.HOST, port: standalone.port, data_dir: dataDir }, 'tlm standalone listening', () =>
     process.stderr.write(
-      `\ntlm is running: open ${url} in a browser. The API and the docs: README.md and docs/ (docs/api.md). ` +
-        `Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
+      `\ntlm is running: open ${url} in a browser. Docs: README.md and docs/; the API's description: ` +
+        `${url}/v1/openapi.json. Data: ${dataDir}. Stop with Ctrl-C.\n\n`,
     ),
   );
   exitOnSignals(logger, standalone.close);
