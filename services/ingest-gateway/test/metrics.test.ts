@@ -77,7 +77,7 @@ describe('tlm_ingest_items_total', () => {
         [{ type: 'log' }, { items: [{ level: 'info', body: 'a' }, { level: 'warning', body: 'b' }, { level: 'loud', body: 'c' }] }],
         [{ type: 'analytics_event' }, { items: [{ event: 'signup' }, { event: 'login' }] }],
         [{ type: 'web_vital' }, { name: 'lcp', value: 1200, route: '/' }],
-        [{ type: 'event' }, { exception: { values: [{ type: 'Error', value: 'metrics audit' }] } }],
+        [{ type: 'event' }, { exception: { values: [{ type: 'Error', value: 'counted in the metrics' }] } }],
         [{ type: 'event' }, 'not an event'],
       ]),
     );
