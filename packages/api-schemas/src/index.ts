@@ -152,6 +152,7 @@ export const PlanLimits = Type.Object({
   retentionDays: Type.Integer(),
   maxProjects: Type.Integer(),
   aiQueriesPerMonth: Type.Integer(),
+  aiTokensPerMonth: Type.Integer({ description: 'AI chat tokens (prompt and completion) of the account per calendar month' }),
 });
 export type PlanLimits = Static<typeof PlanLimits>;
 
@@ -167,6 +168,7 @@ export const PlanLimitsAnswer = Type.Object({
   retention_days: Type.Integer({ description: 'days of telemetry kept and readable' }),
   max_projects: Type.Integer({ description: 'live projects of the account' }),
   ai_queries_per_month: Type.Integer({ description: 'AI requests of the account per calendar month' }),
+  ai_tokens_per_month: Type.Integer({ description: 'AI chat tokens (prompt and completion) of the account per calendar month' }),
   requestsPerSecond: deprecatedName('requests_per_second'),
   apiRequestsPerSecond: deprecatedName('api_requests_per_second'),
   maxApiKeys: deprecatedName('max_api_keys'),
@@ -176,13 +178,15 @@ export const PlanLimitsAnswer = Type.Object({
 });
 export type PlanLimitsAnswer = Static<typeof PlanLimitsAnswer>;
 
-export const USAGE_SIGNALS = ['logs', 'events', 'ai_queries', 'errors', 'spans', 'vitals', 'sessions'] as const;
+export const USAGE_SIGNALS = ['logs', 'events', 'ai_queries', 'ai_prompt_tokens', 'ai_completion_tokens', 'errors', 'spans', 'vitals', 'sessions'] as const;
 export type UsageSignal = (typeof USAGE_SIGNALS)[number];
 
 const SignalCounts = Type.Object({
   logs: Type.Integer(),
   events: Type.Integer(),
   ai_queries: Type.Integer(),
+  ai_prompt_tokens: Type.Integer({ description: 'tokens the AI chat read' }),
+  ai_completion_tokens: Type.Integer({ description: 'tokens the AI chat wrote' }),
   errors: Type.Integer(),
   spans: Type.Integer(),
   vitals: Type.Integer(),

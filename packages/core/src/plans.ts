@@ -5,15 +5,16 @@ import { PLAN_NAMES, type PlanLimits, type PlanLimitsAnswer, type PlanName } fro
 export { PLAN_NAMES, type PlanLimits, type PlanName };
 
 export const PLANS: Record<PlanName, PlanLimits> = {
-  free: { requestsPerSecond: 10, apiRequestsPerSecond: 25, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50 },
-  starter: { requestsPerSecond: 20, apiRequestsPerSecond: 50, maxApiKeys: 10, retentionDays: 14, maxProjects: 10, aiQueriesPerMonth: 500 },
-  pro: { requestsPerSecond: 50, apiRequestsPerSecond: 100, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000 },
-  team: { requestsPerSecond: 100, apiRequestsPerSecond: 200, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000 },
+  free: { requestsPerSecond: 10, apiRequestsPerSecond: 25, maxApiKeys: 5, retentionDays: 3, maxProjects: 3, aiQueriesPerMonth: 50, aiTokensPerMonth: 100_000 },
+  starter: { requestsPerSecond: 20, apiRequestsPerSecond: 50, maxApiKeys: 10, retentionDays: 14, maxProjects: 10, aiQueriesPerMonth: 500, aiTokensPerMonth: 1_000_000 },
+  pro: { requestsPerSecond: 50, apiRequestsPerSecond: 100, maxApiKeys: 100, retentionDays: 90, maxProjects: 50, aiQueriesPerMonth: 5_000, aiTokensPerMonth: 10_000_000 },
+  team: { requestsPerSecond: 100, apiRequestsPerSecond: 200, maxApiKeys: 200, retentionDays: 365, maxProjects: 250, aiQueriesPerMonth: 20_000, aiTokensPerMonth: 50_000_000 },
 };
 
 /** A plan's limits as every answer carries them: snake_case, and the deprecated camelCase names beside them. */
 export function limitsJson(plan: PlanName): PlanLimitsAnswer {
-  const limits = PLANS[plan];
+  // The chat's token allowance came after the camelCase names were deprecated: it has only its snake_case name.
+  const { aiTokensPerMonth, ...limits } = PLANS[plan];
   return {
     requests_per_second: limits.requestsPerSecond,
     api_requests_per_second: limits.apiRequestsPerSecond,
@@ -21,6 +22,7 @@ export function limitsJson(plan: PlanName): PlanLimitsAnswer {
     retention_days: limits.retentionDays,
     max_projects: limits.maxProjects,
     ai_queries_per_month: limits.aiQueriesPerMonth,
+    ai_tokens_per_month: aiTokensPerMonth,
     ...limits,
   };
 }

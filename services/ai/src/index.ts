@@ -12,7 +12,7 @@ import {
   type KeyAccess,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger } from '@tlm/core';
+import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger, type PlanLimits, type PlanName } from '@tlm/core';
 import { compileQuery, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
 import {
   appendMessages,
@@ -25,15 +25,17 @@ import {
   readSchemaDocument,
   recordUsage,
   type MetadataStore,
+  type SqlClient,
 } from '@tlm/metadata-store';
 import { Router, type Response } from 'express';
 import { composeReply } from './compose';
-import { MAX_MODEL_TURNS } from './openai';
-import type { NlAnswer, NlMode, NlTurn, Translator } from './translator';
+import { answerIssueQuestion, issueQuestion, type RanQuery } from './issues';
+import { estimateTokens } from './openai';
+import type { NlAnswer, NlMode, NlTurn, TokenUsage, Translator } from './translator';
 import { queryProblem } from './validate';
 import { Vocabulary } from './vocabulary';
 
-export { OpenAiTranslator, queryText } from './openai';
+export { OpenAiTranslator, estimateTokens, queryText } from './openai';
 export { RuleTranslator, translate, type NlAnswer, type Translator } from './translator';
 
 export interface AiDeps extends KeyAccess {
@@ -54,6 +56,33 @@ interface Translation {
   suggestions?: string[];
   answer?: QueryAnswer;
   smallTalk?: boolean;
+  /** What a model spent on the translation, as its server reported it. */
+  usage?: TokenUsage;
+}
+
+/**
+ * The plan's AI allowances (docs/decisions.md "AI"): a dashboard conversion spends one AI query, a chat message the
+ * tokens it read and wrote. Both are the organization's, over all its projects, per calendar month (UTC).
+ */
+const ALLOWANCES = {
+  queries: { signals: ['ai_queries'], what: 'AI queries', limitOf: (limits: PlanLimits) => limits.aiQueriesPerMonth },
+  tokens: { signals: ['ai_prompt_tokens', 'ai_completion_tokens'], what: 'AI chat tokens', limitOf: (limits: PlanLimits) => limits.aiTokensPerMonth },
+} as const;
+
+/** Refuses with 402 QUOTA_EXCEEDED (limit, used, plan, upgrade) when the organization has used the month's allowance. */
+async function requireAllowance(sql: SqlClient, organization: { id: string; plan: PlanName }, allowance: keyof typeof ALLOWANCES, month: string): Promise<void> {
+  const { signals, what, limitOf } = ALLOWANCES[allowance];
+  let used = 0;
+  for (const signal of signals) used += await countOrganizationUsage(sql, organization.id, signal, month);
+  const limit = limitOf(PLANS[organization.plan]);
+  if (used >= limit) {
+    throw quotaExceeded(`the ${organization.plan} plan includes ${limit.toLocaleString('en-US')} ${what} a month`, {
+      limit,
+      used,
+      plan: organization.plan,
+      upgrade: upgradesAllowing(organization.plan, used + 1, limitOf),
+    });
+  }
 }
 
 /**
@@ -85,12 +114,13 @@ export function aiRoutes(deps: AiDeps): Router {
       deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');
       return { gql: '', valid: false, parsed: null, reason: 'the translator failed; try again' };
     }
+    const usage = answer.usage ? { usage: answer.usage } : {};
     if (answer.gql === null) {
-      return { gql: '', valid: false, parsed: null, reason: answer.reason, suggestions: answer.suggestions, ...(answer.smallTalk ? { smallTalk: true } : {}) };
+      return { gql: '', valid: false, parsed: null, reason: answer.reason, suggestions: answer.suggestions, ...(answer.smallTalk ? { smallTalk: true } : {}), ...usage };
     }
     const problem = queryProblem(answer.gql, mode);
-    if (problem) return { gql: answer.gql, valid: false, parsed: null, reason: problem };
-    return { gql: answer.gql, valid: true, parsed: compileQuery(answer.gql).query };
+    if (problem) return { gql: answer.gql, valid: false, parsed: null, reason: problem, ...usage };
+    return { gql: answer.gql, valid: true, parsed: compileQuery(answer.gql).query, ...usage };
   }
 
   /** The answer of the translation routes: the query and whether it is valid, or why there is none. */
@@ -111,64 +141,79 @@ export function aiRoutes(deps: AiDeps): Router {
     await deps.metadata.transaction(async (tx) => {
       // Serialises the count and the use per account, so simultaneous conversions cannot both take the last query.
       await lockOrganization(tx, organization.id);
-      const used = await countOrganizationUsage(tx, organization.id, 'ai_queries', month);
-      const limit = PLANS[organization.plan].aiQueriesPerMonth;
-      if (used >= limit) {
-        throw quotaExceeded(`the ${organization.plan} plan includes ${limit} AI queries a month`, {
-          limit,
-          used,
-          plan: organization.plan,
-          upgrade: upgradesAllowing(organization.plan, used + 1, (limits) => limits.aiQueriesPerMonth),
-        });
-      }
+      await requireAllowance(tx, organization, 'queries', month);
       await recordUsage(tx, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
     });
     const retentionDays = PLANS[organization.plan].retentionDays;
     res.json(nlAnswer(await translateValidated({ id: project.id, retentionDays }, input.prompt, input.mode ?? 'explorer')));
   });
 
-  /** Translates a chat message, runs the query when it is valid, and keeps both turns in the conversation. */
+  /**
+   * Answers a chat message and keeps both turns in the conversation: a question about an issue or a release from the
+   * stored errors, anything else by translating it and running the query when it is valid.
+   */
   async function chat(res: Response, input: { message: string; session_id?: string }) {
     const key = requestKey(res);
+    const month = monthOf(Date.now());
     let sessionId = input.session_id;
     if (sessionId !== undefined && !(isUuid(sessionId) && (await findConversation(deps.metadata, key.projectId, sessionId)))) {
       throw notFound('no conversation with this session_id');
     }
-    // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up.
-    const history = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
-    const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', history);
-    let reply: string;
+    // Refused before anything is asked, stored or counted. A message begun within the allowance is answered and counted
+    // whole, so a month can end a message's tokens over it (docs/decisions.md "AI").
+    await requireAllowance(deps.metadata, { id: key.orgId, plan: key.plan }, 'tokens', month);
     // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md
     // recommends both for tooling that reads and chats). Without it the answer is the query, not run.
     const reads = grantsAny(key.scopes, ['data:read']);
-    if (translation.valid && !reads) {
-      reply = `This key may chat but not read data (it lacks the data:read scope), so I did not run the query: ${translation.gql}`;
-    } else if (translation.valid) {
-      const guard: Guard = { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
-      const { query, plan } = compileQuery(translation.gql);
-      translation.answer = await runPlan(deps.analytics, query, plan, guard);
-      reply = composeReply(translation.gql, translation.answer);
-    } else if (translation.smallTalk) {
-      reply = `${HELP} For example: ${quoted(translation.suggestions ?? [])}.`;
+    const guard: Guard = { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
+    let reply: string;
+    let queries: string[] = [];
+    let ran: RanQuery[] = [];
+    let spent: TokenUsage | undefined;
+    const question = issueQuestion(input.message);
+    if (question && !reads) {
+      reply = 'This key may chat but not read data (it lacks the data:read scope), so I cannot look at the issue.';
+    } else if (question) {
+      ({ reply, ran } = await answerIssueQuestion(deps.analytics, guard, question));
+      queries = ran.map((query) => query.gql);
     } else {
-      const why = translation.reason ? ` (${translation.reason})` : '';
-      reply = `I could not turn that into a query${why}. Try naming what to look at and when, e.g. ${quoted(translation.suggestions ?? ['how many error logs in the last hour?'])}.`;
+      // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up. Questions
+      // about an issue or a release are answered apart and are no question a follow-up builds on.
+      const turns = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
+      const history = turns.filter((turn, index) => !issueQuestion((turn.role === 'user' ? turn : turns[index - 1])?.content ?? ''));
+      const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', history);
+      spent = translation.usage;
+      if (translation.valid && !reads) {
+        reply = `This key may chat but not read data (it lacks the data:read scope), so I did not run the query: ${translation.gql}`;
+      } else if (translation.valid) {
+        const { query, plan } = compileQuery(translation.gql);
+        const answer = await runPlan(deps.analytics, query, plan, guard);
+        ran = [{ gql: translation.gql, data: answer.data }];
+        reply = composeReply(translation.gql, answer);
+      } else if (translation.smallTalk) {
+        reply = `${HELP} For example: ${quoted(translation.suggestions ?? [])}.`;
+      } else {
+        const why = translation.reason ? ` (${translation.reason})` : '';
+        reply = `I could not turn that into a query${why}. Try naming what to look at and when, e.g. ${quoted(translation.suggestions ?? ['how many error logs in the last hour?'])}.`;
+      }
+      if (translation.valid) queries = [translation.gql];
     }
     if (!sessionId) {
       sessionId = newId();
       await insertConversation(deps.metadata, sessionId, key.projectId);
     }
-    const queries = translation.valid ? [translation.gql] : [];
     await appendMessages(deps.metadata, sessionId, [
       { id: newId(), role: 'user', content: input.message, queries: [] },
       { id: newId(), role: 'assistant', content: reply, queries },
     ]);
-    // SPEC.md: AI chat is billed separately by tokens; about four characters make a token. A model also reads the
-    // conversation's latest turns (OpenAiTranslator sends the last MAX_MODEL_TURNS), which count too.
-    const modelReads = deps.translator.name === 'built-in' ? 0 : history.slice(-MAX_MODEL_TURNS).reduce((sum, turn) => sum + turn.content.length, 0);
-    const tokens = Math.ceil((input.message.length + reply.length + modelReads) / 4);
-    await recordUsage(deps.metadata, [{ projectId: key.projectId, signal: 'ai_tokens', month: monthOf(Date.now()), items: tokens }]);
-    return { reply, sessionId, queries, translation };
+    // SPEC.md: AI chat is billed by tokens. A model's are what its server reported (the query sent back included);
+    // without a model the message is the prompt and the reply the completion, about four characters a token.
+    const tokens = spent ?? { promptTokens: estimateTokens(input.message), completionTokens: estimateTokens(reply) };
+    await recordUsage(deps.metadata, [
+      { projectId: key.projectId, signal: 'ai_prompt_tokens', month, items: tokens.promptTokens },
+      { projectId: key.projectId, signal: 'ai_completion_tokens', month, items: tokens.completionTokens },
+    ]);
+    return { reply, sessionId, queries, ran };
   }
 
   const chatter = keyGuards(deps, 'ai:chat');
@@ -183,7 +228,7 @@ export function aiRoutes(deps: AiDeps): Router {
     const result = await chat(res, parseBody(ChatBody, req.body));
     res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    if (result.translation.answer) send('query', { gql: result.translation.gql, data: result.translation.answer.data });
+    for (const query of result.ran) send('query', query);
     for (const piece of result.reply.match(/\S+\s*/g) ?? []) send('delta', { text: piece });
     send('done', { session_id: result.sessionId });
     res.end();

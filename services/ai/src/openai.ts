@@ -1,5 +1,5 @@
 import { SOURCES, type SchemaDocument } from '@tlm/gql';
-import type { ColumnValues, NlAnswer, NlRequest, Translator } from './translator';
+import type { ColumnValues, NlAnswer, NlRequest, TokenUsage, Translator } from './translator';
 import { queryProblem } from './validate';
 
 /** The conversation's latest turns a model is given (ten questions and their answers). */
@@ -91,24 +91,27 @@ export class OpenAiTranslator implements Translator {
       ...history.slice(-MAX_MODEL_TURNS).map((turn): Message => ({ role: turn.role, content: turn.role === 'assistant' && turn.queries.length > 0 ? turn.queries.join('\n') : turn.content })),
       { role: 'user', content: prompt },
     ];
+    // What every completion of this answer cost, the one sent back included: the chat bills it (docs/ai.md "Usage").
+    const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    const withUsage = (answer: NlAnswer): NlAnswer => (usage.promptTokens + usage.completionTokens > 0 ? { ...answer, usage } : answer);
     try {
-      const first = await this.complete(messages);
-      if (/^NONE\b/i.test(first)) return this.fallback.translate(request);
+      const first = await this.complete(messages, usage);
+      if (/^NONE\b/i.test(first)) return withUsage(await this.fallback.translate(request));
       const problem = queryProblem(first, mode);
-      if (!problem) return { gql: first };
-      const fixed = await this.complete([
-        ...messages,
-        { role: 'assistant', content: first },
-        { role: 'user', content: `That query cannot run: ${problem}. Answer with the corrected query only.` },
-      ]);
-      return { gql: fixed };
+      if (!problem) return withUsage({ gql: first });
+      const fixed = await this.complete(
+        [...messages, { role: 'assistant', content: first }, { role: 'user', content: `That query cannot run: ${problem}. Answer with the corrected query only.` }],
+        usage,
+      );
+      return withUsage({ gql: fixed });
     } catch (error) {
       this.onFailure(error);
-      return this.fallback.translate(request);
+      return withUsage(await this.fallback.translate(request));
     }
   }
 
-  private async complete(messages: Message[]): Promise<string> {
+  /** One completion; adds its `usage` to `spent`, or an estimate from the text when the server reports none. */
+  private async complete(messages: Message[], spent: TokenUsage): Promise<string> {
     const response = await fetch(`${this.options.baseUrl.replace(/\/$/, '')}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.apiKey}` },
@@ -116,11 +119,19 @@ export class OpenAiTranslator implements Translator {
       signal: AbortSignal.timeout(this.options.timeoutMs),
     });
     if (!response.ok) throw new Error(`the AI provider answered ${response.status}`);
-    const reply = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
+    const reply = (await response.json()) as { choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
     const content = reply.choices?.[0]?.message?.content;
+    const count = (reported: unknown, text: string) => (typeof reported === 'number' && Number.isFinite(reported) && reported >= 0 ? Math.round(reported) : estimateTokens(text));
+    spent.promptTokens += count(reply.usage?.prompt_tokens, messages.map((message) => message.content).join('\n'));
+    spent.completionTokens += count(reply.usage?.completion_tokens, typeof content === 'string' ? content : '');
     if (typeof content !== 'string') throw new Error('the AI provider answered without a message');
     return queryText(content);
   }
+}
+
+/** Tokens of a text without a model's tokenizer: about four characters each, as OpenAI's guide estimates English. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
 }
 
 /** The query of a model's answer: inside a code fence when there is one, else its first non-empty line. */

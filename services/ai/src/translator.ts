@@ -25,8 +25,14 @@ export interface NlRequest {
   now?: Date;
 }
 
-/** A query, or none with why and what could be asked instead. */
-export type NlAnswer = { gql: string } | { gql: null; reason: string; suggestions: string[]; smallTalk?: boolean };
+/** Tokens a model read and wrote for an answer, as its server reported them (the built-in translator spends none). */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A query, or none with why and what could be asked instead; `usage` when a model was asked. */
+export type NlAnswer = ({ gql: string } | { gql: null; reason: string; suggestions: string[]; smallTalk?: boolean }) & { usage?: TokenUsage };
 
 /** Turns a prompt into GQL text; the caller parses and validates whatever comes back. */
 export interface Translator {

@@ -193,6 +193,8 @@ describe('an OpenAI-compatible provider', () => {
       'from:logs | avg(message)',
       'from:logs severity:error | count | last:2h',
       'from:logs severity:error | count | last:7d',
+      'from:logs | count by (',
+      'from:logs severity:error | count by route | last:2h',
     ]);
     const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model' });
     try {
@@ -233,6 +235,14 @@ describe('an OpenAI-compatible provider', () => {
         { role: 'assistant', content: 'from:logs severity:error | count | last:2h' },
         { role: 'user', content: 'and last week?' },
       ]);
+
+      // Chat is billed the tokens the server reported (812 read and 14 written a completion); /v1/gql/nl spends none.
+      const aiUsage = async () => (await withModel.api.get('/v1/info', { token: project.secretKey })).body.organization.usage;
+      expect(await aiUsage()).toMatchObject({ ai_queries: 0, ai_prompt_tokens: 2 * 812, ai_completion_tokens: 2 * 14 });
+      // A query sent back to be fixed is two completions of one message: both count, once each.
+      const retried = await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'errors by route?' } });
+      expect(retried.body.queries).toEqual(['from:logs severity:error | count by route | last:2h']);
+      expect(await aiUsage()).toMatchObject({ ai_prompt_tokens: 4 * 812, ai_completion_tokens: 4 * 14 });
     } finally {
       await withModel.close();
       await provider.close();

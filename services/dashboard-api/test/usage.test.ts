@@ -34,6 +34,7 @@ describe('usage', () => {
       retention_days: 3,
       max_projects: 3,
       ai_queries_per_month: 50,
+      ai_tokens_per_month: 100_000,
       // Deprecated names, kept for clients that read them (docs/api.md "Plan limits").
       requestsPerSecond: 10,
       apiRequestsPerSecond: 25,
@@ -44,10 +45,10 @@ describe('usage', () => {
     });
     expect(reply.body.keys).toEqual({ used: 2, limit: 5 });
     expect(reply.body.projects).toEqual({ used: 2, limit: 3 });
-    expect(reply.body.usage).toEqual({ logs: 3, events: 2, ai_queries: 0, errors: 1, spans: 0, vitals: 0, sessions: 0 });
+    expect(reply.body.usage).toEqual({ logs: 3, events: 2, ai_queries: 0, ai_prompt_tokens: 0, ai_completion_tokens: 0, errors: 1, spans: 0, vitals: 0, sessions: 0 });
     const byProject = Object.fromEntries(reply.body.by_project.map((project: { id: string; usage: unknown }) => [project.id, project.usage]));
     expect(byProject[setup.project.id]).toEqual(reply.body.usage);
-    expect(byProject[other.id]).toEqual({ logs: 0, events: 0, ai_queries: 0, errors: 0, spans: 0, vitals: 0, sessions: 0 });
+    expect(byProject[other.id]).toEqual({ logs: 0, events: 0, ai_queries: 0, ai_prompt_tokens: 0, ai_completion_tokens: 0, errors: 0, spans: 0, vitals: 0, sessions: 0 });
   });
 
   it('answers 404 NOT_FOUND for an organization the user is not in', async () => {

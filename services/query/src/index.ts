@@ -20,7 +20,7 @@ import { PLANS, isoTime, limitsJson, jsonBody, parseBody, validationError, type 
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { BlobStore } from '@tlm/blob-store';
 import { complete, type Guard } from '@tlm/gql';
-import { countKeysOfProject, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
+import { countKeysOfProject, countOrganizationUsage, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
 import { answerBatch, answerOrThrow } from './gql';
@@ -118,14 +118,18 @@ export function queryRoutes(deps: QueryDeps): Router {
     res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
   });
 
+  /** AI usage counters: dashboard conversions, and the tokens the chat read and wrote. */
+  const AI_SIGNALS = ['ai_queries', 'ai_prompt_tokens', 'ai_completion_tokens'] as const;
+
   router.get('/v1/info', ...reader, async (_req, res) => {
     const key = requestKey(res);
     const month = monthOf(Date.now());
-    const [project, organization, usage, keyCount] = await Promise.all([
+    const [project, organization, usage, keyCount, ...organizationAi] = await Promise.all([
       findProjectById(deps.metadata, key.projectId),
       findOrganization(deps.metadata, key.orgId),
       readUsage(deps.metadata, key.projectId, month),
       countKeysOfProject(deps.metadata, key.projectId),
+      ...AI_SIGNALS.map((signal) => countOrganizationUsage(deps.metadata, key.orgId, signal, month)),
     ]);
     res.json({
       project: {
@@ -141,8 +145,15 @@ export function queryRoutes(deps: QueryDeps): Router {
         plan: organization!.plan,
         region: organization!.region,
         limits: limitsJson(organization!.plan),
+        // The AI allowances are the organization's, over all its projects (docs/api.md "GET /v1/info").
+        usage: { month: month.slice(0, 7), ...Object.fromEntries(AI_SIGNALS.map((signal, index) => [signal, organizationAi[index] ?? 0])) },
       },
-      usage: { month: month.slice(0, 7), logs: usage['logs'] ?? 0, events: usage['events'] ?? 0 },
+      usage: {
+        month: month.slice(0, 7),
+        logs: usage['logs'] ?? 0,
+        events: usage['events'] ?? 0,
+        ...Object.fromEntries(AI_SIGNALS.map((signal) => [signal, usage[signal] ?? 0])),
+      },
       key_count: keyCount,
     });
   });

@@ -26,7 +26,7 @@ describe('GET /v1/info', () => {
 
   it("counts the logs and events the project sent this month, whatever times they carry", async () => {
     const month = new Date().toISOString().slice(0, 7);
-    expect((await readInfo()).usage).toEqual({ month, logs: 0, events: 0 });
+    expect((await readInfo()).usage).toEqual({ month, logs: 0, events: 0, ai_queries: 0, ai_prompt_tokens: 0, ai_completion_tokens: 0 });
 
     const logs = await fixture.server.api.post('/v1/logs', {
       token: fixture.setup.secretKey,
@@ -48,7 +48,7 @@ describe('GET /v1/info', () => {
 
     // Usage counters are written by the writer shortly after the 202.
     // The log dated 2020 was received this month and counts, as a bill counts what was taken in.
-    await eventually(async () => expect((await readInfo()).usage).toEqual({ month, logs: 4, events: 2 }));
+    await eventually(async () => expect((await readInfo()).usage).toEqual({ month, logs: 4, events: 2, ai_queries: 0, ai_prompt_tokens: 0, ai_completion_tokens: 0 }));
   });
 
   it('counts the non-deleted keys of the project', async () => {

@@ -7,7 +7,7 @@ import { Router } from 'express';
 import type { DashboardDeps } from '../deps';
 
 /** Signals the ingest writer tallies as it stores them: the counters the plan's usage is read from. */
-const COUNTED_SIGNALS = ['logs', 'events', 'ai_queries'] as const;
+const COUNTED_SIGNALS = ['logs', 'events', 'ai_queries', 'ai_prompt_tokens', 'ai_completion_tokens'] as const;
 /** Signals with no counter, counted from the stored rows of the month (GQL, so both analytics dialects answer). */
 const QUERIED_SIGNALS = ['errors', 'spans', 'vitals', 'sessions'] as const;
 
