@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import type { Usage as UsageAnswer } from '../../api/types';
-import { SIGNALS, useUsage, type Signal } from './hooks';
+import { AI_SIGNALS, SIGNALS, useUsage, type Signal } from './hooks';
 
 const SIGNAL_NAMES: Record<Signal, string> = {
   logs: 'Logs',
@@ -12,6 +12,8 @@ const SIGNAL_NAMES: Record<Signal, string> = {
   vitals: 'Web vitals',
   sessions: 'Sessions',
   ai_queries: 'AI queries',
+  ai_prompt_tokens: 'AI chat tokens read',
+  ai_completion_tokens: 'AI chat tokens written',
 };
 
 const number = new Intl.NumberFormat();
@@ -49,7 +51,10 @@ export default function UsagePage() {
   );
 }
 
-function Meter({ label, used, limit }: { label: string; used: number; limit: number | null | undefined }) {
+const REMOVABLE_FULL = 'The limit is reached: delete one you no longer use, or ask the operator for a larger plan.';
+const MONTHLY_FULL = "This month's allowance is used: it renews on the 1st (UTC), or ask the operator for a larger plan.";
+
+function Meter({ label, used, limit, full = REMOVABLE_FULL }: { label: string; used: number; limit: number | null | undefined; full?: string }) {
   const max = limited(limit) ? limit : undefined;
   const share = max ? Math.min(1, used / max) : 0;
   return (
@@ -73,14 +78,16 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
           <span style={{ width: `${Math.round(share * 100)}%` }} />
         </div>
       ) : null}
-      {max !== undefined && used >= max ? <p className="field-hint">The limit is reached: delete one you no longer use, or ask the operator for a larger plan.</p> : null}
+      {max !== undefined && used >= max ? <p className="field-hint">{full}</p> : null}
     </div>
   );
 }
 
 function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
   const { limits } = answer;
-  const total = SIGNALS.reduce((sum, signal) => sum + (signal === 'ai_queries' ? 0 : (answer.usage[signal] ?? 0)), 0);
+  const total = SIGNALS.reduce((sum, signal) => sum + (AI_SIGNALS.includes(signal) ? 0 : (answer.usage[signal] ?? 0)), 0);
+  // The chat is billed by tokens, read and written alike (docs/api.md "AI usage").
+  const chatTokens = (answer.usage.ai_prompt_tokens ?? 0) + (answer.usage.ai_completion_tokens ?? 0);
   return (
     <>
       <section className="panel" aria-labelledby="plan">
@@ -116,6 +123,10 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
             <dt>AI queries a month</dt>
             <dd>{shown(limits.ai_queries_per_month)}</dd>
           </div>
+          <div className="stat">
+            <dt>AI chat tokens a month</dt>
+            <dd>{shown(limits.ai_tokens_per_month)}</dd>
+          </div>
         </dl>
       </section>
       <section className="panel" aria-labelledby="quotas">
@@ -125,7 +136,8 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         <div className="quotas">
           <Meter label="Projects" used={answer.projects.used} limit={answer.projects.limit ?? limits.max_projects} />
           <Meter label="API keys" used={answer.keys.used} limit={answer.keys.limit ?? limits.max_api_keys} />
-          <Meter label="AI queries this month" used={answer.usage.ai_queries ?? 0} limit={limits.ai_queries_per_month} />
+          <Meter label="AI queries this month" used={answer.usage.ai_queries ?? 0} limit={limits.ai_queries_per_month} full={MONTHLY_FULL} />
+          <Meter label="AI chat tokens this month" used={chatTokens} limit={limits.ai_tokens_per_month} full={MONTHLY_FULL} />
         </div>
       </section>
       <section className="panel" aria-labelledby="this-month">

@@ -5,7 +5,9 @@ import type { UsageSignal } from '@tlm/api-schemas';
 import type { Usage } from '../../api/types';
 
 /** The signals the usage answer counts, in the order they are shown. */
-export const SIGNALS = ['logs', 'events', 'errors', 'spans', 'vitals', 'sessions', 'ai_queries'] as const satisfies readonly UsageSignal[];
+export const SIGNALS = ['logs', 'events', 'errors', 'spans', 'vitals', 'sessions', 'ai_queries', 'ai_prompt_tokens', 'ai_completion_tokens'] as const satisfies readonly UsageSignal[];
+/** The AI signals: what the organization asked of the AI, not telemetry it sent. */
+export const AI_SIGNALS: readonly Signal[] = ['ai_queries', 'ai_prompt_tokens', 'ai_completion_tokens'];
 export type Signal = (typeof SIGNALS)[number];
 
 export function useUsage(org: string) {
