@@ -31,7 +31,9 @@ export async function startServer(
 ): Promise<BenchServer> {
   // BENCH_SERVER_ARGS passes Node flags to the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles".
   const nodeArgs = (process.env['BENCH_SERVER_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, STANDALONE_MAIN], {
+  // BENCH_SERVER_WRAPPER runs the server under another program, e.g. "heaptrack" for native allocations by stack.
+  const [command, ...args] = [...(process.env['BENCH_SERVER_WRAPPER'] ?? '').split(' ').filter(Boolean), process.execPath, ...nodeArgs, STANDALONE_MAIN];
+  const child = spawn(command!, args, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
