@@ -94,6 +94,17 @@ describe('chat answers', () => {
     const week = await chat('and over the last 7 days?', first.body.session_id);
     expect(week.body.queries).toEqual(['from:logs severity:error | count by route | last:7d']);
     expect(week.body.reply).toContain('route /search: 2');
+
+    // "today" and "yesterday" are calendar days (UTC); the log sent a day ago is yesterday's.
+    const today = await chat('how many error logs today?');
+    expect(today.body.queries[0]).toMatch(/^from:logs severity:error \| count \| since:\d{4}-\d\d-\d\d$/);
+    const yesterday = await chat('and yesterday?', today.body.session_id);
+    expect(yesterday.body.queries[0]).toMatch(/^from:logs severity:error \| count \| since:\d{4}-\d\d-\d\d until:\d{4}-\d\d-\d\d$/);
+    expect(yesterday.body.reply).toBe(`The answer is 1 (${yesterday.body.queries[0]}).`);
+    // A question about an issue between them is not what a follow-up builds on.
+    const asked = await chat('how many error logs in the last hour?');
+    expect((await chat('why is issue 1 happening?', asked.body.session_id)).body.queries[0]).toMatch(/^from:issues short_id:1 /);
+    expect((await chat('by route', asked.body.session_id)).body.queries).toEqual(['from:logs severity:error | count by route | last:1h']);
   });
 
   it('answers why an issue happens from its latest event: the exception, where it was raised, the breadcrumbs and the releases', async () => {
