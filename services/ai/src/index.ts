@@ -93,7 +93,7 @@ const MAX_HISTORY_TURNS = 400;
 
 /** What the chat says to small talk and "what can you do": what it answers, without running anything. */
 const HELP =
-  "I answer questions about this project's data: logs, product events, errors and issues, spans, web vitals, sessions and alerts. Ask in plain words and I turn the question into a GQL query, run it and tell you what it found, with the query.";
+  "I answer questions about this project's data: logs, product events, errors and issues, spans, web vitals, sessions and alerts. Ask in plain words and I turn the question into a GQL query, run it and tell you what it found, with the query. I also explain an issue by its number (\"why is issue 12 happening?\") and what changed in a release (\"what changed in release 1.2?\").";
 
 const quoted = (suggestions: readonly string[]) => suggestions.map((suggestion) => `"${suggestion}"`).join(', ');
 

@@ -1,3 +1,4 @@
+import { migrate, readMigrations, readUsage, recordUsage } from '@tlm/metadata-store';
 import { createKey, createProject, eventually, gqlRows, serverWithProject, type Reply } from '@tlm/testkit';
 
 /** The chat's answers (help, numbers with their queries, follow-ups, issues and releases) and its token billing. */
@@ -216,5 +217,24 @@ describe('chat billing', () => {
     const after = await counters(setup.project.id);
     expect(after.filter((row) => row.signal !== 'ai_queries')).toEqual(atLimit.filter((row) => row.signal !== 'ai_queries'));
     expect(after.find((row) => row.signal === 'ai_queries')!.items).toBe((atLimit.find((row) => row.signal === 'ai_queries')?.items ?? 0) + 1);
+  });
+});
+
+describe('migration 0016', () => {
+  it('keeps the tokens of the earlier ai_tokens counter as tokens read, added to those counted, and drops the counter', async () => {
+    const { server, setup } = fixture;
+    const store = server.standalone.metadata;
+    const project = await createProject(server.api, setup.session, { name: 'earlier' });
+    await recordUsage(store, [
+      { projectId: project.id, signal: 'ai_tokens', month: '2026-10-01', items: 120 },
+      { projectId: project.id, signal: 'ai_tokens', month: '2026-11-01', items: 30 },
+      { projectId: project.id, signal: 'ai_prompt_tokens', month: '2026-11-01', items: 5 },
+      { projectId: project.id, signal: 'logs', month: '2026-11-01', items: 7 },
+    ]);
+    // The server's store has the migration applied: its SQL runs again under a version of its own.
+    const { sql } = readMigrations().find((migration) => migration.version === '0016_ai_token_counters')!;
+    await migrate(store, [{ version: '0016_ai_token_counters (test)', sql }]);
+    expect(await readUsage(store, project.id, '2026-10-01')).toEqual({ ai_prompt_tokens: 120 });
+    expect(await readUsage(store, project.id, '2026-11-01')).toEqual({ ai_prompt_tokens: 35, logs: 7 });
   });
 });
