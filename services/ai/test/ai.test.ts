@@ -141,7 +141,7 @@ describe('POST /v1/ai/chat', () => {
 });
 
 /** What the recorded provider does with a request: answer a completion, fail with a status, or never answer. */
-type Recorded = string | { status: number } | 'hang';
+type Recorded = string | { status: number } | { content: string; usage: false } | 'hang';
 
 /**
  * A small OpenAI-compatible server answering chat completions from a recording, in order: the response bodies are
@@ -158,6 +158,10 @@ async function recordedProvider(recording: Recorded[]) {
       seen.push({ authorization: req.headers.authorization, model: request.model, messages: request.messages });
       const next = recording.shift();
       if (next === 'hang') return void hanging.push(res);
+      if (typeof next === 'object' && 'content' in next) {
+        const choices = [{ index: 0, message: { role: 'assistant', content: next.content }, finish_reason: 'stop' }];
+        return void res.setHeader('content-type', 'application/json').end(JSON.stringify({ id: `chatcmpl-${seen.length}`, object: 'chat.completion', choices }));
+      }
       if (next === undefined || typeof next !== 'string') return void res.writeHead(next?.status ?? 500).end('{"error":{"message":"overloaded"}}');
       res.setHeader('content-type', 'application/json');
       res.end(
@@ -249,8 +253,8 @@ describe('an OpenAI-compatible provider', () => {
     }
   });
 
-  it('falls back to the built-in translator when the provider fails, does not answer in AI_TIMEOUT_MS, or answers NONE', async () => {
-    const provider = await recordedProvider([{ status: 500 }, 'hang', { status: 401 }, 'NONE']);
+  it('falls back to the built-in translator when the provider fails, does not answer in AI_TIMEOUT_MS, or answers NONE; bills a completion without usage by its text', async () => {
+    const provider = await recordedProvider([{ status: 500 }, 'hang', { status: 401 }, 'NONE', { content: 'from:logs | count | last:1h', usage: false }]);
     const withModel = await startTestServer({ AI_BASE_URL: provider.url, AI_API_KEY: 'sk-test', AI_MODEL: 'gql-model', AI_TIMEOUT_MS: '300' });
     try {
       const project = await setupProject(withModel.api);
@@ -260,6 +264,15 @@ describe('an OpenAI-compatible provider', () => {
       expect(await ask('hello, who are you?')).toMatchObject({ gql: '', valid: false, parsed: null, reason: "this is not a question about the project's data" });
       expect(await ask('tell me a joke')).toMatchObject({ gql: '', valid: false, parsed: null, reason: 'nothing in this project is called "joke": no source, field, event name or stored value matches' });
       expect(provider.seen).toHaveLength(4);
+
+      // A completion answered without `usage` is billed as estimated from its text, four characters a token.
+      const chatKey = (await createKey(withModel.api, project.session, project.project.id, { type: 'secret', scopes: ['data:read', 'ai:chat'] })).key;
+      expect((await withModel.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'how many logs?' } })).body.queries).toEqual(['from:logs | count | last:1h']);
+      const read = provider.seen[4]!.messages.map((message) => message.content).join('\n');
+      expect((await withModel.api.get('/v1/info', { token: project.secretKey })).body.organization.usage).toMatchObject({
+        ai_prompt_tokens: Math.ceil(read.length / 4),
+        ai_completion_tokens: Math.ceil('from:logs | count | last:1h'.length / 4),
+      });
     } finally {
       await withModel.close();
       await provider.close();
