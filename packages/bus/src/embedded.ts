@@ -152,7 +152,7 @@ export class EmbeddedBus implements Bus {
     this.maxBehind = options.maxBehind ?? 200_000;
     this.logger = options.logger;
     if (this.journal) {
-      this.persistTimer = setInterval(() => this.persistJournal(), PERSIST_INTERVAL_MS);
+      this.persistTimer = setInterval(() => this.persistJournalInBackground(), PERSIST_INTERVAL_MS);
       this.persistTimer.unref();
     }
   }
@@ -310,17 +310,28 @@ export class EmbeddedBus implements Bus {
     return replayed;
   }
 
-  private persistJournal(): void {
-    if (!this.journal) return;
+  /** The groups of each journaled topic, whose progress the journal keeps. */
+  private journaledGroups(): Map<Topic, string[]> {
     const groups = new Map<Topic, string[]>();
     for (const [topic, queues] of this.groups) {
-      if (this.journal.journals(topic)) groups.set(topic, [...queues.keys()]);
+      if (this.journal?.journals(topic)) groups.set(topic, [...queues.keys()]);
     }
+    return groups;
+  }
+
+  private persistJournal(): void {
+    if (!this.journal) return;
     try {
-      this.journal.persist(groups);
+      this.journal.persist(this.journaledGroups());
     } catch (error) {
       this.logger?.error({ err: error }, 'the ingest journal could not record what was processed');
     }
+  }
+
+  private persistJournalInBackground(): void {
+    this.journal?.persistInBackground(this.journaledGroups()).catch((error: unknown) => {
+      this.logger?.error({ err: error }, 'the ingest journal could not record what was processed');
+    });
   }
 
   async subscribe<T>(topic: Topic, options: SubscribeOptions, handler: BatchHandler<T>): Promise<Subscription> {
@@ -352,6 +363,8 @@ export class EmbeddedBus implements Bus {
       for (const queue of groups.values()) await queue.idle();
     }
     if (this.persistTimer) clearInterval(this.persistTimer);
+    // A write from the timer may still run: the last progress goes after it, or the older one would rename over it.
+    await this.journal?.backgroundPersistEnded();
     this.persistJournal();
     await this.journal?.close();
   }
