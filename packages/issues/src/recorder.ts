@@ -30,6 +30,8 @@ export interface ErrorRecorderOptions {
   positions: 'own' | 'bus';
   /** Least time between two counts nobody waits for; COUNT_INTERVAL_MS by default. */
   countIntervalMs?: number;
+  /** Least time between the starts of two issue snapshot writes; SNAPSHOT_INTERVAL_MS by default. */
+  snapshotIntervalMs?: number;
   /** Event ids remembered per generation; RECENT_EVENTS by default. */
   recentEvents?: number;
 }
@@ -85,7 +87,7 @@ export class ErrorRecorder {
     private readonly options: ErrorRecorderOptions,
   ) {
     this.recent = new RecentEventIds(options.recentEvents ?? RECENT_EVENTS);
-    this.snapshots = new SnapshotWriter(stores, logger);
+    this.snapshots = new SnapshotWriter(stores, logger, options.snapshotIntervalMs);
     this.counter = new IssueCounter(
       stores.metadata,
       logger,

@@ -16,6 +16,8 @@ export interface IssuesProcessorDeps {
   enrichers?: readonly ErrorEnricher[];
   /** Least time between two counts nobody waits for (tests shorten or lengthen it); COUNT_INTERVAL_MS by default. */
   countIntervalMs?: number;
+  /** Least time between the starts of two issue snapshot writes (tests lengthen it); SNAPSHOT_INTERVAL_MS by default. */
+  snapshotIntervalMs?: number;
 }
 
 export interface IssuesProcessor {
@@ -55,6 +57,7 @@ export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<I
   const recorder = await ErrorRecorder.start(deps, deps.logger, {
     positions: deps.bus.redelivers ? 'bus' : 'own',
     countIntervalMs: deps.countIntervalMs,
+    snapshotIntervalMs: deps.snapshotIntervalMs,
   });
   const pipeline = new ErrorPipeline(recorder, deps.bus.redelivers);
   const subscription: Subscription = await deps.bus.subscribe<ErrorRecord>(

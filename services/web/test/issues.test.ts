@@ -202,7 +202,10 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await actions.getByRole('list', { name: 'Releases' }).getByRole('button', { name: RELEASE }).click();
     await page.getByLabel('Status: resolved').waitFor();
     await page.getByText(`Resolved in ${RELEASE}`).waitFor();
-    expect(await gqlRows(server.api, setup.secretKey, `from:issues resolved_in_release:"${RELEASE}" | fields status`)).toEqual([{ status: 'resolved' }]);
+    // The issues source reads the snapshots, written within a quarter second of the change.
+    await eventually(async () =>
+      expect(await gqlRows(server.api, setup.secretKey, `from:issues resolved_in_release:"${RELEASE}" | fields status`)).toEqual([{ status: 'resolved' }]),
+    );
     await actions.getByRole('button', { name: 'Unresolve' }).click();
     await page.getByLabel('Status: unresolved').waitFor();
     await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:unresolved | fields title')).toEqual([{ title: expect.stringMatching(PAY_TITLE) }]));
