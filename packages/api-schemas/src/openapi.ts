@@ -64,7 +64,7 @@ const ERROR_STATUSES: Record<number, string> = {
   409: 'CONFLICT: a duplicate, or a change that breaks a rule (`details.reason`)',
   413: 'PAYLOAD_TOO_LARGE: the body is over its limit',
   415: 'VALIDATION_ERROR: a body in a format this route does not read',
-  421: "WRONG_REGION: the key belongs to a region this deployment cannot reach; `details.region`",
+  421: 'WRONG_REGION: the key, or a sign-up, belongs to a region this deployment does not serve; `details.region`, and `details.url` for a sign-up when `REGION_URLS` names that region',
   422: 'VALIDATION_ERROR: a well-formed GQL query that cannot run',
   429: 'RATE_LIMITED: a budget of requests per second is used up; `Retry-After` says when to retry',
   503: 'MAIL_NOT_CONFIGURED: the server has no SMTP_URL to mail with',

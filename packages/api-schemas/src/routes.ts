@@ -254,7 +254,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
 ];
 
 const AI_ROUTES = (): readonly RouteDoc[] => [
-  { method: 'post', path: '/v1/gql/nl', auth: key('data:read'), tag: 'AI', summary: 'Natural language to GQL', body: NlBody, response: json('The query', NlAnswer), errors: [402] },
+  { method: 'post', path: '/v1/gql/nl', auth: key('data:read'), tag: 'AI', summary: 'Natural language to GQL', body: NlBody, response: json('The query', NlAnswer) },
   {
     method: 'post',
     path: '/api/orgs/:org/projects/:project/gql/nl',
@@ -273,7 +273,7 @@ const AI_ROUTES = (): readonly RouteDoc[] => [
     summary: "Ask about the project's data",
     body: ChatBody,
     response: json('The reply', Type.Object({ reply: Type.String(), session_id: Type.String(), queries: Type.Array(Type.String()) })),
-    errors: [402],
+    errors: [402, 404],
   },
   {
     method: 'post',
@@ -283,7 +283,7 @@ const AI_ROUTES = (): readonly RouteDoc[] => [
     summary: "Ask about the project's data, the reply streamed",
     body: ChatBody,
     response: { status: 200, description: 'Server-sent events: delta {text}, query {gql, data}, done {session_id}', contentType: 'text/event-stream' },
-    errors: [402],
+    errors: [402, 404],
   },
 ];
 

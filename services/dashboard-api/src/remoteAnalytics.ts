@@ -109,11 +109,16 @@ export class RemoteAnalyticsStore implements AnalyticsStore {
   async close(): Promise<void> {}
 }
 
+/** Longest wait for the storage node: an erasure over a large project takes seconds, a hang never ends. */
+const REMOTE_TIMEOUT_MS = 60_000;
+
 async function call<T>(baseUrl: string, token: string, method: 'GET' | 'POST', operation: string, body?: unknown): Promise<T> {
   const reply = await fetch(`${baseUrl}/internal/analytics/${operation}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    // A storage node that stops answering fails the dashboard's request rather than holding it open.
+    signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS),
   });
   const text = await reply.text();
   if (!reply.ok) throw new Error(`the analytics store at ${baseUrl} answered ${operation} with ${reply.status}: ${text.slice(0, 500)}`);
