@@ -72,11 +72,11 @@ export const DEFAULT_CHECKPOINT_THRESHOLD = '256MB';
 
 /**
  * How often freed memory goes back to the operating system. Everything but DuckDB's data blocks (its plans, strings and
- * hash tables as much as Node's buffers) is allocated by glibc's malloc, which keeps freed chunks in per-thread arenas:
- * under the soak's mixed load the process held hundreds of megabytes that one malloc_trim(0) gave back at once. DuckDB
+ * hash tables as much as Node's buffers) is allocated by glibc's malloc, which keeps freed chunks in per-thread arenas
+ * until they are trimmed: under a steady mixed load that is hundreds of megabytes (docs/performance.md, "Soak"). DuckDB
  * calls malloc_trim (at most every 100 ms, over every arena of the process) once a thread has allocated more than
  * `allocator_flush_threshold` and after freeing more than `allocator_bulk_deallocation_flush_threshold` at once; at
- * their defaults, 128 MB and 512 MB, that rarely happened within a 1 GiB memory limit.
+ * their defaults, 128 MB and 512 MB, that rarely happens within a 1 GiB memory limit.
  */
 const ALLOCATOR_FLUSH = { allocator_flush_threshold: '16MB', allocator_bulk_deallocation_flush_threshold: '16MB' };
 

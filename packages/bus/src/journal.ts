@@ -228,10 +228,9 @@ export class IngestJournal {
   }
 
   /**
-   * `persist` on the thread pool, for the running server: a synchronous write and rename every 100 ms hold the event
-   * loop (and every request with it) for as long as the disk takes, which under DuckDB's checkpoint writes added up to
-   * about 7 s of a 30-minute soak's CPU profile. One at a time; a call while one runs does nothing (the next call writes
-   * what moved meanwhile).
+   * `persist` on the thread pool, for the running server: a synchronous write and rename every 100 ms would hold the
+   * event loop (and every request with it) for as long as the disk takes, which is longest while DuckDB checkpoints.
+   * One at a time; a call while one runs does nothing (the next call writes what moved meanwhile).
    */
   async persistInBackground(groups: ReadonlyMap<Topic, readonly string[]>): Promise<void> {
     if (this.persisting) return;
