@@ -70,16 +70,6 @@ function insertStatementOf<Row extends object>(table: TableDefinition<Row>): str
  */
 export const DEFAULT_CHECKPOINT_THRESHOLD = '256MB';
 
-/**
- * How often freed memory goes back to the operating system. Everything but DuckDB's data blocks (its plans, strings and
- * hash tables as much as Node's buffers) is allocated by glibc's malloc, which keeps freed chunks in per-thread arenas
- * until they are trimmed: under a steady mixed load that is hundreds of megabytes (docs/performance.md, "Soak"). DuckDB
- * calls malloc_trim (at most every 100 ms, over every arena of the process) once a thread has allocated more than
- * `allocator_flush_threshold` and after freeing more than `allocator_bulk_deallocation_flush_threshold` at once; at
- * their defaults, 128 MB and 512 MB, that rarely happens within a 1 GiB memory limit.
- */
-const ALLOCATOR_FLUSH = { allocator_flush_threshold: '16MB', allocator_bulk_deallocation_flush_threshold: '16MB' };
-
 export interface DuckDBStoreOptions {
   /** Read connections in the pool; default 4. */
   maxReaders?: number;
@@ -149,7 +139,7 @@ export class DuckDBStore implements AnalyticsStore {
 
   /** `file` is a database file, or ':memory:' for a throwaway store. */
   static async open(file: string, options: DuckDBStoreOptions = {}): Promise<DuckDBStore> {
-    const settings: Record<string, string> = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD, ...ALLOCATOR_FLUSH };
+    const settings: Record<string, string> = { checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD };
     if (options.memoryLimitBytes !== undefined) settings['memory_limit'] = `${Math.max(1, Math.floor(options.memoryLimitBytes / 1024 ** 2))}MiB`;
     if (options.tempDirectory !== undefined) settings['temp_directory'] = options.tempDirectory;
     if (options.threads !== undefined) settings['threads'] = String(options.threads);
