@@ -16,6 +16,7 @@ const appenders: Partial<Record<ColumnType, (appender: DuckDBAppender, value: un
   uint16: (appender, value) => appender.appendUSmallInt(value as number),
   uint64: (appender, value) => appender.appendUBigInt(BigInt(value as number)),
   properties: (appender, value) => appender.appendVarchar(JSON.stringify(value)),
+  text_signature: (appender, value) => appender.appendUBigInt(BigInt(value as number)),
 };
 
 /**

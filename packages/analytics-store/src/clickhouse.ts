@@ -40,12 +40,14 @@ const encoders: Record<ColumnType, (value: unknown) => unknown> = {
   float64: (value) => value,
   properties: (value) => value,
   json: (value) => (value == null ? '' : JSON.stringify(value)),
+  text_signature: (value) => value,
 };
 
 /** The JSONEachRow object sent for one row; a `properties` column also fills its `_num` twin. */
 export function clickhouseRow<Row extends object>(table: TableDefinition<Row>, row: Row): Record<string, unknown> {
   const encoded: Record<string, unknown> = {};
   for (const column of table.columns) {
+    if (column.only && column.only !== 'clickhouse') continue;
     const value = row[column.name];
     if (column.type === 'properties') {
       const maps = propertyMaps(value as Properties);

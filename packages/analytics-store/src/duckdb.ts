@@ -11,7 +11,8 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBType,
 } from '@duckdb/node-api';
-import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
+import { ALL_TRIGRAMS } from './textSignature';
+import { jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type ResultRow, type TableDefinition } from './store';
 
 /**
  * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
@@ -29,12 +30,11 @@ const jsonColumns: Record<ColumnType, { type: string; value: (field: string) => 
   float64: { type: 'DOUBLE', value: (field) => field },
   properties: { type: 'JSON', value: (field) => field },
   json: { type: 'JSON', value: (field) => field },
+  text_signature: { type: 'UBIGINT', value: (field) => `coalesce(${field}, ${ALL_TRIGRAMS}::UBIGINT)` },
 };
 
 /** Prepared read statements kept per reader connection; GQL plans repeat, and binding skips parsing and planning. */
 const PREPARED_PER_READER = 64;
-
-const insertStatements = new WeakMap<TableDefinition<object>, string>();
 
 /**
  * A table's INSERT: the batch is one JSON array in a staging file, parsed by read_json on DuckDB's threads, so the
@@ -43,13 +43,22 @@ const insertStatements = new WeakMap<TableDefinition<object>, string>();
  * as unnesting the same JSON passed as a parameter (from_json) for one row and faster from about 50: 500 log rows
  * 3.4 against 4.5 ms, 200 error rows 6.3 against 10.8 ms. Replace tables keep the newest snapshot per key, like
  * ClickHouse's ReplacingMergeTree(updated_at). Column names and types come from the table definition, never from
- * data.
+ * data. The columns are named, so a table with promoted properties takes the same statement; each promoted column
+ * gets its value here, on DuckDB's threads, by the very expression a query would read the bag with.
  */
-function insertStatementOf<Row extends object>(table: TableDefinition<Row>): string {
-  const cached = insertStatements.get(table as TableDefinition<object>);
-  if (cached) return cached;
+function insertStatementOf<Row extends object>(table: TableDefinition<Row>, promoted: readonly PromotedProperty[]): string {
   const types = table.columns.map((column) => `"${column.name}": '${jsonColumns[column.type].type}'`);
-  const values = table.columns.map((column) => jsonColumns[column.type].value(`"${column.name}"`)).join(', ');
+  const names = table.columns.map((column) => `"${column.name}"`);
+  const values = table.columns.map((column) => jsonColumns[column.type].value(`"${column.name}"`));
+  for (const promotion of promoted) {
+    const read = promotedRead(`"${promotion.bag}"`, sqlString(jsonPointer(promotion.key)));
+    names.push(`"${promotion.column}"`);
+    values.push(read.text);
+    if (promotion.numberColumn) {
+      names.push(`"${promotion.numberColumn}"`);
+      values.push(read.number);
+    }
+  }
   let conflict = '';
   if (table.mode === 'replace') {
     const updates = table.columns
@@ -57,10 +66,34 @@ function insertStatementOf<Row extends object>(table: TableDefinition<Row>): str
       .map((column) => `"${column.name}" = excluded."${column.name}"`);
     conflict = ` ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')} WHERE excluded.updated_at >= ${table.name}.updated_at`;
   }
-  const statement = `INSERT INTO ${table.name} SELECT ${values} FROM read_json($file, format = 'array', columns = {${types.join(', ')}})${conflict}`;
-  insertStatements.set(table as TableDefinition<object>, statement);
-  return statement;
+  return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT ${values.join(', ')} FROM read_json($file, format = 'array', columns = {${types.join(', ')}})${conflict}`;
 }
+
+/** How a promoted key's columns get their values: the very expressions a query reads the bag with (GQL's emitter). */
+const promotedRead = (bag: string, pointer: string) => ({
+  text: `json_extract_string(${bag}, ${pointer})`,
+  number: `TRY_CAST(json_extract_string(${bag}, ${pointer}) AS DOUBLE)`,
+});
+
+/** A SQL string literal; for text that cannot be bound as a parameter (a prepared INSERT's fixed expressions). */
+const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+/** The promotions of this database, kept in the file itself so they travel with the data they describe. */
+const PROMOTIONS_DDL = `CREATE TABLE IF NOT EXISTS promoted_properties (
+  table_name VARCHAR NOT NULL,
+  bag VARCHAR NOT NULL,
+  key VARCHAR NOT NULL,
+  column_name VARCHAR NOT NULL,
+  number_column VARCHAR,
+  ready BOOLEAN NOT NULL,
+  PRIMARY KEY (table_name, bag, key)
+)`;
+
+/**
+ * Rows a promoted column is filled for per statement. Each fill runs alone among the writes (like a purge), so it
+ * holds ingest for its duration: a row group's worth keeps that short.
+ */
+const FILL_ROWS_PER_STATEMENT = 122_880;
 
 /**
  * WAL size at which DuckDB checkpoints. Each checkpoint rewrites the table's last, partly filled row group, so its
@@ -127,6 +160,14 @@ export class DuckDBStore implements AnalyticsStore {
   private closed = false;
   /** Per reader connection, its prepared statements by SQL text, least recently used first. */
   private readonly readerStatements = new Map<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  /** Each table's promoted properties, ready or being filled, in the order they were promoted. */
+  private readonly promotions = new Map<string, PromotedProperty[]>();
+  /** Each table's ready promoted columns by `promotedKey`, as queries see them. */
+  private readonly readyColumns = new Map<string, ReadonlyMap<string, PromotedColumns>>();
+  /** Each table's INSERT for its current promotions. */
+  private readonly insertStatements = new Map<string, string>();
+  /** Promotions being filled, so a second request for one waits for the same fill. */
+  private readonly filling = new Map<string, Promise<PromotedProperty>>();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -155,7 +196,9 @@ export class DuckDBStore implements AnalyticsStore {
       const stagingDir = file === ':memory:' ? await mkdtemp(path.join(tmpdir(), 'tlm-duckdb-')) : `${file}.staging`;
       await rm(stagingDir, { recursive: true, force: true });
       await mkdir(stagingDir, { recursive: true });
-      return new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir, options.memoryLimitBytes ?? null);
+      const store = new DuckDBStore(instance, await instance.connect(), options.maxReaders ?? 4, stagingDir, options.memoryLimitBytes ?? null);
+      await store.loadPromotions();
+      return store;
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -170,13 +213,15 @@ export class DuckDBStore implements AnalyticsStore {
     if (rows.length === 0) return;
     this.assertOpen();
     const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
-    const statement = insertStatementOf(table);
     const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
     try {
       // Written synchronously: a megabyte goes to the page cache in about a millisecond, while the promise API writes
       // it in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms per batch of 800 errors).
       this.staging.write(file, batch);
       await this.inLane(table.name, async (lane, connection) => {
+        // Read when the insert runs, not when it was asked for: a promotion that ran in between is in the statement,
+        // so no row written after a promotion lacks its column (the fill covers only the rows stored before).
+        const statement = this.insertStatement(table as TableDefinition<object>);
         let insert = lane.insert;
         if (!insert || lane.insertSql !== statement) {
           insert?.destroySync();
@@ -226,6 +271,126 @@ export class DuckDBStore implements AnalyticsStore {
   async memory(): Promise<StoreMemory> {
     const [row] = await this.query('SELECT sum(memory_usage_bytes) AS used, sum(temporary_storage_bytes) AS temporary FROM duckdb_memory()');
     return { usedBytes: Number(row?.['used'] ?? 0), temporaryBytes: Number(row?.['temporary'] ?? 0), limitBytes: this.memoryLimitBytes };
+  }
+
+  promotedColumns(table: string): ReadonlyMap<string, PromotedColumns> {
+    return this.readyColumns.get(table) ?? NO_COLUMNS;
+  }
+
+  async promote<Row extends object>(definition: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
+    this.assertOpen();
+    const table = definition as unknown as TableDefinition<object>;
+    if (table.mode !== 'append') throw new Error(`only append tables take promoted properties, not ${table.name}`);
+    if (!table.columns.some((column) => column.name === bag && column.type === 'properties')) {
+      throw new Error(`${table.name} has no property bag ${bag}`);
+    }
+    const held = this.promotions.get(table.name)?.find((promotion) => promotion.bag === bag && promotion.key === key);
+    if (held?.ready) return held;
+    const name = `${table.name}\u0000${promotedKey(bag, key)}`;
+    let fill = this.filling.get(name);
+    if (!fill) {
+      fill = (async () => this.fill(held ?? (await this.addPromotion(table, bag, key, numeric))))().finally(() => this.filling.delete(name));
+      this.filling.set(name, fill);
+    }
+    return fill;
+  }
+
+  /** Adds the column and starts writing it: inserts that run after this hold the key's value in it. */
+  private addPromotion(table: TableDefinition<object>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
+    return this.serialized(async () => {
+      const promotions = this.promotions.get(table.name) ?? [];
+      const column = `${bag}__p${promotions.length + 1}`;
+      const promotion: PromotedProperty = { table: table.name, bag, key, column, numberColumn: numeric ? `${column}_number` : null, ready: false };
+      // One transaction: a column never exists without the record of which key it holds.
+      await this.writer.run('BEGIN TRANSACTION');
+      try {
+        await this.writer.run(`ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS "${promotion.column}" VARCHAR`);
+        if (promotion.numberColumn) await this.writer.run(`ALTER TABLE ${table.name} ADD COLUMN IF NOT EXISTS "${promotion.numberColumn}" DOUBLE`);
+        await this.writer.run('INSERT INTO promoted_properties VALUES ($table, $bag, $key, $column, $number, false)', {
+          table: table.name,
+          bag,
+          key,
+          column: promotion.column,
+          number: promotion.numberColumn,
+        });
+        await this.writer.run('COMMIT');
+      } catch (error) {
+        await this.writer.run('ROLLBACK');
+        throw error;
+      }
+      this.promotions.set(table.name, [...promotions, promotion]);
+      this.insertStatements.delete(table.name);
+      return promotion;
+    });
+  }
+
+  /**
+   * Fills a promoted column for the rows stored before it was added, a row group at a time between other writes,
+   * then lets queries read it. Rows a checkpoint moved while the fill ran are found and filled at the end.
+   */
+  private async fill(promotion: PromotedProperty): Promise<PromotedProperty> {
+    const { table, column, numberColumn } = promotion;
+    const params = { pointer: jsonPointer(promotion.key) };
+    const read = promotedRead(`"${promotion.bag}"`, '$pointer');
+    const assignments = `"${column}" = ${read.text}${numberColumn ? `, "${numberColumn}" = ${read.number}` : ''}`;
+    const [bounds] = await this.query(`SELECT max(rowid) AS last FROM ${table}`);
+    const last = Number(bounds?.['last'] ?? -1);
+    for (let from = 0; from <= last; from += FILL_ROWS_PER_STATEMENT) {
+      this.assertOpen();
+      await this.execute(`UPDATE ${table} SET ${assignments} WHERE rowid >= $from AND rowid < $to AND "${column}" IS NULL`, {
+        ...params,
+        from,
+        to: from + FILL_ROWS_PER_STATEMENT,
+      });
+    }
+    const unfilled = `"${column}" IS NULL AND ${read.text} IS NOT NULL`;
+    const [missed] = await this.query(`SELECT count(*) AS n FROM ${table} WHERE ${unfilled}`, params);
+    if (Number(missed?.['n'] ?? 0) > 0) await this.execute(`UPDATE ${table} SET ${assignments} WHERE ${unfilled}`, params);
+    // Until a checkpoint, updated values live beside the column's blocks and every scan merges them in, which made
+    // reading a filled column two to three times slower than reading one written by inserts.
+    await this.execute('CHECKPOINT');
+    await this.execute('UPDATE promoted_properties SET ready = true WHERE table_name = $table AND bag = $bag AND key = $key', {
+      table,
+      bag: promotion.bag,
+      key: promotion.key,
+    });
+    promotion.ready = true;
+    this.publishReady(table);
+    return promotion;
+  }
+
+  private async loadPromotions(): Promise<void> {
+    await this.writer.run(PROMOTIONS_DDL);
+    const rows = rowsOf(await this.writer.run('SELECT table_name, bag, key, column_name, number_column, ready FROM promoted_properties ORDER BY rowid'));
+    for (const row of rows) {
+      const promotion: PromotedProperty = {
+        table: String(row['table_name']),
+        bag: String(row['bag']),
+        key: String(row['key']),
+        column: String(row['column_name']),
+        numberColumn: row['number_column'] == null ? null : String(row['number_column']),
+        ready: row['ready'] === true,
+      };
+      this.promotions.set(promotion.table, [...(this.promotions.get(promotion.table) ?? []), promotion]);
+    }
+    for (const table of this.promotions.keys()) this.publishReady(table);
+  }
+
+  private publishReady(table: string): void {
+    const ready = (this.promotions.get(table) ?? []).filter((promotion) => promotion.ready);
+    this.readyColumns.set(
+      table,
+      new Map(ready.map((promotion) => [promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn }])),
+    );
+  }
+
+  private insertStatement(table: TableDefinition<object>): string {
+    let statement = this.insertStatements.get(table.name);
+    if (!statement) {
+      statement = insertStatementOf(table, this.promotions.get(table.name) ?? []);
+      this.insertStatements.set(table.name, statement);
+    }
+    return statement;
   }
 
   /** Finishes the writes begun before it; writes begun after it are refused. */
@@ -313,6 +478,8 @@ export class DuckDBStore implements AnalyticsStore {
     else this.idle.push(connection);
   }
 }
+
+const NO_COLUMNS: ReadonlyMap<string, PromotedColumns> = new Map();
 
 /** Staging buffers above this size are let go after use, so one large batch does not hold its memory for good. */
 const MAX_KEPT_STAGING_BYTES = 32 * 1024 * 1024;

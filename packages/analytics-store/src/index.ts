@@ -3,3 +3,4 @@ export * from './duckdb';
 export * from './store';
 export * from './tables';
 export * from './purge';
+export * from './textSignature';

@@ -17,11 +17,15 @@ export type ColumnType =
   | 'uint64'
   | 'float64'
   | 'properties'
-  | 'json';
+  | 'json'
+  /** A text's trigram signature (textSignature.ts): DuckDB only; rows without one get every bit, so scans test them. */
+  | 'text_signature';
 
 export interface Column<Row> {
   name: keyof Row & string;
   type: ColumnType;
+  /** A column only this dialect's table has (a DuckDB search aid that ClickHouse's indexes make needless). */
+  only?: Dialect;
 }
 
 /** One stored table: its row shape, its columns in insert order, and its DDL in each dialect. */
@@ -62,7 +66,40 @@ export interface AnalyticsStore {
   execute(sql: string, params?: QueryParams): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The promoted properties of a table that queries may read (every stored row holds its value in the column), by
+   * `promotedKey(bag, key)`. Stores that keep none leave this out, and queries read the bag.
+   */
+  promotedColumns?(table: string): ReadonlyMap<string, PromotedColumns>;
+  /**
+   * Keeps a bag's key of an append table in a column of its own from now on, fills it for the rows already stored,
+   * then lets queries read it (docs/performance.md "Promoted properties"). Idempotent; resumes an unfinished fill.
+   */
+  promote?<Row extends object>(table: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty>;
 }
+
+/** The columns a promoted key's value is read from. */
+export interface PromotedColumns {
+  /** The value as the bag's text read gives it (DuckDB `json_extract_string`). */
+  text: string;
+  /** The value as a number (NULL where it reads as none); kept for keys that hold numbers. */
+  number: string | null;
+}
+
+/** A bag key kept also as a column of its own, written at insert and filled for older rows. */
+export interface PromotedProperty {
+  table: string;
+  bag: string;
+  key: string;
+  column: string;
+  /** The column of the value as a number, for a key that holds numbers; null otherwise. */
+  numberColumn: string | null;
+  /** The column holds the key's value in every stored row: queries read it instead of the bag. */
+  ready: boolean;
+}
+
+/** Where `promotedColumns` files a bag's key. */
+export const promotedKey = (bag: string, key: string): string => `${bag}\u0000${key}`;
 
 /** JSON pointer of a flat bag key: DuckDB reads `/user.plan` as the key "user.plan", whatever characters it holds. */
 export const jsonPointer = (key: string): string => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;

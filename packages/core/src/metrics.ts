@@ -90,6 +90,12 @@ export const analyticsStoreMemory = new Gauge({
   },
 });
 
+export const promotedProperties = new Gauge({
+  name: 'tlm_promoted_properties',
+  help: 'Property keys kept as columns of their own that queries read, per table (docs/performance.md "Promoted properties").',
+  labelNames: ['table'] as const,
+});
+
 export const memoryBudgetBytes = new Gauge({
   name: 'tlm_memory_budget_bytes',
   help: "The process's MEMORY_LIMIT and each part's share of it (`total`, `duckdb`, `node`, `pglite`).",

@@ -1,4 +1,4 @@
-import { jsonPointer, type Dialect, type QueryParams, type ResultRow } from '@tlm/analytics-store';
+import { jsonPointer, phraseMask, promotedKey, type Dialect, type PromotedColumns, type QueryParams, type ResultRow } from '@tlm/analytics-store';
 import type { AggregateFunction, Duration } from './ast';
 import { GqlQueryError } from './errors';
 import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type SortPlan, type TimeBound } from './plan';
@@ -74,7 +74,11 @@ abstract class Emitter {
   readonly params: QueryParams = {};
   private readonly names = new Map<string, string>();
 
-  constructor(readonly source: SourceDefinition) {}
+  constructor(
+    readonly source: SourceDefinition,
+    /** The table's promoted properties: bag keys whose value every stored row also holds in a column of its own. */
+    protected readonly promoted: ReadonlyMap<string, PromotedColumns>,
+  ) {}
 
   abstract placeholder(name: string, type: string): string;
   abstract table(): string;
@@ -106,7 +110,8 @@ abstract class Emitter {
   abstract bagNumber(bag: string, key: string): Read;
   abstract exists(field: FieldRef, negated: boolean): string;
   abstract startsWith(read: string, pattern: string): string;
-  abstract search(column: string, text: string): { sql: string; negated: string };
+  /** A column containing `text` (or, negated, not); only what the returned SQL reads is bound. */
+  abstract search(column: string, text: string, negated: boolean): string;
   abstract countAll(): string;
   abstract countDistinct(read: string): string;
   abstract quantile(read: string, level: string): string;
@@ -157,9 +162,9 @@ abstract class Emitter {
         return predicate.items.map((item) => this.operand(item, predicate.kind)).join(joiner);
       }
       case 'search': {
-        const parts = predicate.columns.map((column) => this.search(column.name, predicate.text));
-        if (predicate.negated) return parts.map((part) => part.negated).join(' AND ');
-        return parts.length === 1 ? parts[0]!.sql : `(${parts.map((part) => part.sql).join(' OR ')})`;
+        const parts = predicate.columns.map((column) => this.search(column.name, predicate.text, predicate.negated));
+        if (predicate.negated) return parts.join(' AND ');
+        return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
       }
       case 'prefix': {
         if (predicate.text === '') return this.exists(predicate.field, predicate.negated);
@@ -237,10 +242,16 @@ class DuckDBEmitter extends Emitter {
     const alias = this.joinLookup(column, column.lookup!.table, this.placeholder('project_id'));
     return `coalesce(${column.name}, ${alias}.lookup_value)`;
   }
+  // A promoted key's columns hold what these reads give, written by the same expressions at insert
+  // (DuckDBStore.promote): reading them answers the same, without parsing each row's JSON.
   bagText(bag: string, key: string): Read {
+    const promoted = this.promoted.get(promotedKey(bag, key));
+    if (promoted) return { sql: `"${promoted.text}"`, nullable: true };
     return { sql: `json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')})`, nullable: true };
   }
   bagNumber(bag: string, key: string): Read {
+    const promoted = this.promoted.get(promotedKey(bag, key));
+    if (promoted) return { sql: promoted.number ? `"${promoted.number}"` : `TRY_CAST("${promoted.text}" AS DOUBLE)`, nullable: true };
     return { sql: `TRY_CAST(json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')}) AS DOUBLE)`, nullable: true };
   }
   bagJson(bag: string, key: string): string {
@@ -253,10 +264,17 @@ class DuckDBEmitter extends Emitter {
   startsWith(read: string, pattern: string): string {
     return `starts_with(${read}, ${pattern})`;
   }
-  search(column: string, text: string) {
-    const pattern = this.bind(text.toLowerCase(), 'String');
-    const sql = `contains(lower(${column}), ${pattern})`;
-    return { sql, negated: `NOT ${sql}` };
+  search(column: string, text: string, negated: boolean): string {
+    const lowered = text.toLowerCase();
+    const sql = `contains(lower(${column}), ${this.bind(lowered, 'String')})`;
+    if (negated) return `NOT ${sql}`;
+    // A row whose signature lacks a bit of the phrase's trigrams cannot contain it: that check reads eight bytes a
+    // row, and only the rows passing it are lower-cased and scanned. Their answer is the scan's.
+    const signature = this.source.textSignatures[column];
+    const mask = signature ? phraseMask(lowered) : null;
+    if (!signature || mask === null) return sql;
+    const bits = `CAST(${this.bind(mask, 'UInt64')} AS UBIGINT)`;
+    return `((${signature} & ${bits}) = ${bits} AND ${sql})`;
   }
   countAll(): string {
     return 'count(*)';
@@ -342,10 +360,10 @@ class ClickHouseEmitter extends Emitter {
   startsWith(read: string, pattern: string): string {
     return `startsWith(${read}, ${pattern})`;
   }
-  search(column: string, text: string) {
+  search(column: string, text: string, negated: boolean): string {
     // lower(message) LIKE '%...%' is what the tokenbf_v1 index on lower(message) answers.
     const pattern = this.bind(`%${escapeLike(lowerAscii(text))}%`, 'String');
-    return { sql: `lower(${column}) LIKE ${pattern}`, negated: `lower(${column}) NOT LIKE ${pattern}` };
+    return `lower(${column}) ${negated ? 'NOT LIKE' : 'LIKE'} ${pattern}`;
   }
   countAll(): string {
     return 'count()';
@@ -377,10 +395,15 @@ function resolveBound(bound: TimeBound, now: number): number {
   return 'at' in bound ? bound.at.getTime() : now - bound.ago;
 }
 
-/** Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied. */
-export function emit(plan: Plan, dialect: Dialect, guard: Guard): CompiledQuery {
+const NOTHING_PROMOTED: ReadonlyMap<string, PromotedColumns> = new Map();
+
+/**
+ * Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied;
+ * `promoted` are the source table's promoted properties (AnalyticsStore.promotedColumns), read instead of the bag.
+ */
+export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTHING_PROMOTED): CompiledQuery {
   const source = plan.source;
-  const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source) : new ClickHouseEmitter(source);
+  const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source, promoted) : new ClickHouseEmitter(source, promoted);
   const conditions = [`project_id = ${emitter.bindNamed('project_id', guard.projectId, emitter.projectParamType)}`];
   const now = guard.now.getTime();
   let rangeStart = now;

@@ -21,5 +21,5 @@ export { LIMITS, compileQuery, metricProblem, planQuery, type CompiledText, type
 export { decodeResults, emit, type CompiledQuery, type Guard, type OutputColumn } from './emit';
 export { SOURCES, defineSource, findSource, type SourceDefinition, type SourceOptions } from './sources';
 export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';
-export { runPlan, runQuery, type QueryAnswer } from './run';
+export { emitFor, runPlan, runQuery, type QueryAnswer } from './run';
 export { gqlApiError } from './apiErrors';

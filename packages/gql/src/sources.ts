@@ -56,6 +56,8 @@ export interface SourceDefinition {
   defaultBag: string | null;
   /** Columns searched by quoted or bare text. */
   fullText: string[];
+  /** Full-text columns whose trigram signature another column holds (DuckDB; textSignature in the store). */
+  textSignatures: Record<string, string>;
   /** Other names people use for columns. */
   aliases: Record<string, string>;
   /** Conditions every query of the source carries, e.g. hiding deleted alert rules. */
@@ -70,7 +72,7 @@ export interface SourceDefinition {
 }
 
 /** Columns a query never sees: the tenancy key and storage bookkeeping. */
-const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days', 'stream_partition', 'stream_offset', 'stack_id']);
+const HIDDEN_COLUMNS = new Set(['project_id', 'retention_days', 'stream_partition', 'stream_offset', 'stack_id', 'message_trigrams']);
 
 const KINDS: Record<ColumnType, FieldKind | 'bag'> = {
   string: 'string',
@@ -84,6 +86,7 @@ const KINDS: Record<ColumnType, FieldKind | 'bag'> = {
   float64: 'number',
   properties: 'bag',
   json: 'json',
+  text_signature: 'number',
 };
 
 /** `name Type,` lines of a ClickHouse CREATE TABLE: the storage type of every column. */
@@ -103,6 +106,7 @@ export interface SourceOptions {
   timeColumn: string | null;
   defaultBag?: string;
   fullText?: string[];
+  textSignatures?: Record<string, string>;
   aliases?: Record<string, string>;
   baseFilters?: { column: string; value: boolean }[];
   hiddenUnlessFiltered?: { column: string; values: string[] };
@@ -148,6 +152,7 @@ export function defineSource(options: SourceOptions): SourceDefinition {
     bags,
     defaultBag: options.defaultBag ?? null,
     fullText: options.fullText ?? [],
+    textSignatures: options.textSignatures ?? {},
     // No prototype: a field written `constructor` or `__proto__` is a field like any other, never Object's.
     aliases: Object.assign(Object.create(null) as Record<string, string>, options.aliases),
     baseFilters: options.baseFilters ?? [],
@@ -178,6 +183,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     timeColumn: 'timestamp',
     defaultBag: 'properties',
     fullText: ['message'],
+    textSignatures: { message: 'message_trigrams' },
     aliases: { level: 'severity' },
     hideInSearch: ['received_at'],
     knownValues: { severity: SEVERITIES },

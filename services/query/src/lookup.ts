@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { decodeResults, emit, type FieldRef, type Guard, type Plan, type Predicate, type SourceDefinition } from '@tlm/gql';
+import { decodeResults, emitFor, type FieldRef, type Guard, type Plan, type Predicate, type SourceDefinition } from '@tlm/gql';
 
 /**
  * Reads that are not GQL queries (replay sessions, profile chunks) as plans for the GQL emitter, so the project guard
@@ -32,7 +32,7 @@ function whereOf(source: SourceDefinition, equals: Equals): Predicate | null {
 }
 
 async function run(analytics: AnalyticsStore, plan: Plan, guard: Guard): Promise<Record<string, unknown>[]> {
-  const compiled = emit(plan, analytics.dialect, guard);
+  const compiled = emitFor(analytics, plan, guard);
   return decodeResults(compiled, await analytics.query(compiled.sql, compiled.params)).results;
 }
 

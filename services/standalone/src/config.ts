@@ -11,7 +11,7 @@ import { ingestWriterConfig } from '@tlm/ingest-writer';
 import { logScannerConfig } from '@tlm/log-scanner';
 import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
 import { mailConfig, webAppConfig } from '@tlm/runtime';
-import { maintenanceConfig } from '@tlm/maintenance';
+import { maintenanceConfig, promoterConfig } from '@tlm/maintenance';
 import { MEMORY_LIMIT_PATTERN } from './memory';
 
 /** Configuration of `make start`; every variable has a default, so none is needed. */
@@ -63,6 +63,8 @@ export const StandaloneConfig = Type.Object({
   ANALYTICS_API_TOKEN: remoteAnalyticsConfig.ANALYTICS_API_TOKEN,
   ...ingestWriterConfig,
   ...maintenanceConfig,
+  // The embedded store keeps the busiest property keys as columns of their own (ClickHouse reads its maps).
+  ...promoterConfig,
   ...logScannerConfig,
   ...evaluatorConfig,
   ...exportsConfig,

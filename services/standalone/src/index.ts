@@ -17,7 +17,7 @@ import { startIngestWriter } from '@tlm/ingest-writer';
 import { startIssuesProcessor } from '@tlm/issues-processor';
 import { keyAdminRoutes } from '@tlm/key-admin';
 import { startLogScanner, type LogScanner } from '@tlm/log-scanner';
-import { maintenanceRoutes, scheduleCleanup } from '@tlm/maintenance';
+import { maintenanceRoutes, scheduleCleanup, startPromoter, type Promoter } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
 import { mailerFromConfig, readinessOf, webAppRoutes } from '@tlm/runtime';
@@ -40,6 +40,8 @@ export interface Standalone {
   blobs: FileSystemBlobStore;
   /** Runs every LOG_SCAN_INTERVAL_MS; `runPass` runs one now. */
   logScanner: LogScanner;
+  /** Promotes the busiest property keys every PROMOTE_INTERVAL_MS; `runOnce` runs a pass now. */
+  promoter: Promoter;
   /** Drains in-flight requests, stops the writer and closes the stores cleanly. */
   close(): Promise<void>;
 }
@@ -138,6 +140,12 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const mailer = mailerFromConfig(config);
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
+  const promoter = startPromoter({ metadata, analytics, logger }, {
+    named: config.PROMOTE_PROPERTIES,
+    minRows: config.PROMOTE_MIN_ROWS,
+    maxColumns: config.PROMOTE_MAX_COLUMNS,
+    intervalMs: config.PROMOTE_INTERVAL_MS,
+  });
   const alertNotifier = new Notifier(metadata, logger, notifierSettings(config, mailer));
   const alertEvaluator = startAlertEvaluator({ metadata, analytics, logger, instanceId: 'standalone', notifier: alertNotifier }, config.ALERT_EVALUATION_INTERVAL_MS);
   const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
@@ -193,9 +201,11 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     analytics,
     blobs,
     logScanner,
+    promoter,
     close: async () => {
       await server.close();
       await cleanup.stop();
+      await promoter.stop();
       await alertEvaluator.stop();
       await exportRunner.stop();
       await logScanner.stop();

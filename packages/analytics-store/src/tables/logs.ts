@@ -1,5 +1,6 @@
 import type { LogRecord, Properties } from '@tlm/signals';
 import type { AnalyticsStore, TableDefinition } from '../store';
+import { ALL_TRIGRAMS, textSignature } from '../textSignature';
 import { decodedProperties, uncountedRowsSql, type StreamPosition } from './stream';
 
 /** A stored log entry; the GQL source `logs`. */
@@ -21,6 +22,8 @@ export interface LogRow {
    */
   stream_partition?: number;
   stream_offset?: number;
+  /** The message's trigram signature (textSignature), which full-text search checks before the scan; DuckDB only. */
+  message_trigrams?: number;
 }
 
 export const logsTable: TableDefinition<LogRow> = {
@@ -42,6 +45,7 @@ export const logsTable: TableDefinition<LogRow> = {
     { name: 'retention_days', type: 'uint16' },
     { name: 'stream_partition', type: 'uint16' },
     { name: 'stream_offset', type: 'uint64' },
+    { name: 'message_trigrams', type: 'text_signature', only: 'duckdb' },
   ],
   ddl: {
     duckdb: [
@@ -62,6 +66,8 @@ export const logsTable: TableDefinition<LogRow> = {
       // Tables created before these columns existed get them last, where the INSERT's column order puts them.
       'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_partition USMALLINT',
       'ALTER TABLE logs ADD COLUMN IF NOT EXISTS stream_offset UBIGINT',
+      // Rows stored before it have every bit: full-text search tests them by the scan, as before.
+      `ALTER TABLE logs ADD COLUMN IF NOT EXISTS message_trigrams UBIGINT DEFAULT ${ALL_TRIGRAMS}`,
     ],
     // project_id leads the sort key so every query reads one project's granules; ReplacingMergeTree on the
     // row id makes a redelivered Kafka batch collapse into the rows it already wrote.
@@ -112,6 +118,7 @@ export function logRow(record: LogRecord, position?: StreamPosition): LogRow {
     retention_days: record.retentionDays,
     stream_partition: position?.partition,
     stream_offset: position?.offset,
+    message_trigrams: textSignature(record.message),
   };
 }
 

@@ -86,6 +86,28 @@ export async function forgetSchemaExample(sql: SqlClient, projectId: string, val
   return rows.length;
 }
 
+/** A property key across every project: the rows that carried it, and whether every project saw only numbers. */
+export interface BusiestProperty {
+  signal: SchemaSignal;
+  key: string;
+  volume: number;
+  numeric: boolean;
+}
+
+/** Each signal's keys carried by at least `minVolume` rows over all projects, busiest first, at most `perSignal` each. */
+export async function busiestProperties(sql: SqlClient, minVolume: number, perSignal: number): Promise<BusiestProperty[]> {
+  const rows = await sql.query<{ signal: SchemaSignal; key: string; volume: string | number; numeric: boolean }>(
+    `select signal, key, volume, numeric from (
+       select signal, key, sum(volume) as volume, bool_and(type = 'number') as numeric,
+              row_number() over (partition by signal order by sum(volume) desc, key) as place
+       from schema_properties group by signal, key
+     ) ranked
+     where volume >= $1 and place <= $2 order by signal, place`,
+    [minVolume, perSignal],
+  );
+  return rows.map((row) => ({ signal: row.signal, key: row.key, volume: Number(row.volume), numeric: row.numeric }));
+}
+
 export async function readPropertySchema(sql: SqlClient, projectId: string): Promise<PropertySchemaRow[]> {
   return sql.query<PropertySchemaRow>(
     `select signal, key, type, examples, volume from schema_properties where project_id = $1 order by volume desc, key`,
