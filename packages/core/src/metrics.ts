@@ -96,6 +96,12 @@ export const promotedProperties = new Gauge({
   labelNames: ['table'] as const,
 });
 
+export const memoryTrimSeconds = new Histogram({
+  name: 'tlm_memory_trim_seconds',
+  help: "Time each malloc_trim took to give glibc's freed memory back to the system (on a pool thread; MEMORY_TRIM_INTERVAL_MS).",
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+});
+
 export const memoryBudgetBytes = new Gauge({
   name: 'tlm_memory_budget_bytes',
   help: "The process's MEMORY_LIMIT and each part's share of it (`total`, `duckdb`, `node`, `pglite`).",

@@ -31,6 +31,12 @@ export const StandaloneConfig = Type.Object({
         "Memory the whole process may use: a size (4GiB, 1536MB) or a share of the machine's or container's memory (40%); at least 1GiB. Default a quarter of it, at least 1GiB. Half goes to the analytics store (DuckDB's memory_limit: past it, it evicts cached blocks and spills to DATA_DIR/duckdb-spill), 35% to Node and 15% to PGlite.",
     }),
   ),
+  MEMORY_TRIM_INTERVAL_MS: Type.Integer({
+    minimum: 0,
+    default: 5_000,
+    description:
+      "How often memory the C library's allocator holds freed (after DuckDB's work) is given back to the system, on a pool thread (glibc's malloc_trim; Linux with glibc only); 0 never.",
+  }),
   INGEST_COMMIT_WAIT_MS: Type.Integer({
     minimum: 0,
     maximum: 60_000,

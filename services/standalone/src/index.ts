@@ -26,6 +26,7 @@ import { statusPageRoutes } from '@tlm/status-pages';
 import type { Express } from 'express';
 import type { StandaloneConfig } from './config';
 import { describeBudget, memoryBudget } from './memory';
+import { startMemoryTrim } from './trim';
 
 export { StandaloneConfig } from './config';
 
@@ -114,6 +115,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   metrics.memoryBudgetBytes.set({ part: 'duckdb' }, budget.duckdbBytes);
   metrics.memoryBudgetBytes.set({ part: 'node' }, budget.nodeBytes);
   metrics.memoryBudgetBytes.set({ part: 'pglite' }, budget.pgliteBytes);
+  const memoryTrim = await startMemoryTrim(config.MEMORY_TRIM_INTERVAL_MS, logger);
   const storeMemory = () => analytics.memory();
   metrics.reportStoreMemory(storeMemory);
   const metadata = config.DATABASE_URL
@@ -205,6 +207,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     close: async () => {
       await server.close();
       await cleanup.stop();
+      memoryTrim.stop();
       await promoter.stop();
       await alertEvaluator.stop();
       await exportRunner.stop();
