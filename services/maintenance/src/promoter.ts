@@ -23,7 +23,7 @@ export const promoterConfig = {
   }),
   PROMOTE_INTERVAL_MS: Type.Integer({
     minimum: 0,
-    default: 600_000,
+    default: 60_000,
     description: 'How often the schema registry is read for keys to promote; 0 promotes only PROMOTE_PROPERTIES, at start.',
   }),
 };
