@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { gqlString, useGqlAnswer } from '../../api/gql';
 import { VITAL_NAMES, VITAL_RATINGS, isVitalName, rateVital, type VitalName, type VitalRating } from './thresholds';
 
@@ -68,10 +68,16 @@ export function useRouteVitals(org: string, project: string, range: string) {
   const queries = vitalsQueries(range);
   const p75 = useGqlAnswer(org, project, queries.p75);
   const ratings = useGqlAnswer(org, project, queries.ratings);
+  // While a new range loads, each query shows its previous answer until its own arrives: two answers of different
+  // ranges are never put together (a route of one with the p75 of the other read "no samples"); the last matching
+  // pair stays on screen meanwhile.
+  const matching = p75.isPlaceholderData === ratings.isPlaceholderData;
+  const shown = useRef<RouteVitals[] | undefined>(undefined);
   const rows = useMemo(
-    () => (p75.data && ratings.data ? routeVitals(p75.data.answer.data.results, ratings.data.answer.data.results) : undefined),
-    [p75.data, ratings.data],
+    () => (matching && p75.data && ratings.data ? routeVitals(p75.data.answer.data.results, ratings.data.answer.data.results) : shown.current),
+    [matching, p75.data, ratings.data],
   );
+  shown.current = rows;
   return {
     rows,
     isPending: p75.isPending || ratings.isPending,
