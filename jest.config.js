@@ -12,6 +12,9 @@ for (const group of ['packages', 'services']) {
   }
 }
 
+// Helpers a unit suite may take without loading the whole testkit (and the server it starts).
+moduleNameMapper['^@tlm/testkit/random$'] = '<rootDir>/packages/testkit/src/random.ts';
+
 module.exports = {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts'],

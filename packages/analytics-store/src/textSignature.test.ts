@@ -2,17 +2,7 @@ import { DuckDBStore } from './duckdb';
 import type { TableDefinition } from './store';
 import { logsTable } from './tables';
 import { ALL_TRIGRAMS, phraseMask, textSignature, textSignatureSql } from './textSignature';
-
-/** Deterministic, so a failure names texts that fail again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@tlm/testkit/random';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:/-_=\'"\\%*()[]{}\t\n';
 
@@ -27,7 +17,7 @@ const covers = (signature: number, mask: number) => (BigInt(signature) & BigInt(
 
 describe('trigram signatures', () => {
   it('are the same computed by the writer (JavaScript) and by SQL, for every kind of text', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const texts = [
       '',
       'a',
@@ -69,7 +59,7 @@ describe('trigram signatures', () => {
   });
 
   it('covers the mask of every phrase a text contains, in any case', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     let checked = 0;
     for (let round = 0; round < 2_000; round++) {
       const text = randomText(next);

@@ -1,20 +1,10 @@
 import { ANALYTICS_TABLES, DuckDBStore, logsTable, phraseMask, textSignature, type LogRow } from '@tlm/analytics-store';
 import { decodeResults, emit } from './emit';
 import { compileQuery } from './plan';
+import { seededRandom } from '@tlm/testkit/random';
 
 const PROJECT = '0190a0e0-0000-7000-8000-00000000000a';
 const NOW = Date.parse('2024-05-10T12:00:00.000Z');
-
-/** Deterministic, so a failure names a phrase that fails again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['Payment', 'failed', 'for', 'order', 'card', 'DECLINED', 'timeout', 'upstream', 'cache', 'miss', 'user', 'signed', 'in', 'Straße', 'naïve', '😀', 'a-b_c', '"quoted"', 'x=1', '/api/v1', '42'];
 
@@ -50,7 +40,7 @@ describe('full-text search with trigram signatures on DuckDB', () => {
   let texts: string[];
 
   beforeAll(async () => {
-    texts = messages(random(3));
+    texts = messages(seededRandom(3));
     signed = await DuckDBStore.open(':memory:');
     unsigned = await DuckDBStore.open(':memory:');
     for (const store of [signed, unsigned]) await store.migrate(ANALYTICS_TABLES);
@@ -64,7 +54,7 @@ describe('full-text search with trigram signatures on DuckDB', () => {
   });
 
   it('answers every phrase exactly as the scan alone does, and checks the signature for phrases of four trigrams or more', async () => {
-    const next = random(5);
+    const next = seededRandom(5);
     const phrases = [
       'payment failed',
       'PAYMENT FAILED',

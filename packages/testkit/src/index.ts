@@ -268,3 +268,4 @@ export * from './fixtures';
 export * from './smtp';
 export * from './fleet';
 export { seedMetadata } from './metadataTemplate';
+export { seededRandom } from './random';

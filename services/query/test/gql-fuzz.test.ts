@@ -1,4 +1,4 @@
-import { eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { eventually, seededRandom, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
 /** Project B's rows carry this marker; no answer to project A may ever contain it. */
 const MARKER = 'zzfuzzsecret';
@@ -6,18 +6,6 @@ const MARKER = 'zzfuzzsecret';
 let server: TestServer;
 let projectA: Awaited<ReturnType<typeof setupProject>>;
 let projectB: Awaited<ReturnType<typeof setupProject>>;
-
-/** Deterministic, so a failure names a query that fails again on the next run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS = [
   'from:logs severity:error | last:24h | top 5',
@@ -112,7 +100,7 @@ const EXTREMES = [
 ];
 
 function corpus(): string[] {
-  const next = random(20240510);
+  const next = seededRandom(20240510);
   const queries = [...SEEDS, ...EXTREMES];
   for (let index = 0; index < 1_800; index += 1) queries.push(mutate(SEEDS[Math.floor(next() * SEEDS.length)]!, next));
   for (let index = 0; index < 1_200; index += 1) queries.push(soup(next));
@@ -182,7 +170,7 @@ describe('GQL under random and hostile input', () => {
   }, 120_000);
 
   it('answers batches of hostile queries entry by entry', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let batch = 0; batch < 30; batch += 1) {
       const queries = Array.from({ length: 10 }, () => (next() < 0.5 ? soup(next) : mutate(SEEDS[Math.floor(next() * SEEDS.length)]!, next)));
       const reply = await server.api.post('/v1/gql', { token: projectA.secretKey, body: { queries } });

@@ -53,7 +53,8 @@ function refusedStart(env: Record<string, string>): { status: number | null; std
 async function startProcess(env: Record<string, string> = {}): Promise<Running> {
   const port = nextPort++;
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info', ...env },
+    // scrypt at 2^14 for the sign-ups, as test servers have it (PASSWORD_COST's default costs about half a second each).
+    env: { PATH: process.env['PATH'], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'info', PASSWORD_COST: '16384', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
