@@ -347,8 +347,9 @@ export class DuckDBStore implements AnalyticsStore {
     const [missed] = await this.query(`SELECT count(*) AS n FROM ${table} WHERE ${unfilled}`, params);
     if (Number(missed?.['n'] ?? 0) > 0) await this.execute(`UPDATE ${table} SET ${assignments} WHERE ${unfilled}`, params);
     // Until a checkpoint, updated values live beside the column's blocks and every scan merges them in, which made
-    // reading a filled column two to three times slower than reading one written by inserts.
-    await this.execute('CHECKPOINT');
+    // reading a filled column two to three times slower than reading one written by inserts. DuckDB refuses one
+    // while another connection has a write open (under ingest, often): the automatic checkpoint then comes later.
+    await this.execute('CHECKPOINT').catch(() => undefined);
     await this.execute('UPDATE promoted_properties SET ready = true WHERE table_name = $table AND bag = $bag AND key = $key', {
       table,
       bag: promotion.bag,
