@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { eventsTable, logsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import { eventsTable, logsTable, promotedKey, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
 import { metrics, type Logger } from '@tlm/core';
 import { busiestProperties, type MetadataStore, type SchemaSignal } from '@tlm/metadata-store';
 
@@ -87,7 +87,7 @@ export function startPromoter(deps: { metadata: MetadataStore; analytics: Analyt
     const promoted = (signal: SchemaSignal) => analytics.promotedColumns?.(TABLES[signal].name) ?? new Map();
     // Promotions are kept for good: once a signal has PROMOTE_MAX_COLUMNS, keys that grow busy later are not added.
     const room = busiest.filter((item) => promoted(item.signal).size < options.maxColumns);
-    return [...named, ...room].filter((item) => !promoted(item.signal).has(`properties\u0000${item.key}`));
+    return [...named, ...room].filter((item) => !promoted(item.signal).has(promotedKey('properties', item.key)));
   };
 
   const count = () => {
