@@ -69,8 +69,11 @@ function insertStatementOf<Row extends object>(table: TableDefinition<Row>, prom
   return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT ${values.join(', ')} FROM read_json($file, format = 'array', columns = {${types.join(', ')}})${conflict}`;
 }
 
-/** How a promoted key's columns get their values: the very expressions a query reads the bag with (GQL's emitter). */
-const promotedRead = (bag: string, pointer: string) => ({
+/**
+ * How DuckDB reads a bag's key as text and as a number, `pointer` being the key's JSON pointer as SQL (a literal or a
+ * parameter): GQL's emitter reads bags with these, and a promoted key's columns get their values by them.
+ */
+export const promotedRead = (bag: string, pointer: string) => ({
   text: `json_extract_string(${bag}, ${pointer})`,
   number: `TRY_CAST(json_extract_string(${bag}, ${pointer}) AS DOUBLE)`,
 });

@@ -1,4 +1,4 @@
-import { jsonPointer, phraseMask, promotedKey, type Dialect, type PromotedColumns, type QueryParams, type ResultRow } from '@tlm/analytics-store';
+import { jsonPointer, phraseMask, promotedKey, promotedRead, type Dialect, type PromotedColumns, type QueryParams, type ResultRow } from '@tlm/analytics-store';
 import type { AggregateFunction, Duration } from './ast';
 import { GqlQueryError } from './errors';
 import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type SortPlan, type TimeBound } from './plan';
@@ -247,12 +247,12 @@ class DuckDBEmitter extends Emitter {
   bagText(bag: string, key: string): Read {
     const promoted = this.promoted.get(promotedKey(bag, key));
     if (promoted) return { sql: `"${promoted.text}"`, nullable: true };
-    return { sql: `json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')})`, nullable: true };
+    return { sql: promotedRead(bag, this.bind(jsonPointer(key), 'String')).text, nullable: true };
   }
   bagNumber(bag: string, key: string): Read {
     const promoted = this.promoted.get(promotedKey(bag, key));
     if (promoted) return { sql: promoted.number ? `"${promoted.number}"` : `TRY_CAST("${promoted.text}" AS DOUBLE)`, nullable: true };
-    return { sql: `TRY_CAST(json_extract_string(${bag}, ${this.bind(jsonPointer(key), 'String')}) AS DOUBLE)`, nullable: true };
+    return { sql: promotedRead(bag, this.bind(jsonPointer(key), 'String')).number, nullable: true };
   }
   bagJson(bag: string, key: string): string {
     return `json_extract(${bag}, ${this.bind(jsonPointer(key), 'String')})`;
