@@ -102,6 +102,8 @@ describe('a forgotten password', () => {
       await screenshot(page, 'account-login');
       await page.getByRole('link', { name: 'Forgot password?' }).click();
       await page.waitForURL('**/forgot-password');
+      // The log-in page has an Email field too: the URL changes before the lazily loaded page replaces it.
+      await page.getByRole('heading', { name: 'Forgot password' }).waitFor();
       await page.getByLabel('Email').fill(person.user.email);
       await page.getByRole('button', { name: 'Send reset link' }).click();
       await page.getByText(`If an account has the address ${person.user.email}, a link to choose a new password is on its way.`).waitFor();
