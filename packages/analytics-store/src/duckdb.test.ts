@@ -482,6 +482,20 @@ describe('replace-mode tables', () => {
     expect(await issueStatus(projectId)).toEqual([{ id, status: 'resolved', event_count: 7 }]);
   });
 
+  it('applies writes of equal versions in the order they were asked for, when the first is staged in several slices', async () => {
+    const projectId = randomUUID();
+    const id = randomUUID();
+    // About 3 MB of text: staged a slice at a time, with turns of the event loop in between.
+    const others = Array.from({ length: 1_500 }, () => issueRow(projectId, randomUUID(), { title: `TypeError: ${'x'.repeat(2_000)}`, updated_at: T0 }));
+    const large = store.insert(issuesTable, [...others, issueRow(projectId, id, { status: 'unresolved', event_count: 1, updated_at: T0 })]);
+    const small = store.insert(issuesTable, [issueRow(projectId, id, { status: 'resolved', event_count: 2, updated_at: T0 })]);
+    await Promise.all([large, small]);
+    const [row] = await store.query('SELECT status, event_count FROM issues WHERE project_id = $project AND id = $id', { project: projectId, id });
+    expect(row).toEqual({ status: 'resolved', event_count: 2 });
+    const [count] = await store.query('SELECT count(*) AS n FROM issues WHERE project_id = $project', { project: projectId });
+    expect(count!['n']).toBe(1_501);
+  });
+
   it('keys snapshots by (project_id, id), so one id in two projects is two rows', async () => {
     const first = randomUUID();
     const second = randomUUID();

@@ -2,6 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { metrics } from '@tlm/core';
 import type { Topic } from './topics';
 
 /** A journal file is closed and a new one begun once it holds this many bytes; closed files go once every group read past them. */
@@ -78,8 +79,10 @@ class TopicJournal {
         try {
           const handle = await this.writable(batch[0]!.bytes.readBigUInt64LE(8));
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((write) => write.bytes));
+          const stopTimer = metrics.journalSyncDuration.startTimer({ topic: this.topic });
           await handle.write(bytes, 0, bytes.length);
           await handle.datasync();
+          stopTimer();
           this.handleSize += bytes.length;
           this.segments.at(-1)!.end = Number(batch.at(-1)!.bytes.readBigUInt64LE(8)) + batch.at(-1)!.bytes.readUInt32LE(16);
           for (const write of batch) write.resolve();

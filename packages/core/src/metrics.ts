@@ -36,6 +36,13 @@ export const busPublishDuration = new Histogram({
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
 });
 
+export const journalSyncDuration = new Histogram({
+  name: 'tlm_ingest_journal_sync_seconds',
+  help: "Time one group commit of the standalone server's ingest journal took to write and fdatasync, by topic: an ingest answer waits for it.",
+  labelNames: ['topic'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5],
+});
+
 export const busConsumerLag = new Gauge({
   name: 'tlm_bus_consumer_lag',
   help: 'Messages published but not yet processed, by topic and consumer group.',
