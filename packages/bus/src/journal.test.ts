@@ -109,6 +109,18 @@ describe('the ingest journal', () => {
     expect(next.received).toEqual([]);
   });
 
+
+  it('times each write and fdatasync of an answered publish in tlm_ingest_journal_sync_seconds, by topic', async () => {
+    const syncs = async (topic: string) =>
+      (await metrics.journalSyncDuration.get()).values.find((value) => value.metricName === 'tlm_ingest_journal_sync_seconds_count' && value.labels['topic'] === topic)?.value ?? 0;
+    const [logsBefore, errorsBefore] = [await syncs(Topics.logs), await syncs(Topics.errors)];
+    const bus = journaledBus();
+    await bus.subscribe(Topics.logs, GROUP, recorder().handler);
+    await bus.publish(Topics.logs, messages(1));
+    await bus.publish(Topics.logs, messages(2));
+    expect(await syncs(Topics.logs)).toBe(logsBefore + 2);
+    expect(await syncs(Topics.errors)).toBe(errorsBefore);
+  });
   it('delivers again, marked as redelivered, what a stopped process answered but never processed', async () => {
     const first = journaledBus({ commitWaitMs: 10 });
     await first.subscribe<number>(Topics.logs, GROUP, never);
