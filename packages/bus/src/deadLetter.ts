@@ -5,7 +5,7 @@ export const deadLetterConfig = {
     minimum: 1,
     default: 5,
     description:
-      'Failed attempts at one message, alone, before it is set aside (Kafka: on `<topic>.dead`; standalone: in DATA_DIR/journal/<topic>.dead.jsonl): only for a data error, or once another message of its topic was processed after it began to fail; a store that is down is retried without end (docs/architecture.md, Dead letters).',
+      'Failed attempts at one message, alone, before it is set aside (Kafka: on `<topic>.dead`; standalone: in JOURNAL_DIR (default DATA_DIR/journal) as <topic>.dead.jsonl): only for a data error, or once another message of its topic was processed after it began to fail; a store that is down is retried without end (docs/architecture.md, Dead letters).',
   }),
   BUS_RETRY_BACKOFF_MS: Type.Integer({
     minimum: 1,

@@ -42,8 +42,15 @@ export const StandaloneConfig = Type.Object({
     maximum: 60_000,
     default: 100,
     description:
-      'How long an ingest request waits for its rows to be committed before it is answered anyway. Accepted items are written to the ingest journal (DATA_DIR/journal, flushed to disk) first, so the answer is durable either way; the wait keeps what was just sent readable at once except while the analytics store checkpoints.',
+      'How long an ingest request waits for its rows to be committed before it is answered anyway. Accepted items are written to the ingest journal (JOURNAL_DIR, flushed to disk) first, so the answer is durable either way; the wait keeps what was just sent readable at once except while the analytics store checkpoints.',
   }),
+  JOURNAL_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "Directory of the ingest journal, where accepted telemetry is flushed to disk before it is answered; default DATA_DIR/journal. On a disk of its own, ingest answers do not wait behind the analytics store's writes. One server's alone: never share it.",
+    }),
+  ),
   DUCKDB_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: "Worker threads of the analytics store (DuckDB); default one per core." })),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: POSTGRES_URL_PATTERN, secret: true, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),

@@ -91,7 +91,7 @@ async function busOf(config: Static<typeof StandaloneConfig>, dataDir: string, l
     return KafkaBus.fromConfig({ ...config, KAFKA_BROKERS: config.KAFKA_BROKERS }, `storage-${hostname()}-${process.pid}`, logger);
   }
   return new EmbeddedBus({
-    journal: IngestJournal.open(path.join(dataDir, 'journal'), SIGNAL_TOPICS),
+    journal: IngestJournal.open(config.JOURNAL_DIR ? path.resolve(config.JOURNAL_DIR) : path.join(dataDir, 'journal'), SIGNAL_TOPICS),
     commitWaitMs: config.INGEST_COMMIT_WAIT_MS,
     deadLetters: deadLetterPolicyOf(config),
     logger,

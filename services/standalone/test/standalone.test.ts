@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { setupProject, startTestServer, type TestServer } from '@tlm/testkit';
 
@@ -44,6 +47,7 @@ describe('/metrics', () => {
     expect(metrics).toMatch(/tlm_ingest_items_total\{signal="events",outcome="accepted"\} 1/);
     expect(metrics).toMatch(/tlm_bus_publish_duration_seconds_count\{topic="tlm\.logs\.v1"\} 1/);
     expect(metrics).toMatch(/tlm_bus_consumer_lag\{topic="tlm\.logs\.v1",group="tlm-ingest-writer"\} 0/);
+    expect(metrics).toMatch(/tlm_ingest_journal_sync_seconds_count\{topic="tlm\.logs\.v1"\} [1-9]/);
   });
 });
 
@@ -75,6 +79,27 @@ describe('request logs', () => {
     const everything = logLines.join('\n');
     for (const secret of [setup.secretKey, setup.publicKey, setup.session.token, setup.session.password, 'should-not-appear']) {
       expect(everything).not.toContain(secret);
+    }
+  });
+});
+
+describe('JOURNAL_DIR', () => {
+  it('keeps the ingest journal where it names, outside DATA_DIR, and stores what went through it', async () => {
+    const journalDir = mkdtempSync(path.join(tmpdir(), 'tlm-journal-dir-'));
+    const elsewhere = await startTestServer({ JOURNAL_DIR: journalDir });
+    try {
+      const setup = await setupProject(elsewhere.api);
+      const sent = await elsewhere.api.post('/v1/logs', { token: setup.secretKey, body: { batch: [{ severity: 'info', message: 'journaled elsewhere' }] } });
+      expect(sent.status).toBe(202);
+      const counted = await elsewhere.api.post('/v1/gql/query', { token: setup.secretKey, body: { q: 'from:logs "journaled elsewhere" | count' } });
+      expect(counted.body.data.results).toEqual([{ value: 1 }]);
+      const logsTopic = path.join(journalDir, 'tlm.logs.v1');
+      const segments = readdirSync(logsTopic).filter((name) => name.endsWith('.log'));
+      expect(segments.reduce((bytes, name) => bytes + statSync(path.join(logsTopic, name)).size, 0)).toBeGreaterThan(0);
+      expect(existsSync(path.join(elsewhere.dataDir, 'journal'))).toBe(false);
+    } finally {
+      await elsewhere.close();
+      rmSync(journalDir, { recursive: true, force: true });
     }
   });
 });
