@@ -113,8 +113,8 @@ export interface EmbeddedBusOptions {
   /** Journaled messages a group may be behind before publishes to its topic are refused (503); default 200,000. */
   maxBehind?: number;
   /**
-   * When a journaled message that keeps failing is set aside, in the journal's directory (JOURNAL_DIR, default DATA_DIR/journal) as
-   * `<topic>.dead.jsonl`; DEFAULT_DEAD_LETTER_POLICY by default.
+   * When a journaled message that keeps failing is set aside, in the journal's directory (JOURNAL_DIR, default
+   * DATA_DIR/journal) as `<topic>.dead.jsonl`; DEFAULT_DEAD_LETTER_POLICY by default.
    */
   deadLetters?: DeadLetterPolicy;
   logger?: Logger;
