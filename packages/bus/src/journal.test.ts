@@ -109,7 +109,6 @@ describe('the ingest journal', () => {
     expect(next.received).toEqual([]);
   });
 
-
   it('times each write and fdatasync of an answered publish in tlm_ingest_journal_sync_seconds, by topic', async () => {
     const syncs = async (topic: string) =>
       (await metrics.journalSyncDuration.get()).values.find((value) => value.metricName === 'tlm_ingest_journal_sync_seconds_count' && value.labels['topic'] === topic)?.value ?? 0;
@@ -121,6 +120,7 @@ describe('the ingest journal', () => {
     expect(await syncs(Topics.logs)).toBe(logsBefore + 2);
     expect(await syncs(Topics.errors)).toBe(errorsBefore);
   });
+
   it('delivers again, marked as redelivered, what a stopped process answered but never processed', async () => {
     const first = journaledBus({ commitWaitMs: 10 });
     await first.subscribe<number>(Topics.logs, GROUP, never);
