@@ -211,6 +211,7 @@ export * from './dashboard';
 export * from './exports';
 export * from './members';
 export * from './openapi';
+export * from './queries';
 export * from './query';
 export * from './routes';
 export * from './sourcemaps';

@@ -20,6 +20,20 @@ import {
   PasswordResetRequest,
 } from './members';
 import type { RouteAuth, RouteDoc } from './openapi';
+import {
+  ArtifactsQuery,
+  AttachmentsQuery,
+  AutocompleteQuery,
+  DeletedQuery,
+  DeliveriesQuery,
+  DownloadQuery,
+  ForceQuery,
+  GqlTextQuery,
+  ImmediateQuery,
+  IncidentHistoryQuery,
+  ProfileChunksQuery,
+  ReplaySessionsQuery,
+} from './queries';
 import { BatchQueryBody, ChatBody, NlBody, SingleQueryBody } from './query';
 import { ArtifactUpload, SymbolicateRequest } from './sourcemaps';
 import { IncidentPatch, NewIncident, NewIncidentUpdate, NewStatusPage, StatusPage, StatusPagePatch, Incident } from './statusPages';
@@ -52,7 +66,6 @@ const NlAnswer = Type.Object({
   reason: Type.Optional(Type.String({ description: 'Why there is no valid query (docs/ai.md).' })),
   suggestions: Type.Optional(Type.Array(Type.String(), { description: 'Questions the project can answer, when the prompt had no meaning for it.' })),
 });
-const Limit = Type.Integer({ minimum: 1, description: 'Most rows to answer' });
 
 /** Routes a project's data is read and changed through both with a key (`/v1/…`) and as a member (`/api/orgs/:org/projects/:project/…`). */
 interface ProjectRoute extends Omit<RouteDoc, 'auth' | 'path'> {
@@ -94,7 +107,7 @@ const ALERT_ROUTES = (): readonly ProjectRoute[] => [
     writes: false,
     tag: 'Alerts',
     summary: "A rule's notifications and their attempts",
-    query: Type.Object({ event_id: Type.Optional(Type.String({ description: 'Only the deliveries of this alert event' })) }),
+    query: DeliveriesQuery,
     response: json('The deliveries', listOf('deliveries', AlertDelivery)),
   },
   { method: 'get', path: '/slos', writes: false, tag: 'SLOs', summary: 'List SLOs', response: json('The SLOs', listOf('slos', Slo)) },
@@ -120,10 +133,6 @@ const EXPORT_ROUTES = (): readonly ProjectRoute[] => [
   { method: 'get', path: '/exports', writes: false, tag: 'Exports', summary: 'List export jobs with their download links', response: json('The jobs', listOf('exports', ExportJob)) },
 ];
 
-const ChunkFilters = {
-  limit: Type.Optional(Limit),
-};
-
 const CHUNK_READ_ROUTES = (): readonly ProjectRoute[] => [
   {
     method: 'get',
@@ -131,7 +140,7 @@ const CHUNK_READ_ROUTES = (): readonly ProjectRoute[] => [
     writes: false,
     tag: 'Session replay',
     summary: 'List replay sessions, newest first',
-    query: Type.Object({ ...ChunkFilters, distinct_id: Type.Optional(Type.String({ description: 'Only the sessions of this person' })) }),
+    query: ReplaySessionsQuery,
     response: json('The sessions'),
   },
   { method: 'get', path: '/replay/sessions/:id', writes: false, tag: 'Session replay', summary: 'A replay session and its chunks', response: json('The session') },
@@ -149,7 +158,7 @@ const CHUNK_READ_ROUTES = (): readonly ProjectRoute[] => [
     writes: false,
     tag: 'Profiles',
     summary: 'List profile chunk metadata',
-    query: Type.Object({ ...ChunkFilters, profiler_id: Type.Optional(Type.String()), release: Type.Optional(Type.String()) }),
+    query: ProfileChunksQuery,
     response: json('The chunks'),
   },
   {
@@ -160,7 +169,7 @@ const CHUNK_READ_ROUTES = (): readonly ProjectRoute[] => [
     summary: 'A stored profile chunk body',
     response: { status: 200, description: 'The chunk as sent', contentType: 'application/json' },
   },
-  { method: 'get', path: '/attachments', writes: false, tag: 'Attachments', summary: "List attachments of the project's errors", query: Type.Object(ChunkFilters), response: json('The attachments') },
+  { method: 'get', path: '/attachments', writes: false, tag: 'Attachments', summary: "List attachments of the project's errors", query: AttachmentsQuery, response: json('The attachments') },
   {
     method: 'get',
     path: '/attachments/:id',
@@ -188,7 +197,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
     auth: key('data:read'),
     tag: 'Reading',
     summary: 'Suggestions for a partial GQL query',
-    query: Type.Object({ q: Type.Optional(Type.String({ description: 'The partial query' })), cursor: Type.Optional(Type.Integer({ description: 'Character offset of the cursor' })) }),
+    query: AutocompleteQuery,
     response: json('The suggestions', Suggestions),
   },
   { method: 'get', path: '/v1/schema', auth: key('data:read'), tag: 'Reading', summary: "The project's discovered properties and event names", response: json('The schema document') },
@@ -199,7 +208,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Reading',
     summary: 'Run one GQL query',
-    query: Type.Object({ q: Type.String({ description: 'The GQL query' }) }),
+    query: GqlTextQuery,
     response: json('The answer', GqlAnswer),
     errors: [422],
   },
@@ -209,7 +218,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Reading',
     summary: 'Follow the rows of a GQL search live',
-    query: Type.Object({ q: Type.String({ description: 'The GQL search' }) }),
+    query: GqlTextQuery,
     response: { status: 200, description: 'Server-sent events, one per new row', contentType: 'text/event-stream' },
     errors: [422],
   },
@@ -219,7 +228,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Reading',
     summary: 'Suggestions for a partial GQL query',
-    query: Type.Object({ q: Type.Optional(Type.String({ description: 'The partial query' })), cursor: Type.Optional(Type.Integer({ description: 'Character offset of the cursor' })) }),
+    query: AutocompleteQuery,
     response: json('The suggestions', Suggestions),
   },
   { method: 'get', path: '/api/orgs/:org/projects/:project/schema', auth: member, tag: 'Reading', summary: "The project's discovered properties and event names", response: json('The schema document') },
@@ -239,7 +248,7 @@ const READING_ROUTES = (): readonly RouteDoc[] => [
     auth: key('data:read'),
     tag: 'Source maps',
     summary: "List a release's source maps",
-    query: Type.Object({ release: Type.String() }),
+    query: ArtifactsQuery,
     response: json('The artifacts'),
   },
   {
@@ -295,11 +304,7 @@ const STATUS_PAGE_ROUTES = (): readonly RouteDoc[] => [
     auth: open,
     tag: 'Status pages',
     summary: "A public status page's incident history, paged",
-    query: Type.Object({
-      days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 30 })),
-      per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-      page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 1 })),
-    }),
+    query: IncidentHistoryQuery,
     response: json('The incidents', Type.Object({ slug: Type.String(), days: Type.Integer(), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer(), incidents: Type.Array(Incident) })),
   },
   {
@@ -348,7 +353,7 @@ const IDENTITY_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Identity',
     summary: 'Delete the account: restorable for 30 days, or at once with immediate=true',
-    query: Type.Object({ immediate: Type.Optional(Type.Literal('true')) }),
+    query: ImmediateQuery,
     response: json('Deleted'),
   },
   {
@@ -405,7 +410,7 @@ const ORGANIZATION_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Projects',
     summary: 'List projects; deleted=true lists those deleted within 30 days',
-    query: Type.Object({ deleted: Type.Optional(Type.Literal('true')) }),
+    query: DeletedQuery,
     response: json('The projects', listOf('projects', Project)),
   },
   { method: 'get', path: '/api/orgs/:org/projects/:project', auth: member, tag: 'Projects', summary: 'Read a project', response: json('The project', Project) },
@@ -417,7 +422,7 @@ const ORGANIZATION_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'Projects',
     summary: 'Restore a deleted project; force=true past the plan limit',
-    query: Type.Object({ force: Type.Optional(Type.Literal('true')) }),
+    query: ForceQuery,
     response: json('The project', Project),
     errors: [402],
   },
@@ -428,7 +433,7 @@ const ORGANIZATION_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'API keys',
     summary: 'List active and revoked keys; deleted=true lists recently deleted ones',
-    query: Type.Object({ deleted: Type.Optional(Type.Literal('true')) }),
+    query: DeletedQuery,
     response: json('The keys', listOf('keys', ApiKey)),
   },
   { method: 'post', path: '/api/orgs/:org/projects/:project/keys/:key/revoke', auth: member, tag: 'API keys', summary: 'Revoke a key', response: json('The key', ApiKey) },
@@ -440,7 +445,7 @@ const ORGANIZATION_ROUTES = (): readonly RouteDoc[] => [
     auth: member,
     tag: 'API keys',
     summary: 'Restore a deleted key; force=true past the plan limit',
-    query: Type.Object({ force: Type.Optional(Type.Literal('true')) }),
+    query: ForceQuery,
     response: json('The key', ApiKey),
     errors: [402],
   },
@@ -486,7 +491,7 @@ const DOWNLOAD_ROUTES = (): readonly RouteDoc[] => [
     auth: open,
     tag: 'Exports',
     summary: "An export's file, by the signed link of the job listing",
-    query: Type.Object({ token: Type.String({ description: 'The signature from download_url' }) }),
+    query: DownloadQuery,
     response: { status: 200, description: 'The file (CSV, NDJSON or ZIP)', contentType: 'application/octet-stream' },
     errors: [401],
   },

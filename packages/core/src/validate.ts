@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { validationError } from './errors';
@@ -9,19 +9,62 @@ const compiled = new WeakMap<TSchema, ValidateFunction>();
 /** A string restricted to listed values, as a plain JSON Schema `enum` so errors can list them. */
 export { StringEnum } from '@tlm/api-schemas';
 
-/** Checks a request body (or query object) against a TypeBox schema; 400 VALIDATION_ERROR naming the field otherwise. */
+/** Checks a request body against a TypeBox schema; 400 VALIDATION_ERROR naming the field otherwise. */
 export function parseBody<S extends TSchema>(schema: S, body: unknown, what = 'request body'): Static<S> {
+  const error = firstError(schema, body);
+  if (error === null) return body as Static<S>;
+  throw validationError(`${what}: ${explain(error)}`);
+}
+
+/**
+ * Checks a request's query parameters against the route's TypeBox schema (the one the route registry describes it
+ * with); 400 VALIDATION_ERROR naming the parameter otherwise. Parameters arrive as text: an empty one counts as
+ * absent, one the schema types as an integer is read when it is written in decimal digits, a boolean when it is
+ * `true` or `false`; a parameter given more than once is refused. Parameters the schema does not name are ignored.
+ */
+export function parseQuery<S extends TObject>(schema: S, query: Record<string, unknown>): Static<S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    const property = schema.properties[name];
+    if (value === '' || property === undefined) continue;
+    if (Array.isArray(value)) throw validationError(`query parameter ${name} must be given once`);
+    values[name] = typeof value === 'string' ? fromText(value, property) : value;
+  }
+  const error = firstError(schema, values);
+  if (error === null) return values as Static<S>;
+  throw validationError(`query parameter ${explainParameter(error, schema)}`);
+}
+
+function firstError(schema: TSchema, value: unknown): ErrorObject | null {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
-  if (validate(body)) return body as Static<S>;
-  throw validationError(`${what}: ${explain(validate.errors?.[0])}`);
+  // ajv lists at least one error whenever a value fails.
+  return validate(value) ? null : validate.errors![0]!;
 }
 
-function explain(error: ErrorObject | undefined): string {
-  if (!error) return 'invalid';
+function fromText(text: string, schema: TSchema): unknown {
+  if (schema['type'] === 'integer' && /^-?\d{1,15}$/.test(text)) return Number(text);
+  if (schema['type'] === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+/** What a query parameter must be, in words where its type says more than the failed keyword. */
+function explainParameter(error: ErrorObject, schema: TObject): string {
+  if (error.keyword === 'required') return `${String(error.params['missingProperty'])} is required`;
+  const name = error.instancePath.replace(/^\//, '');
+  const property: TSchema | undefined = schema.properties[name];
+  if (property?.['type'] === 'boolean') return `${name} must be true or false`;
+  if (property?.['type'] !== 'integer') return explain(error);
+  const { minimum, maximum } = property as { minimum?: number; maximum?: number };
+  if (minimum !== undefined && maximum !== undefined) return `${name} must be an integer from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return `${name} must be an integer of at least ${minimum}`;
+  return `${name} must be an integer${maximum === undefined ? '' : ` of at most ${maximum}`}`;
+}
+
+function explain(error: ErrorObject): string {
   const field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (error.keyword === 'required') return `${field ? `${field}.` : ''}${String(error.params['missingProperty'])} is required`;
   if (error.keyword === 'enum') return `${field} must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`;

@@ -1,3 +1,4 @@
+import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
 import { accept, reject, type ItemResult } from './result';
 import { epochTimestamp, itemTimestamp } from './time';
 
@@ -7,7 +8,6 @@ import { epochTimestamp, itemTimestamp } from './time';
  */
 
 /** Session, chunk and profiler ids: 1 to 128 of letters, digits, `.`, `_`, `-` (UUIDs, Sentry's 32 hex digits). */
-export const CHUNK_ID_PATTERN = '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$';
 const CHUNK_ID = new RegExp(CHUNK_ID_PATTERN);
 const CHUNK_ID_RULE = '1 to 128 letters, digits, ".", "_" or "-", not starting with "."';
 

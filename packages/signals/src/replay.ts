@@ -1,11 +1,11 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
+import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
 import { readInflated, type JsonBudget } from '@tlm/core';
 import {
   MAX_REPLAY_INFLATED_BYTES,
   MAX_REPLAY_JSON_CONTAINERS,
-  CHUNK_ID_PATTERN,
   chunkSpan,
   idParam,
   instant,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CHUNK_ID_PATTERN } from './chunks';
+import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
 import { EventItemSchema } from './events';
 import { MAX_BATCH_ITEMS } from './limits';
 import { LogItemSchema } from './logs';

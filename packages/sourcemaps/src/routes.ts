@@ -1,6 +1,6 @@
-import { ArtifactUpload, SymbolicateRequest } from '@tlm/api-schemas';
+import { ArtifactUpload, ArtifactsQuery, SymbolicateRequest } from '@tlm/api-schemas';
 import { keyGuards, requestKey, type KeyAccess } from '@tlm/auth';
-import { isoTime, jsonBody, newId, parseBody, payloadTooLarge, validationError } from '@tlm/core';
+import { isoTime, jsonBody, newId, parseBody, parseQuery, payloadTooLarge, validationError } from '@tlm/core';
 import { listArtifacts, upsertArtifact, type ArtifactRow, type SqlClient } from '@tlm/metadata-store';
 import busboy from 'busboy';
 import { Router, type Request, type RequestHandler } from 'express';
@@ -106,8 +106,7 @@ export function artifactRoutes(deps: ArtifactDeps): Router {
   });
 
   router.get('/v1/artifacts', ...keyGuards(deps, 'data:read'), async (req, res) => {
-    const release = req.query['release'];
-    if (release !== undefined && typeof release !== 'string') throw validationError('release must be given once');
+    const { release } = parseQuery(ArtifactsQuery, req.query);
     const rows = await listArtifacts(deps.metadata, requestKey(res).projectId, {
       ...(release ? { release } : {}),
       limit: MAX_LISTED,

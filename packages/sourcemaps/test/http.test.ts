@@ -110,7 +110,7 @@ describe('PUT /v1/artifacts', () => {
     expect(((await response.json()) as any).error).toEqual({ code: 'VALIDATION_ERROR', message: 'a multipart upload carries one source map' });
     const twice = await fixture.server.api.get('/v1/artifacts?release=a&release=b', { token: fixture.setup.secretKey });
     expect(twice.status).toBe(400);
-    expect(twice.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'release must be given once' });
+    expect(twice.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter release must be given once' });
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { alertsTable, type AnalyticsStore } from '@tlm/analytics-store';
-import { AlertPreviewBody, AlertRulePatch, ChannelTest, Mute, NewAlertRule, NewSlo, SloPatch, type AlertPreview, type SloHistory } from '@tlm/api-schemas';
+import { AlertPreviewBody, AlertRulePatch, ChannelTest, DeliveriesQuery, Mute, NewAlertRule, NewSlo, SloPatch, type AlertPreview, type SloHistory } from '@tlm/api-schemas';
 import {
   grantsAny,
   keyGuards,
@@ -12,7 +12,7 @@ import {
   type KeyAccess,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, validationError, type Logger } from '@tlm/core';
+import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, parseQuery, validationError, type Logger } from '@tlm/core';
 import { runPlan, type Guard } from '@tlm/gql';
 import {
   deleteAlertRule,
@@ -200,10 +200,7 @@ function projectAlertRoutes(deps: AlertsDeps, reader: RequestHandler[], writer: 
 
   router.get('/alerts/:id/deliveries', ...reader, async (req, res) => {
     const rule = await routeRule(req, res);
-    const eventId = req.query['event_id'];
-    if (eventId !== undefined && !(typeof eventId === 'string' && isUuid(eventId))) {
-      throw validationError('query parameter event_id must be the id of an alert event');
-    }
+    const { event_id: eventId } = parseQuery(DeliveriesQuery, req.query);
     const deliveries = await listAlertDeliveries(deps.metadata, rule.project_id, rule.id, { ...(eventId === undefined ? {} : { eventId }), limit: DELIVERY_LIMIT });
     res.json({ deliveries: deliveries.map(deliveryJson) });
   });

@@ -356,6 +356,11 @@ describe('DELETE /api/auth/account and restore', () => {
     const { session, project, key } = await accountWithKey();
     expect(await storedLogCount(project.id)).toBe(1);
 
+    const unclear = await server.api.delete('/api/auth/account?immediate=now', { token: session.token });
+    expect(unclear.status).toBe(400);
+    expect(unclear.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter immediate must be true or false' });
+    expect((await sendLog(key, 'still here')).status).toBe(202);
+
     const reply = await server.api.delete('/api/auth/account?immediate=true', { token: session.token });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ deleted: true, immediate: true });

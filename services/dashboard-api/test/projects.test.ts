@@ -109,6 +109,10 @@ describe('project deletion and restore', () => {
     expect(listed.id).toBe(project.id);
     expect(Date.parse(listed.restore_until) - Date.parse(listed.deleted_at)).toBe(30 * DAY_MS);
     expect((await storedProject(project.id))!.deleted_at).not.toBeNull();
+    expect((await server.api.get(`${projectsPath(session)}?deleted=false`, { token: session.token })).body.projects).toEqual([]);
+    const unclear = await server.api.get(`${projectsPath(session)}?deleted=yes`, { token: session.token });
+    expect(unclear.status).toBe(400);
+    expect(unclear.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter deleted must be true or false' });
 
     const refused = await sendLog(key.key, 'after deletion');
     expect(refused.status).toBe(401);
@@ -168,6 +172,17 @@ describe('project deletion and restore', () => {
     expect(refused.body.error.details).toEqual({ limit: 3, used: 3, plan: 'free', upgrade: ['starter', 'pro', 'team'] });
     expect((await storedProject(restored.id))!.deleted_at).not.toBeNull();
     expect((await sendLog(key.key, 'still deleted')).status).toBe(401);
+
+    for (const flag of ['yes', '1', 'TRUE']) {
+      const unclear = await server.api.post(`${projectsPath(session)}/${restored.id}/restore?force=${flag}`, { token: session.token });
+      expect(unclear.status).toBe(400);
+      expect(unclear.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter force must be true or false' });
+    }
+    const twice = await server.api.post(`${projectsPath(session)}/${restored.id}/restore?force=true&force=true`, { token: session.token });
+    expect(twice.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter force must be given once' });
+    const notForced = await server.api.post(`${projectsPath(session)}/${restored.id}/restore?force=false`, { token: session.token });
+    expect(notForced.status).toBe(402);
+    expect((await storedProject(restored.id))!.deleted_at).not.toBeNull();
 
     const forced = await server.api.post(`${projectsPath(session)}/${restored.id}/restore?force=true`, { token: session.token });
     expect(forced.status).toBe(200);

@@ -1,7 +1,7 @@
-import { NewExport } from '@tlm/api-schemas';
+import { DownloadQuery, NewExport } from '@tlm/api-schemas';
 import { keyGuards, requestKey, requestMembership, requestProject, requireMember, requireProject, requireUser, type KeyAccess, type TokenIssuer } from '@tlm/auth';
 import type { BlobStore } from '@tlm/blob-store';
-import { forbidden, isUuid, isoTime, jsonBody, newId, notFound, parseBody, unauthorized, validationError } from '@tlm/core';
+import { forbidden, isUuid, isoTime, jsonBody, newId, notFound, parseBody, parseQuery, unauthorized, validationError } from '@tlm/core';
 import { compileQuery, findSource, gqlApiError } from '@tlm/gql';
 import { findActiveExportJob, insertExportJob, listExportJobs, type ExportJobRow, type MetadataStore } from '@tlm/metadata-store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -96,7 +96,7 @@ export function exportRoutes(deps: ExportsDeps): Router {
   // DECISIONS.md: a signed, expiring link that needs no key.
   router.get('/v1/exports/:id/download', async (req, res) => {
     const id = String(req.params['id']);
-    const token = typeof req.query['token'] === 'string' ? req.query['token'] : '';
+    const { token = '' } = parseQuery(DownloadQuery, req.query);
     if (!isUuid(id) || !verifyDownload(deps.signingSecret, id, token)) throw unauthorized('invalid or expired download link');
     const job = await findActiveExportJob(deps.metadata, id);
     const body = job?.blob_key ? await deps.blobs.get(job.blob_key) : undefined;

@@ -1,4 +1,4 @@
-import { NewKey } from '@tlm/api-schemas';
+import { DeletedQuery, ForceQuery, NewKey } from '@tlm/api-schemas';
 import {
   DEFAULT_SCOPES,
   PUBLIC_KEY_SCOPES,
@@ -23,6 +23,7 @@ import {
   newId,
   notFound,
   parseBody,
+  parseQuery,
   quotaExceeded,
   upgradesAllowing,
   validationError,
@@ -117,7 +118,7 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
   });
 
   router.get(base, ...project, async (req, res) => {
-    const keys = await listApiKeys(deps.metadata, requestProject(res).id, req.query['deleted'] === 'true');
+    const keys = await listApiKeys(deps.metadata, requestProject(res).id, parseQuery(DeletedQuery, req.query).deleted === true);
     res.json({ keys: keys.map((key) => keyJson(key, requestProject(res).dsn_id)) });
   });
 
@@ -150,12 +151,13 @@ export function keyAdminRoutes(deps: KeyAdminDeps): Router {
   });
 
   router.post(`${base}/:key/restore`, ...project, async (req, res) => {
+    const { force } = parseQuery(ForceQuery, req.query);
     const key = await routeKey(req, res, true);
     if (!withinRestoreWindow(key.deleted_at!)) throw notFound('the restore window of this key has passed');
     const { organization } = requestMembership(res);
     const restored = await deps.metadata.transaction(async (tx) => {
       await lockOrganization(tx, organization.id);
-      if (req.query['force'] !== 'true') await ensureKeyRoom(tx, organization.id, organization.plan, 'restore');
+      if (!force) await ensureKeyRoom(tx, organization.id, organization.plan, 'restore');
       return restoreApiKey(tx, key.id);
     });
     await answer(res, restored);

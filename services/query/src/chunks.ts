@@ -1,9 +1,10 @@
 import { attachmentsTable, profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import { AttachmentsQuery, DEFAULT_LISTED_CHUNKS, ProfileChunksQuery, ReplaySessionsQuery } from '@tlm/api-schemas';
 import type { BlobStore } from '@tlm/blob-store';
-import { isUuid, notFound, validationError } from '@tlm/core';
+import { isUuid, notFound, parseQuery, validationError } from '@tlm/core';
 import { defineSource, type Guard } from '@tlm/gql';
-import { eventIdAsUuid, isChunkId, isEventId } from '@tlm/signals';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { eventIdAsUuid, isChunkId } from '@tlm/signals';
+import { Router, type RequestHandler, type Response } from 'express';
 import { aggregateBy, findRows } from './lookup';
 
 /** Replay, profile and attachment metadata as read sources; not GQL sources (GQL names only what DECISIONS.md lists). */
@@ -12,8 +13,6 @@ const replayChunks = defineSource({ name: 'replay_chunks', description: 'replay 
 const profileChunks = defineSource({ name: 'profile_chunks', description: 'profile chunks', table: profileChunksTable as TableDefinition<never>, timeColumn: 'started_at' });
 const attachments = defineSource({ name: 'attachments', description: 'error attachments', table: attachmentsTable as TableDefinition<never>, timeColumn: 'updated_at' });
 
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 1_000;
 /** A session has one chunk every few seconds for at most an hour or so; this bounds one session's chunk list. */
 const MAX_CHUNKS_PER_SESSION = 10_000;
 
@@ -50,24 +49,8 @@ const ATTACHMENT_FIELDS = {
   received_at: 'updated_at',
 };
 
-function limitOf(req: Request): number {
-  const given = req.query['limit'];
-  if (given === undefined) return DEFAULT_LIMIT;
-  const limit = typeof given === 'string' && /^\d{1,5}$/.test(given) ? Number(given) : NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) throw validationError(`query parameter limit must be an integer from 1 to ${MAX_LIMIT}`);
-  return limit;
-}
-
 function idOf(value: unknown, name: string): string {
   if (!isChunkId(value)) throw validationError(`${name} must be 1 to 128 letters, digits, ".", "_" or "-"`);
-  return value;
-}
-
-/** An optional single-valued query filter. */
-function filterOf(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw validationError(`query parameter ${name} must be given once`);
   return value;
 }
 
@@ -96,13 +79,13 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
   const router = Router({ mergeParams: true });
 
   router.get('/replay/sessions', ...reader, async (req, res) => {
+    const { distinct_id: distinctId, limit = DEFAULT_LISTED_CHUNKS } = parseQuery(ReplaySessionsQuery, req.query);
     const guard = guardOf(res);
-    const distinctId = filterOf(req, 'distinct_id');
     const sessions = await findRows(deps.analytics, replaySessions, guard, {
       equals: distinctId === undefined ? {} : { distinct_id: distinctId },
       fields: SESSION_FIELDS,
       sort: [['started_at', 'desc'], ['id', 'asc']],
-      limit: limitOf(req),
+      limit,
     });
     const ids = sessions.map((session) => String(session['session_id']));
     const [counts, ends] =
@@ -148,16 +131,15 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
   });
 
   router.get('/profiles/chunks', ...reader, async (req, res) => {
-    const profilerId = filterOf(req, 'profiler_id');
-    const release = filterOf(req, 'release');
+    const { profiler_id: profilerId, release, limit = DEFAULT_LISTED_CHUNKS } = parseQuery(ProfileChunksQuery, req.query);
     const chunks = await findRows(deps.analytics, profileChunks, guardOf(res), {
       equals: {
-        ...(profilerId === undefined ? {} : { profiler_id: idOf(profilerId, 'profiler_id') }),
+        ...(profilerId === undefined ? {} : { profiler_id: profilerId }),
         ...(release === undefined ? {} : { release }),
       },
       fields: PROFILE_FIELDS,
       sort: [['started_at', 'desc'], ['id', 'asc']],
-      limit: limitOf(req),
+      limit,
     });
     res.json({ chunks });
   });
@@ -176,13 +158,12 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
   });
 
   router.get('/attachments', ...reader, async (req, res) => {
-    const eventId = filterOf(req, 'event_id');
-    if (eventId !== undefined && !isEventId(eventId)) throw validationError('event_id must be 32 hex digits or a UUID');
+    const { event_id: eventId, limit = DEFAULT_LISTED_CHUNKS } = parseQuery(AttachmentsQuery, req.query);
     const found = await findRows(deps.analytics, attachments, guardOf(res), {
       equals: eventId === undefined ? {} : { event_id: eventIdAsUuid(eventId) },
       fields: ATTACHMENT_FIELDS,
       sort: [['updated_at', 'desc'], ['id', 'asc']],
-      limit: limitOf(req),
+      limit,
     });
     res.json({ attachments: found });
   });

@@ -1,4 +1,4 @@
-import { BatchQueryBody, SingleQueryBody } from '@tlm/api-schemas';
+import { AutocompleteQuery, BatchQueryBody, GqlTextQuery, SingleQueryBody } from '@tlm/api-schemas';
 import {
   regionRouting,
   requestKey,
@@ -16,10 +16,10 @@ import {
   type RegionUrls,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isoTime, limitsJson, jsonBody, parseBody, validationError, type Logger } from '@tlm/core';
+import { PLANS, isoTime, limitsJson, jsonBody, parseBody, parseQuery, type Logger } from '@tlm/core';
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import type { BlobStore } from '@tlm/blob-store';
-import { complete, type Guard } from '@tlm/gql';
+import { complete, type Guard, type SchemaDocument } from '@tlm/gql';
 import { countKeysOfProject, countOrganizationUsage, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
@@ -57,17 +57,10 @@ function memberGuard(res: Response): Guard {
   };
 }
 
-function queryText(req: Request): string {
-  const q = req.query['q'];
-  if (typeof q !== 'string') throw validationError('query parameter q (a GQL query) is required');
-  return q;
-}
-
-/** The autocomplete cursor: a character offset; absent or malformed means the end of the query. */
-function cursorOf(req: Request): number | undefined {
-  const cursor = req.query['cursor'];
-  // Number('') and Number(' ') are 0: only digits are a position.
-  return typeof cursor === 'string' && /^-?\d+$/.test(cursor) ? Number(cursor) : undefined;
+/** Suggestions for the query text up to the cursor; the end of the query when no cursor is given. */
+function autocomplete(req: Request, schema: SchemaDocument) {
+  const { q, cursor } = parseQuery(AutocompleteQuery, req.query);
+  return complete(q ?? '', cursor, schema);
 }
 
 export function queryRoutes(deps: QueryDeps): Router {
@@ -101,21 +94,19 @@ export function queryRoutes(deps: QueryDeps): Router {
   });
 
   router.get('/v1/gql/autocomplete', ...reader, async (req, res) => {
-    const schema = await readSchemaDocument(deps.metadata, requestKey(res).projectId);
-    res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
+    res.json(autocomplete(req, await readSchemaDocument(deps.metadata, requestKey(res).projectId)));
   });
 
   router.get('/api/orgs/:org/projects/:project/gql', ...member, async (req, res) => {
-    res.json(await answerOrThrow(deps.analytics, queryText(req), memberGuard(res)));
+    res.json(await answerOrThrow(deps.analytics, parseQuery(GqlTextQuery, req.query).q, memberGuard(res)));
   });
 
   router.get('/api/orgs/:org/projects/:project/gql/tail', ...member, async (req, res) => {
-    await streamTail(req, res, deps.analytics, queryText(req), () => memberGuard(res), deps.logger);
+    await streamTail(req, res, deps.analytics, parseQuery(GqlTextQuery, req.query).q, () => memberGuard(res), deps.logger);
   });
 
   router.get('/api/orgs/:org/projects/:project/gql/autocomplete', ...member, async (req, res) => {
-    const schema = await readSchemaDocument(deps.metadata, requestProject(res).id);
-    res.json(complete(String(req.query['q'] ?? ''), cursorOf(req), schema));
+    res.json(autocomplete(req, await readSchemaDocument(deps.metadata, requestProject(res).id)));
   });
 
   /** AI usage counters: dashboard conversions, and the tokens the chat read and wrote. */

@@ -230,13 +230,16 @@ describe('GQL autocomplete', () => {
     expect(valid.body).toMatchObject({ valid: true, parsed: { source: 'logs', filters: [{ field: 'severity', op: '=', value: 'error' }] } });
   });
 
-  it('reads an empty or malformed cursor as the end of the query, as an absent one', async () => {
-    for (const cursor of ['', '%20', 'abc', '1e1']) {
+  it('reads an empty cursor as the end of the query, as an absent one, and refuses one that is not a position', async () => {
+    const empty = await server.api.get('/v1/gql/autocomplete?q=from:&cursor=', { token: projectA.secretKey });
+    expect(empty.status).toBe(200);
+    expect(empty.body.suggestions.map((suggestion: { text: string }) => suggestion.text)).toEqual(
+      ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'],
+    );
+    for (const cursor of ['%20', 'abc', '1e1', '-1', '2.5']) {
       const reply = await server.api.get(`/v1/gql/autocomplete?q=from:&cursor=${cursor}`, { token: projectA.secretKey });
-      expect(reply.status).toBe(200);
-      expect(reply.body.suggestions.map((suggestion: { text: string }) => suggestion.text)).toEqual(
-        ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'],
-      );
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'query parameter cursor must be an integer of at least 0' });
     }
     const start = await server.api.get('/v1/gql/autocomplete?q=from:&cursor=0', { token: projectA.secretKey });
     expect(start.body.suggestions[0]).toEqual({ text: 'from:logs', description: 'log entries', kind: 'source' });

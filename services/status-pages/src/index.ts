@@ -1,6 +1,6 @@
-import { IncidentPatch, NewIncident, NewIncidentUpdate, NewStatusPage, StatusPagePatch } from '@tlm/api-schemas';
+import { INCIDENT_HISTORY_DEFAULTS, IncidentHistoryQuery, IncidentPatch, NewIncident, NewIncidentUpdate, NewStatusPage, StatusPagePatch } from '@tlm/api-schemas';
 import { requestMembership, requireMember, requireUser, type RateLimiter, type TokenIssuer } from '@tlm/auth';
-import { conflict, isUuid, jsonBody, newId, notFound, parseBody, validationError } from '@tlm/core';
+import { conflict, isUuid, jsonBody, newId, notFound, parseBody, parseQuery, validationError } from '@tlm/core';
 import {
   deleteStatusPage,
   findIncident,
@@ -51,17 +51,6 @@ function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
     const tag = candidate.trim();
     return tag === '*' || tag.replace(/^W\//, '') === etag;
   });
-}
-
-/** Integer query parameter in a range, or the default when absent; anything else is 400. */
-function intParam(req: Request, name: string, fallback: number, min: number, max: number): number {
-  const raw = req.query[name];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(value) || value < min || value > max) {
-    throw validationError(`${name} must be an integer from ${min} to ${max}`);
-  }
-  return value;
 }
 
 export function statusPageRoutes(deps: StatusPageDeps): Router {
@@ -134,10 +123,8 @@ export function statusPageRoutes(deps: StatusPageDeps): Router {
   });
 
   router.get('/v1/status/:slug/incidents', async (req, res) => {
+    const { days, per_page: perPage, page: pageNumber } = { ...INCIDENT_HISTORY_DEFAULTS, ...parseQuery(IncidentHistoryQuery, req.query) };
     const page = await publicPage(req);
-    const days = intParam(req, 'days', 30, 1, 365);
-    const perPage = intParam(req, 'per_page', 20, 1, 100);
-    const pageNumber = intParam(req, 'page', 1, 1, 10_000);
     const { incidents, total } = await listIncidentsSince(deps.metadata, page.id, new Date(Date.now() - days * DAY_MS), {
       limit: perPage,
       offset: (pageNumber - 1) * perPage,

@@ -1,4 +1,4 @@
-import { CredentialsBody, SignupBody } from '@tlm/api-schemas';
+import { CredentialsBody, ImmediateQuery, SignupBody } from '@tlm/api-schemas';
 import {
   LoginThrottle,
   clearSessionCookie,
@@ -19,6 +19,7 @@ import {
   newId,
   notFound,
   parseBody,
+  parseQuery,
   rateLimited,
   restoreDeadline,
   signupInOtherRegion,
@@ -120,8 +121,9 @@ export function authRoutes(deps: DashboardDeps): Router {
   });
 
   router.delete('/api/auth/account', user, async (req, res) => {
+    const { immediate } = parseQuery(ImmediateQuery, req.query);
     const me = sessionUser(res);
-    if (req.query['immediate'] === 'true') {
+    if (immediate) {
       await purgeAccount(deps, me.id);
       res.json({ deleted: true, immediate: true });
       return;

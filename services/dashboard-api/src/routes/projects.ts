@@ -1,6 +1,6 @@
-import { NewProject, ProjectPatch } from '@tlm/api-schemas';
+import { DeletedQuery, ForceQuery, NewProject, ProjectPatch } from '@tlm/api-schemas';
 import { announceKeyChange, requestMembership, requestProject, requireMember, requireProject, requireUser } from '@tlm/auth';
-import { PLANS, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, withinRestoreWindow, type PlanName } from '@tlm/core';
+import { PLANS, jsonBody, newId, notFound, parseBody, parseQuery, quotaExceeded, upgradesAllowing, withinRestoreWindow, type PlanName } from '@tlm/core';
 import {
   countLiveProjects,
   insertProject,
@@ -58,7 +58,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
   });
 
   router.get('/api/orgs/:org/projects', ...member, async (req, res) => {
-    const projects = await listProjects(deps.metadata, requestMembership(res).organization.id, req.query['deleted'] === 'true');
+    const projects = await listProjects(deps.metadata, requestMembership(res).organization.id, parseQuery(DeletedQuery, req.query).deleted === true);
     res.json({ projects: projects.map(projectJson) });
   });
 
@@ -87,6 +87,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
   });
 
   router.post('/api/orgs/:org/projects/:project/restore', ...anyProject, async (req, res) => {
+    const { force } = parseQuery(ForceQuery, req.query);
     const current = requestProject(res);
     const { organization } = requestMembership(res);
     if (!current.deleted_at) {
@@ -96,7 +97,7 @@ export function projectRoutes(deps: DashboardDeps): Router {
     if (!withinRestoreWindow(current.deleted_at)) throw notFound('the restore window of this project has passed');
     const project = await deps.metadata.transaction(async (tx) => {
       await lockOrganization(tx, organization.id);
-      if (req.query['force'] !== 'true') await ensureProjectRoom(tx, organization.id, organization.plan, 'restore');
+      if (!force) await ensureProjectRoom(tx, organization.id, organization.plan, 'restore');
       await reactivateKeysOfRestoredProject(tx, current.id);
       return setProjectDeletedAt(tx, current.id, null);
     });

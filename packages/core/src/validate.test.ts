@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from './errors';
+import { parseQuery } from './validate';
+
+const Query = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  deleted: Type.Optional(Type.Boolean()),
+  name: Type.Optional(Type.String({ maxLength: 5 })),
+  q: Type.String(),
+});
+
+function refusal(query: Record<string, unknown>): string {
+  try {
+    parseQuery(Query, query);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(400);
+    expect((error as ApiError).code).toBe('VALIDATION_ERROR');
+    return (error as ApiError).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(query)}`);
+}
+
+describe('parseQuery: query parameters against the TypeBox schema the route is described with', () => {
+  it('reads integers written in digits and booleans written true or false, and keeps text as text', () => {
+    expect(parseQuery(Query, { q: 'from:logs', limit: '20', offset: '007', deleted: 'false', name: '12' })).toEqual({
+      q: 'from:logs',
+      limit: 20,
+      offset: 7,
+      deleted: false,
+      name: '12',
+    });
+    expect(parseQuery(Query, { q: 'x', deleted: 'true' }).deleted).toBe(true);
+  });
+
+  it('takes an empty parameter as absent and ignores parameters the schema does not name', () => {
+    expect(parseQuery(Query, { q: 'x', limit: '', deleted: '', _: '1700000000000', other: ['a', 'b'] })).toEqual({ q: 'x' });
+    expect(refusal({ q: '' })).toBe('query parameter q is required');
+  });
+
+  it.each([
+    ['a fraction', { limit: '2.5' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['an exponent', { limit: '2e1' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['a sign', { limit: '+5' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['a space', { limit: ' 5' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['a word', { limit: 'ten' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['under the minimum', { limit: '0' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['over the maximum', { limit: '1001' }, 'query parameter limit must be an integer from 1 to 1000'],
+    ['a negative offset', { offset: '-1' }, 'query parameter offset must be an integer of at least 0'],
+    ['a flag that is neither true nor false', { deleted: 'yes' }, 'query parameter deleted must be true or false'],
+    ['a flag in capitals', { deleted: 'TRUE' }, 'query parameter deleted must be true or false'],
+    ['a parameter given twice', { limit: ['1', '2'] }, 'query parameter limit must be given once'],
+    ['text over its length', { name: 'longer' }, 'query parameter name must NOT have more than 5 characters'],
+  ])('refuses %s with 400 VALIDATION_ERROR naming the parameter', (_what, query, message) => {
+    expect(refusal({ q: 'x', ...query })).toBe(message);
+  });
+});
