@@ -20,9 +20,11 @@ services/web/dist/index.html: node_modules/.modules.yaml $(WEB_SOURCES)
 build: install services/web/dist/index.html
 	$(PNPM) run build
 
-## Runs every service in one process on PORT (default 8080) with data under DATA_DIR (default ./data).
+## Runs every service in one process on PORT (default 8080) with data under DATA_DIR (default ./data). glibc's malloc
+## gets two arenas instead of one per thread up to eight per core: with DuckDB's threads and libuv's pool each keeping
+## freed memory in an arena of its own, resident memory grew without bound under steady ingest (docs/performance.md).
 start: build
-	exec node services/standalone/dist/main.js
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} exec node services/standalone/dist/main.js
 
 ## Type-checks sources and tests, then runs every jest suite. The live Kafka suites run against one single-node broker
 ## started for the run (deploy/kafka, needs Java 17 and Maven) unless KAFKA_BROKERS names one; it stops afterwards.

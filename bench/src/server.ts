@@ -34,7 +34,8 @@ export async function startServer(
   // BENCH_SERVER_WRAPPER runs the server under another program, e.g. "heaptrack" for native allocations by stack.
   const [command, ...args] = [...(process.env['BENCH_SERVER_WRAPPER'] ?? '').split(' ').filter(Boolean), process.execPath, ...nodeArgs, STANDALONE_MAIN];
   const child = spawn(command!, args, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_TOKEN, ...env },
+    // Two malloc arenas unless the bench's own environment names a number, as `make start` runs it.
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

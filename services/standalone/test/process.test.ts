@@ -257,3 +257,17 @@ describe('the standalone process', () => {
     expect(await storedMessages('drain ')).toBe(accepted * 50);
   }, PROCESS_TEST_MS);
 });
+
+describe('make start', () => {
+  const ROOT = path.join(__dirname, '..', '..', '..');
+
+  it('runs the server with two malloc arenas unless MALLOC_ARENA_MAX names another number', () => {
+    // The recipe as make runs it, `build` taken as done; `env` in the server's place prints what the server would get.
+    const recipe = spawnSync('make', ['-s', '-n', '-o', 'build', 'start'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+    expect(recipe).toMatch(/exec node services\/standalone\/dist\/main\.js$/);
+    const environment = (env: Record<string, string>) =>
+      spawnSync('sh', ['-c', recipe.replace('node services/standalone/dist/main.js', 'env')], { cwd: ROOT, env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' }).stdout;
+    expect(environment({})).toMatch(/^MALLOC_ARENA_MAX=2$/m);
+    expect(environment({ MALLOC_ARENA_MAX: '4' })).toMatch(/^MALLOC_ARENA_MAX=4$/m);
+  });
+});
