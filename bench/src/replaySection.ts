@@ -98,6 +98,7 @@ export async function replaySection(options: { chunks: number; logs: number; con
     const logs = median(logRuns);
     console.log(`  replay chunks  ${megabytes.toFixed(1).padStart(8)} MB/s gzipped   ${rate(chunksPerSecond).padStart(10)} chunks   server CPU ${(chunkCpu / 1000).toFixed(2)} ms/chunk`);
     console.log(`  logs (/v1/logs, batch 500)  ${rate(logs).padStart(12)}`);
+    console.log(`  rrweb events in chunks per log: ${((chunksPerSecond * EVENTS_PER_CHUNK) / logs).toFixed(2)}`);
     console.log(`  stored and listed through GET /v1/replay/sessions: ${stored.toLocaleString('en-US')} chunks`);
     return {
       replay_chunk_mb_per_second: megabytes,
@@ -105,6 +106,7 @@ export async function replaySection(options: { chunks: number; logs: number; con
       replay_chunk_kib: compressedBytes / options.chunks / 1024,
       replay_server_cpu_ms_per_chunk: chunkCpu / 1000,
       logs_batch_500_per_second: logs,
+      replay_events_per_log: (chunksPerSecond * EVENTS_PER_CHUNK) / logs,
     };
   } finally {
     await server.stop();
