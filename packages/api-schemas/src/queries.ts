@@ -8,6 +8,9 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** Ids of replay sessions, profiler sessions and profile chunks: what the client chose, safe in a blob key. */
 export const CHUNK_ID_PATTERN = '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$';
+/** A chunk id parameter; its title is the rule in words, what a refusal says. */
+export const ChunkId = (description: string) =>
+  Type.String({ pattern: CHUNK_ID_PATTERN, title: '1 to 128 letters, digits, ".", "_" or "-", not starting with "."', description });
 
 /** Rows a list of stored chunks or attachments answers with unless `limit` says otherwise, and at most. */
 export const DEFAULT_LISTED_CHUNKS = 100;
@@ -33,7 +36,7 @@ export type ImmediateQuery = Static<typeof ImmediateQuery>;
 
 /** GET …/alerts/:id/deliveries. */
 export const DeliveriesQuery = Type.Object({
-  event_id: Type.Optional(Type.String({ pattern: `^${UUID}$`, description: 'Only the deliveries of this alert event' })),
+  event_id: Type.Optional(Type.String({ pattern: `^${UUID}$`, title: 'the id of an alert event', description: 'Only the deliveries of this alert event' })),
 });
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
@@ -48,7 +51,6 @@ export const AutocompleteQuery = Type.Object({
 });
 export type AutocompleteQuery = Static<typeof AutocompleteQuery>;
 
-const ChunkId = (description: string) => Type.String({ pattern: CHUNK_ID_PATTERN, description });
 
 /** GET …/replay/sessions. */
 export const ReplaySessionsQuery = Type.Object({
@@ -68,7 +70,7 @@ export type ProfileChunksQuery = Static<typeof ProfileChunksQuery>;
 /** GET …/attachments. */
 export const AttachmentsQuery = Type.Object({
   limit: ChunkLimit,
-  event_id: Type.Optional(Type.String({ pattern: `^([0-9a-fA-F]{32}|${UUID})$`, description: 'Only the attachments of this error event: 32 hex digits or a UUID' })),
+  event_id: Type.Optional(Type.String({ pattern: `^([0-9a-fA-F]{32}|${UUID})$`, title: '32 hex digits or a UUID', description: 'Only the attachments of this error event' })),
 });
 export type AttachmentsQuery = Static<typeof AttachmentsQuery>;
 

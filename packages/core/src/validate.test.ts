@@ -7,6 +7,8 @@ const Query = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
   deleted: Type.Optional(Type.Boolean()),
   name: Type.Optional(Type.String({ maxLength: 5 })),
+  id: Type.Optional(Type.String({ pattern: '^[a-z]+$', title: 'lowercase letters' })),
+  code: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   q: Type.String(),
 });
 
@@ -51,7 +53,9 @@ describe('parseQuery: query parameters against the TypeBox schema the route is d
     ['a flag that is neither true nor false', { deleted: 'yes' }, 'query parameter deleted must be true or false'],
     ['a flag in capitals', { deleted: 'TRUE' }, 'query parameter deleted must be true or false'],
     ['a parameter given twice', { limit: ['1', '2'] }, 'query parameter limit must be given once'],
-    ['text over its length', { name: 'longer' }, 'query parameter name must NOT have more than 5 characters'],
+    ['text over its length', { name: 'longer' }, 'query parameter name is longer than 5 characters'],
+    ['text off a pattern with a title', { id: 'Abc' }, 'query parameter id must be lowercase letters'],
+    ['text off a pattern without one', { code: 'x1' }, 'query parameter code must match pattern "^[0-9]+$"'],
   ])('refuses %s with 400 VALIDATION_ERROR naming the parameter', (_what, query, message) => {
     expect(refusal({ q: 'x', ...query })).toBe(message);
   });

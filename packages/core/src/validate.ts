@@ -18,21 +18,31 @@ export function parseBody<S extends TSchema>(schema: S, body: unknown, what = 'r
 
 /**
  * Checks a request's query parameters against the route's TypeBox schema (the one the route registry describes it
- * with); 400 VALIDATION_ERROR naming the parameter otherwise. Parameters arrive as text: an empty one counts as
- * absent, one the schema types as an integer is read when it is written in decimal digits, a boolean when it is
- * `true` or `false`; a parameter given more than once is refused. Parameters the schema does not name are ignored.
+ * with); 400 VALIDATION_ERROR naming the parameter otherwise (see `checkQuery`).
  */
 export function parseQuery<S extends TObject>(schema: S, query: Record<string, unknown>): Static<S> {
+  const checked = checkQuery(schema, query);
+  if (checked.ok) return checked.value;
+  throw validationError(`query parameter ${checked.reason}`);
+}
+
+/**
+ * Query parameters against a TypeBox schema, as a value or the reason they are refused, in words that name the
+ * parameter. Parameters arrive as text: an empty one counts as absent, one the schema types as an integer is read when
+ * it is written in decimal digits, a boolean when it is `true` or `false`; a parameter given more than once is
+ * refused. Parameters the schema does not name are left out.
+ */
+export function checkQuery<S extends TObject>(schema: S, query: Record<string, unknown>): { ok: true; value: Static<S> } | { ok: false; reason: string } {
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(query)) {
     const property = schema.properties[name];
     if (value === '' || property === undefined) continue;
-    if (Array.isArray(value)) throw validationError(`query parameter ${name} must be given once`);
+    if (Array.isArray(value)) return { ok: false, reason: `${name} must be given once` };
     values[name] = typeof value === 'string' ? fromText(value, property) : value;
   }
   const error = firstError(schema, values);
-  if (error === null) return values as Static<S>;
-  throw validationError(`query parameter ${explainParameter(error, schema)}`);
+  if (error === null) return { ok: true, value: values as Static<S> };
+  return { ok: false, reason: explainParameter(error, schema) };
 }
 
 function firstError(schema: TSchema, value: unknown): ErrorObject | null {
@@ -57,6 +67,9 @@ function explainParameter(error: ErrorObject, schema: TObject): string {
   const name = error.instancePath.replace(/^\//, '');
   const property: TSchema | undefined = schema.properties[name];
   if (property?.['type'] === 'boolean') return `${name} must be true or false`;
+  // A pattern is read by its title, the rule in words, where the schema gives one.
+  if (error.keyword === 'pattern' && typeof property?.title === 'string') return `${name} must be ${property.title}`;
+  if (error.keyword === 'maxLength') return `${name} is longer than ${String(error.params['limit'])} characters`;
   if (property?.['type'] !== 'integer') return explain(error);
   const { minimum, maximum } = property as { minimum?: number; maximum?: number };
   if (minimum !== undefined && maximum !== undefined) return `${name} must be an integer from ${minimum} to ${maximum}`;

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
 import { accept, reject, type ItemResult } from './result';
 import { epochTimestamp, itemTimestamp } from './time';
@@ -9,7 +10,7 @@ import { epochTimestamp, itemTimestamp } from './time';
 
 /** Session, chunk and profiler ids: 1 to 128 of letters, digits, `.`, `_`, `-` (UUIDs, Sentry's 32 hex digits). */
 const CHUNK_ID = new RegExp(CHUNK_ID_PATTERN);
-const CHUNK_ID_RULE = '1 to 128 letters, digits, ".", "_" or "-", not starting with "."';
+export const isChunkId = (value: unknown): value is string => typeof value === 'string' && CHUNK_ID.test(value);
 
 /** A replay chunk travels gzipped; 10 MiB compressed and 100 MiB inflated, as Sentry's relay allows. */
 export const MAX_REPLAY_CHUNK_BYTES = 10 * 1024 * 1024;
@@ -26,40 +27,10 @@ export const MAX_PROFILE_CHUNK_BYTES = 10 * 1024 * 1024;
 /** Query parameters as express parses them: a repeated name arrives as an array. */
 export type ChunkQuery = Record<string, unknown>;
 
-/** A query parameter's single string value; undefined when absent or empty, a reason when repeated. */
-function single(query: ChunkQuery, name: string): ItemResult<string | undefined> {
-  const value = query[name];
-  if (value === undefined || value === '') return accept(undefined);
-  if (typeof value !== 'string') return reject(`${name} must be given once`);
-  return accept(value);
-}
-
-export function idParam(query: ChunkQuery, name: string, required: boolean): ItemResult<string | undefined> {
-  const value = single(query, name);
-  if (!value.ok) return value;
-  if (value.value === undefined) return required ? reject(`${name} is required`) : value;
-  return CHUNK_ID.test(value.value) ? value : reject(`${name} must be ${CHUNK_ID_RULE}`);
-}
-
-export const isChunkId = (value: unknown): value is string => typeof value === 'string' && CHUNK_ID.test(value);
-
-/** A non-negative integer below 2^31 written in decimal digits (`seq`, `event_count`, `sample_count`). */
-export function integerParam(query: ChunkQuery, name: string, required: boolean): ItemResult<number | undefined> {
-  const value = single(query, name);
-  if (!value.ok) return value;
-  if (value.value === undefined) return required ? reject(`${name} is required`) : accept(undefined);
-  if (!/^\d{1,10}$/.test(value.value) || Number(value.value) > 2_147_483_647) {
-    return reject(`${name} must be a non-negative integer, got ${JSON.stringify(value.value.slice(0, 40))}`);
-  }
-  return accept(Number(value.value));
-}
-
-/** A short free-text parameter (`profile_type`, `platform`, `release`, `environment`). */
-export function textParam(query: ChunkQuery, name: string, maxLength: number): ItemResult<string | undefined> {
-  const value = single(query, name);
-  if (!value.ok || value.value === undefined) return value;
-  return value.value.length <= maxLength ? value : reject(`${name} is longer than ${maxLength} characters`);
-}
+/** A count a chunk's parameters carry (`seq`, `event_count`, `sample_count`): stored as a 32-bit integer. */
+export const ChunkCount = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, description });
+/** An instant parameter: checked by `optionalInstant` once the query's form is. */
+export const Instant = (description: string) => Type.String({ description: `${description}: ISO 8601 or epoch milliseconds` });
 
 /**
  * An instant given as epoch milliseconds (what rrweb and browsers count in) or as ISO 8601; more than 24 hours in the
@@ -74,10 +45,8 @@ export function instant(value: string | number, receivedAt: number, name: string
   return reject(parsed.reason.includes('future') ? `${name} is more than 24 hours in the future` : `${name} must be epoch milliseconds or an ISO 8601 date-time`);
 }
 
-export function instantParam(query: ChunkQuery, name: string, receivedAt: number): ItemResult<number | undefined> {
-  const value = single(query, name);
-  if (!value.ok || value.value === undefined) return value as ItemResult<undefined>;
-  return instant(value.value, receivedAt, name);
+export function optionalInstant(value: string | undefined, receivedAt: number, name: string): ItemResult<number | undefined> {
+  return value === undefined ? accept(undefined) : instant(value, receivedAt, name);
 }
 
 /** The start and end of a chunk: as given, else as its content says, else the time it arrived; start ≤ end. */

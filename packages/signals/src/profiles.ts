@@ -1,5 +1,7 @@
-import { newId } from '@tlm/core';
-import { chunkSpan, idParam, instantParam, integerParam, textParam, type ChunkQuery } from './chunks';
+import { Type } from '@sinclair/typebox';
+import { ChunkId } from '@tlm/api-schemas';
+import { checkQuery, newId } from '@tlm/core';
+import { ChunkCount, Instant, chunkSpan, optionalInstant, type ChunkQuery } from './chunks';
 import type { IngestContext } from './context';
 import { accept, reject, type ItemResult } from './result';
 
@@ -39,33 +41,37 @@ export interface ProfileChunkRecord {
 /** SPEC.md: "profile_type (value seen: cpu)"; the default when the client names none. */
 export const DEFAULT_PROFILE_TYPE = 'cpu';
 
+/** The parameters as the route is described with them; their values are checked by this schema. */
+export const ProfileChunkQuery = Type.Object({
+  profiler_id: ChunkId('The profiler session'),
+  chunk_id: Type.Optional(ChunkId('Given by the client, or made up')),
+  profile_type: Type.Optional(Type.String({ maxLength: 64, description: `${DEFAULT_PROFILE_TYPE} unless given` })),
+  sample_count: Type.Optional(ChunkCount('Samples in the chunk; counted from the body unless given')),
+  started_at: Type.Optional(Instant('First sample')),
+  ended_at: Type.Optional(Instant('Last sample')),
+  platform: Type.Optional(Type.String({ maxLength: 256 })),
+  release: Type.Optional(Type.String({ maxLength: 256 })),
+  environment: Type.Optional(Type.String({ maxLength: 256 })),
+});
+
 export function profileChunkParams(query: ChunkQuery, receivedAt: number): ItemResult<ProfileChunkParams> {
-  const profilerId = idParam(query, 'profiler_id', true);
-  if (!profilerId.ok) return profilerId;
-  const chunkId = idParam(query, 'chunk_id', false);
-  if (!chunkId.ok) return chunkId;
-  const profileType = textParam(query, 'profile_type', 64);
-  if (!profileType.ok) return profileType;
-  const sampleCount = integerParam(query, 'sample_count', false);
-  if (!sampleCount.ok) return sampleCount;
-  const startedAt = instantParam(query, 'started_at', receivedAt);
+  const checked = checkQuery(ProfileChunkQuery, query);
+  if (!checked.ok) return checked;
+  const startedAt = optionalInstant(checked.value.started_at, receivedAt, 'started_at');
   if (!startedAt.ok) return startedAt;
-  const endedAt = instantParam(query, 'ended_at', receivedAt);
+  const endedAt = optionalInstant(checked.value.ended_at, receivedAt, 'ended_at');
   if (!endedAt.ok) return endedAt;
-  const texts: Record<'platform' | 'release' | 'environment', string | undefined> = { platform: undefined, release: undefined, environment: undefined };
-  for (const name of ['platform', 'release', 'environment'] as const) {
-    const value = textParam(query, name, 256);
-    if (!value.ok) return value;
-    texts[name] = value.value;
-  }
+  const { profiler_id: profilerId, chunk_id: chunkId, profile_type: profileType, sample_count: sampleCount, platform, release, environment } = checked.value;
   return accept({
-    profilerId: profilerId.value!,
-    chunkId: chunkId.value ?? newId(),
-    profileType: profileType.value ?? DEFAULT_PROFILE_TYPE,
-    sampleCount: sampleCount.value,
+    profilerId,
+    chunkId: chunkId ?? newId(),
+    profileType: profileType ?? DEFAULT_PROFILE_TYPE,
+    sampleCount,
     startedAt: startedAt.value,
     endedAt: endedAt.value,
-    ...texts,
+    platform,
+    release,
+    environment,
   });
 }
 

@@ -1,18 +1,9 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
-import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
-import { readInflated, type JsonBudget } from '@tlm/core';
-import {
-  MAX_REPLAY_INFLATED_BYTES,
-  MAX_REPLAY_JSON_CONTAINERS,
-  chunkSpan,
-  idParam,
-  instant,
-  instantParam,
-  integerParam,
-  type ChunkQuery,
-} from './chunks';
+import { CHUNK_ID_PATTERN, ChunkId } from '@tlm/api-schemas';
+import { checkQuery, readInflated, type JsonBudget } from '@tlm/core';
+import { ChunkCount, Instant, MAX_REPLAY_INFLATED_BYTES, MAX_REPLAY_JSON_CONTAINERS, chunkSpan, instant, optionalInstant, type ChunkQuery } from './chunks';
 import { withClientProperties, type IngestContext } from './context';
 import { flatProperties, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
@@ -224,18 +215,24 @@ export interface ReplayChunkParams {
   eventCount: number | undefined;
 }
 
+/** The parameters as the route is described with them; their values are checked by this schema. */
+export const ReplayChunkQuery = Type.Object({
+  session_id: ChunkId('The session the chunk belongs to'),
+  seq: ChunkCount('Order of the chunk within the session'),
+  start_ts: Type.Optional(Instant('First event of the chunk')),
+  end_ts: Type.Optional(Instant('Last event of the chunk')),
+  event_count: Type.Optional(ChunkCount('Events in the chunk; counted from the recording unless given')),
+});
+
 export function replayChunkParams(query: ChunkQuery, receivedAt: number): ItemResult<ReplayChunkParams> {
-  const sessionId = idParam(query, 'session_id', true);
-  if (!sessionId.ok) return sessionId;
-  const seq = integerParam(query, 'seq', true);
-  if (!seq.ok) return seq;
-  const startTs = instantParam(query, 'start_ts', receivedAt);
+  const checked = checkQuery(ReplayChunkQuery, query);
+  if (!checked.ok) return checked;
+  const startTs = optionalInstant(checked.value.start_ts, receivedAt, 'start_ts');
   if (!startTs.ok) return startTs;
-  const endTs = instantParam(query, 'end_ts', receivedAt);
+  const endTs = optionalInstant(checked.value.end_ts, receivedAt, 'end_ts');
   if (!endTs.ok) return endTs;
-  const eventCount = integerParam(query, 'event_count', false);
-  if (!eventCount.ok) return eventCount;
-  return accept({ sessionId: sessionId.value!, seq: seq.value!, startTs: startTs.value, endTs: endTs.value, eventCount: eventCount.value });
+  const { session_id: sessionId, seq, event_count: eventCount } = checked.value;
+  return accept({ sessionId, seq, startTs: startTs.value, endTs: endTs.value, eventCount });
 }
 
 /**

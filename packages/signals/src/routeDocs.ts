@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CHUNK_ID_PATTERN } from '@tlm/api-schemas';
 import { EventItemSchema } from './events';
 import { MAX_BATCH_ITEMS } from './limits';
 import { LogItemSchema } from './logs';
-import { ReplaySessionSchema } from './replay';
+import { ProfileChunkQuery } from './profiles';
+import { ReplayChunkQuery, ReplaySessionSchema } from './replay';
 
 /**
  * The ingest doors in the route registry's shape (`RouteDoc` of @tlm/api-schemas' openapi.ts, checked where the
@@ -19,8 +19,6 @@ const Accepted = Type.Object({
 });
 const batchOf = <T extends typeof LogItemSchema | typeof EventItemSchema>(item: T) =>
   Type.Object({ batch: Type.Array(item, { maxItems: MAX_BATCH_ITEMS, description: `At most ${MAX_BATCH_ITEMS} items; invalid items are rejected one by one` }) });
-const ChunkId = (description: string) => Type.String({ pattern: CHUNK_ID_PATTERN, description });
-const Instant = (description: string) => Type.String({ description: `${description}: ISO 8601 or epoch milliseconds` });
 const ENVELOPE = {
   contentTypes: ['application/x-sentry-envelope', 'text/plain'],
   description: "Sentry's envelope: a header line, then per item a header line (type, length) and its payload; may be gzipped (Content-Encoding).",
@@ -117,13 +115,7 @@ export const INGEST_ROUTES = [
     auth: writer,
     tag: 'Session replay',
     summary: 'Send a chunk of a replay recording',
-    query: Type.Object({
-      session_id: ChunkId('The session the chunk belongs to'),
-      seq: Type.Integer({ minimum: 0, description: 'Order of the chunk within the session' }),
-      start_ts: Type.Optional(Instant('First event of the chunk')),
-      end_ts: Type.Optional(Instant('Last event of the chunk')),
-      event_count: Type.Optional(Type.Integer({ minimum: 0 })),
-    }),
+    query: ReplayChunkQuery,
     body: { contentTypes: ['application/octet-stream'], description: 'A gzipped JSON array of rrweb events, at most 10 MiB.' },
     response: { status: 202, description: 'Stored durably', schema: Type.Object({ session_id: Type.String(), seq: Type.Integer() }) },
   },
@@ -133,17 +125,7 @@ export const INGEST_ROUTES = [
     auth: writer,
     tag: 'Profiles',
     summary: 'Send a chunk of a sampling profile',
-    query: Type.Object({
-      profiler_id: ChunkId('The profiler session'),
-      chunk_id: Type.Optional(ChunkId('Given by the client, or made up')),
-      profile_type: Type.Optional(Type.String({ maxLength: 64, description: 'cpu unless given' })),
-      sample_count: Type.Optional(Type.Integer({ minimum: 0 })),
-      started_at: Type.Optional(Instant('First sample')),
-      ended_at: Type.Optional(Instant('Last sample')),
-      platform: Type.Optional(Type.String({ maxLength: 256 })),
-      release: Type.Optional(Type.String({ maxLength: 256 })),
-      environment: Type.Optional(Type.String({ maxLength: 256 })),
-    }),
+    query: ProfileChunkQuery,
     body: { contentTypes: ['application/json'], description: 'The profile chunk as the profiler wrote it, at most 10 MiB.' },
     response: { status: 202, description: 'Stored durably', schema: Type.Object({ chunk_id: Type.String() }) },
   },

@@ -114,7 +114,7 @@ describe('POST /v1/profiles/chunks', () => {
     ['no profiler_id', 'sample_count=3', '{}', 'profiler_id is required'],
     ['a profiler_id with a slash', 'profiler_id=a%2Fb', '{}', 'profiler_id must be 1 to 128'],
     ['a chunk_id with a dot-dot path', 'profiler_id=prof-bad&chunk_id=..', '{}', 'chunk_id must be 1 to 128'],
-    ['a non-integer sample_count', 'profiler_id=prof-bad&sample_count=3.5', '{}', 'sample_count must be a non-negative integer'],
+    ['a non-integer sample_count', 'profiler_id=prof-bad&sample_count=3.5', '{}', 'sample_count must be an integer from 0 to 2147483647'],
     ['a started_at that is no time', 'profiler_id=prof-bad&started_at=now', '{}', 'started_at must be epoch milliseconds or an ISO 8601 date-time'],
     ['an ended_at before started_at', `profiler_id=prof-bad&started_at=${T0}&ended_at=${T0 - 1}`, '{}', 'ended_at is before started_at'],
     ['a body that is not JSON', 'profiler_id=prof-bad', '{"samples": [', 'the body is not valid JSON'],
