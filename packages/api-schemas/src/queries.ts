@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * The query parameters of the routes that read any, one schema each: the route registry describes a route's
- * parameters with the object its handler checks them with (`parseQuery` of @tlm/core, which reads integers and
- * booleans from their text and takes an empty parameter as absent).
+ * Query parameters of the routes that take any, one schema each: the route registry describes a route's parameters
+ * with the object its handler checks them with (`parseQuery` of @tlm/core, which reads integers and booleans from
+ * their text and takes an empty parameter as absent). The ingest doors' chunk parameters are beside their formats in
+ * @tlm/signals.
  */
 
 /** Ids of replay sessions, profiler sessions and profile chunks: what the client chose, safe in a blob key. */
@@ -50,7 +51,6 @@ export const AutocompleteQuery = Type.Object({
   cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'Character offset of the cursor; the end of the query unless given' })),
 });
 export type AutocompleteQuery = Static<typeof AutocompleteQuery>;
-
 
 /** GET …/replay/sessions. */
 export const ReplaySessionsQuery = Type.Object({
