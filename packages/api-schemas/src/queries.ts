@@ -18,6 +18,10 @@ export const DEFAULT_LISTED_CHUNKS = 100;
 const MAX_LISTED_CHUNKS = 1_000;
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+/** A UUID in either letter case (`isUuid` of @tlm/core tests it). */
+export const UUID_PATTERN = `^${UUID}$`;
+/** Sentry's event id: 32 hex digits, or the same in UUID form (`isEventId` of @tlm/signals tests it). */
+export const EVENT_ID_PATTERN = `^([0-9a-fA-F]{32}|${UUID})$`;
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 const ChunkLimit = Type.Optional(
   Type.Integer({ minimum: 1, maximum: MAX_LISTED_CHUNKS, default: DEFAULT_LISTED_CHUNKS, description: 'Most rows to answer' }),
@@ -37,7 +41,7 @@ export type ImmediateQuery = Static<typeof ImmediateQuery>;
 
 /** GET …/alerts/:id/deliveries. */
 export const DeliveriesQuery = Type.Object({
-  event_id: Type.Optional(Type.String({ pattern: `^${UUID}$`, title: 'the id of an alert event', description: 'Only the deliveries of this alert event' })),
+  event_id: Type.Optional(Type.String({ pattern: UUID_PATTERN, title: 'the id of an alert event', description: 'Only the deliveries of this alert event' })),
 });
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
@@ -70,7 +74,7 @@ export type ProfileChunksQuery = Static<typeof ProfileChunksQuery>;
 /** GET …/attachments. */
 export const AttachmentsQuery = Type.Object({
   limit: ChunkLimit,
-  event_id: Type.Optional(Type.String({ pattern: `^([0-9a-fA-F]{32}|${UUID})$`, title: '32 hex digits or a UUID', description: 'Only the attachments of this error event' })),
+  event_id: Type.Optional(Type.String({ pattern: EVENT_ID_PATTERN, title: '32 hex digits or a UUID', description: 'Only the attachments of this error event' })),
 });
 export type AttachmentsQuery = Static<typeof AttachmentsQuery>;
 

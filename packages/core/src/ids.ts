@@ -1,4 +1,5 @@
 import { createHash, randomFillSync } from 'node:crypto';
+import { UUID_PATTERN } from '@tlm/api-schemas';
 import { v7 } from 'uuid';
 
 const POOL_IDS = 1_024;
@@ -49,8 +50,8 @@ export function namedUuid(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = new RegExp(UUID_PATTERN);
 
 export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
+  return UUID.test(value);
 }

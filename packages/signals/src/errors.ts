@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { EVENT_ID_PATTERN } from '@tlm/api-schemas';
 import { newId } from '@tlm/core';
 import type { IngestContext } from './context';
 import { PROPERTY_LIMITS, flattenInto, flattenValue, propertyProblem, type Properties } from './properties';
@@ -512,12 +513,11 @@ function eventTime(value: unknown, context: IngestContext, sentAt: unknown): { m
   return { ms };
 }
 
-/** Sentry's event_id (32 hex digits) in UUID form, so a retried event keeps its id; a fresh id when absent. */
-/** Sentry's event id: 32 hex digits, or the same in UUID form. */
-const EVENT_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 
 export const isEventId = (value: unknown): value is string => typeof value === 'string' && EVENT_ID.test(value);
 
+/** Sentry's event_id (32 hex digits) in UUID form, so a retried event keeps its id; a fresh id when absent. */
 export function eventIdAsUuid(eventId: string | null | undefined): string {
   const compact = eventId?.replace(/-/g, '') ?? '';
   if (!HEX_EVENT_ID.test(compact)) return newId();
