@@ -45,6 +45,11 @@ export interface RouteDoc {
   description?: string;
   /** The query parameters, one property each. */
   query?: TObject;
+  /**
+   * The path parameters' schema, one property each, where the handler checks their form (`parsePath` of @tlm/core)
+   * before it looks anything up; other path parameters are described as text.
+   */
+  params?: TObject;
   /** The JSON body's schema, the same object the handler validates with, or a body of another format. */
   body?: TSchema | RawBody;
   /** A JSON body that may be left out (an action with optional fields). */
@@ -105,7 +110,7 @@ function errorStatuses(route: RouteDoc): number[] {
   if (route.auth.kind === 'sentry') add(401, 429);
   if (route.auth.kind === 'signature') add(401);
   if (route.body) add(400, 413);
-  if (route.query) add(400);
+  if (route.query || route.params) add(400);
   if (route.path.includes('/:')) add(404);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -158,8 +163,13 @@ function operationId(route: RouteDoc): string {
 
 function operation(route: RouteDoc): Record<string, unknown> {
   const parameters: Record<string, unknown>[] = [];
-  for (const [, name] of route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    parameters.push({ name, in: 'path', required: true, description: PATH_PARAMETERS[name!] ?? name, schema: { type: 'string' } });
+  const names = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map(([, name]) => name!);
+  const checked = route.params?.properties ?? {};
+  const stray = Object.keys(checked).filter((name) => !names.includes(name));
+  if (stray.length > 0) throw new Error(`${route.method.toUpperCase()} ${route.path} describes path parameters it does not have: ${stray.join(', ')}`);
+  for (const name of names) {
+    const { description, ...schema } = checked[name] ? jsonSchemaOf(checked[name]) : { description: PATH_PARAMETERS[name], type: 'string' };
+    parameters.push({ name, in: 'path', required: true, description: description ?? PATH_PARAMETERS[name] ?? name, schema });
   }
   if (route.query) {
     const required = new Set(route.query.required ?? []);

@@ -4,7 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
  * Query parameters of the routes that take any, one schema each: the route registry describes a route's parameters
  * with the object its handler checks them with (`parseQuery` of @tlm/core, which reads integers and booleans from
  * their text and takes an empty parameter as absent). The ingest doors' chunk parameters are beside their formats in
- * @tlm/signals.
+ * @tlm/signals. Path parameters that a route checks for form before it looks anything up (the chunk reads) have
+ * their schemas here too (`parsePath`); the others are ids that answer 404 when they name nothing.
  */
 
 /** Ids of replay sessions, profiler sessions and profile chunks: what the client chose, safe in a blob key. */
@@ -12,6 +13,8 @@ export const CHUNK_ID_PATTERN = '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$';
 /** A chunk id parameter; its title is the rule in words, what a refusal says. */
 export const ChunkId = (description: string) =>
   Type.String({ pattern: CHUNK_ID_PATTERN, title: '1 to 128 letters, digits, ".", "_" or "-", not starting with "."', description });
+/** A count a chunk carries (`seq`, `event_count`, `sample_count`): stored as a 32-bit integer. */
+export const ChunkCount = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, description });
 
 /** Rows a list of stored chunks or attachments answers with unless `limit` says otherwise, and at most. */
 export const DEFAULT_LISTED_CHUNKS = 100;
@@ -70,6 +73,13 @@ export const ProfileChunksQuery = Type.Object({
   release: Type.Optional(Type.String({ description: 'Only the chunks of this release' })),
 });
 export type ProfileChunksQuery = Static<typeof ProfileChunksQuery>;
+
+/** GET …/replay/sessions/:id. */
+export const ReplaySessionPath = Type.Object({ id: ChunkId('Replay session id') });
+/** GET …/replay/sessions/:id/chunks/:seq. */
+export const ReplayChunkPath = Type.Object({ id: ChunkId('Replay session id'), seq: ChunkCount('Chunk sequence number within the replay session') });
+/** GET …/profiles/chunks/:chunk_id. */
+export const ProfileChunkPath = Type.Object({ chunk_id: ChunkId('Profile chunk id') });
 
 /** GET …/attachments. */
 export const AttachmentsQuery = Type.Object({

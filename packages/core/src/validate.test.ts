@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from './errors';
-import { parseQuery } from './validate';
+import { matches, parsePath, parseQuery } from './validate';
 
 const Query = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
@@ -58,5 +58,28 @@ describe('parseQuery: query parameters against the TypeBox schema the route is d
     ['text off a pattern without one', { code: 'x1' }, 'query parameter code must match pattern "^[0-9]+$"'],
   ])('refuses %s with 400 VALIDATION_ERROR naming the parameter', (_what, query, message) => {
     expect(refusal({ q: 'x', ...query })).toBe(message);
+  });
+});
+
+describe('parsePath: path parameters against the schema the route is described with', () => {
+  const Path = Type.Object({ id: Type.String({ pattern: '^[a-z]+$', title: 'lowercase letters' }), seq: Type.Integer({ minimum: 0, maximum: 9 }) });
+
+  it('reads an integer from its digits and keeps text as text', () => {
+    expect(parsePath(Path, { id: 'abc', seq: '7' })).toEqual({ id: 'abc', seq: 7 });
+  });
+
+  it.each([
+    [{ id: 'abc', seq: '10' }, 'path parameter seq must be an integer from 0 to 9'],
+    [{ id: 'abc', seq: '1.5' }, 'path parameter seq must be an integer from 0 to 9'],
+    [{ id: 'ABC', seq: '1' }, 'path parameter id must be lowercase letters'],
+  ])('refuses %j with 400 VALIDATION_ERROR naming the parameter', (params, message) => {
+    expect(() => parsePath(Path, params)).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_ERROR', message }));
+  });
+});
+
+describe('matches', () => {
+  it('tells whether a value satisfies a schema', () => {
+    const Batch = Type.Object({ batch: Type.Array(Type.Unknown(), { maxItems: 2 }) });
+    expect([matches(Batch, { batch: [1, 2] }), matches(Batch, { batch: [1, 2, 3] }), matches(Batch, [1]), matches(Batch, null)]).toEqual([true, false, false, false]);
   });
 });

@@ -27,8 +27,6 @@ export const MAX_PROFILE_CHUNK_BYTES = 10 * 1024 * 1024;
 /** Query parameters as express parses them: a repeated name arrives as an array. */
 export type ChunkQuery = Record<string, unknown>;
 
-/** A count a chunk's parameters carry (`seq`, `event_count`, `sample_count`): stored as a 32-bit integer. */
-export const ChunkCount = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, description });
 /** An instant parameter: checked by `optionalInstant` once the query's form is. */
 export const Instant = (description: string) => Type.String({ description: `${description}: ISO 8601 or epoch milliseconds` });
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ChunkId } from '@tlm/api-schemas';
+import { ChunkCount, ChunkId } from '@tlm/api-schemas';
 import { checkQuery, newId } from '@tlm/core';
-import { ChunkCount, Instant, chunkSpan, optionalInstant, type ChunkQuery } from './chunks';
+import { Instant, chunkSpan, optionalInstant, type ChunkQuery } from './chunks';
 import type { IngestContext } from './context';
 import { accept, reject, type ItemResult } from './result';
 

@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Type, type Static } from '@sinclair/typebox';
-import { CHUNK_ID_PATTERN, ChunkId } from '@tlm/api-schemas';
+import { CHUNK_ID_PATTERN, ChunkCount, ChunkId } from '@tlm/api-schemas';
 import { checkQuery, readInflated, type JsonBudget } from '@tlm/core';
-import { ChunkCount, Instant, MAX_REPLAY_INFLATED_BYTES, MAX_REPLAY_JSON_CONTAINERS, chunkSpan, instant, optionalInstant, type ChunkQuery } from './chunks';
+import { Instant, MAX_REPLAY_INFLATED_BYTES, MAX_REPLAY_JSON_CONTAINERS, chunkSpan, instant, optionalInstant, type ChunkQuery } from './chunks';
 import { withClientProperties, type IngestContext } from './context';
 import { flatProperties, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';

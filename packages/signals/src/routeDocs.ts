@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EventItemSchema } from './events';
-import { MAX_BATCH_ITEMS } from './limits';
+import { batchOf } from './limits';
 import { LogItemSchema } from './logs';
 import { ProfileChunkQuery } from './profiles';
 import { ReplayChunkQuery, ReplaySessionSchema } from './replay';
@@ -17,8 +17,6 @@ const Accepted = Type.Object({
   rejected: Type.Integer(),
   errors: Type.Array(Type.Object({ index: Type.Integer(), message: Type.String() }), { description: 'Why each rejected item was refused' }),
 });
-const batchOf = <T extends typeof LogItemSchema | typeof EventItemSchema>(item: T) =>
-  Type.Object({ batch: Type.Array(item, { maxItems: MAX_BATCH_ITEMS, description: `At most ${MAX_BATCH_ITEMS} items; invalid items are rejected one by one` }) });
 const ENVELOPE = {
   contentTypes: ['application/x-sentry-envelope', 'text/plain'],
   description: "Sentry's envelope: a header line, then per item a header line (type, length) and its payload; may be gzipped (Content-Encoding).",

@@ -199,8 +199,11 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
   it('rejects a batch of 501 logs with 400 VALIDATION_ERROR', async () => {
     const reply = await sendLogs(Array.from({ length: 501 }, () => marker('501')));
     expect(reply.status).toBe(400);
-    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
-    expect(reply.body.error.message).toContain('at most 500');
+    expect(reply.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'batch holds 501 items; at most 500 are accepted per request',
+      details: { limit: 500, received: 501 },
+    });
     await expectNothingStored('501');
   });
 
@@ -242,10 +245,21 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
     await expectNothingStored('dense gzip');
   });
 
-  it('rejects a body without a batch array with 400 VALIDATION_ERROR', async () => {
-    const reply = await fixture.server.api.post('/v1/logs', { token: fixture.setup.secretKey, body: { logs: [] } });
+  it.each([
+    ['no batch', { logs: [{ severity: 'info', message: 'refused shape' }] }],
+    ['a batch that is not an array', { batch: { severity: 'info', message: 'refused shape' } }],
+    ['a bare array', [{ severity: 'info', message: 'refused shape' }]],
+    ['null', null],
+    ['a string', 'refused shape'],
+  ])('rejects a body with %s with 400 VALIDATION_ERROR and stores nothing', async (_label, body) => {
+    const reply = await fixture.server.api.post('/v1/logs', {
+      token: fixture.setup.secretKey,
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(400);
-    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'request body must be a JSON object with a "batch" array' } });
+    await expectNothingStored('shape');
   });
 
   it('rejects a body over 2 MB with 413 PAYLOAD_TOO_LARGE', async () => {

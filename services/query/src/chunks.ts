@@ -1,9 +1,9 @@
 import { attachmentsTable, profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
-import { AttachmentsQuery, DEFAULT_LISTED_CHUNKS, ProfileChunksQuery, ReplaySessionsQuery } from '@tlm/api-schemas';
+import { AttachmentsQuery, DEFAULT_LISTED_CHUNKS, ProfileChunkPath, ProfileChunksQuery, ReplayChunkPath, ReplaySessionPath, ReplaySessionsQuery } from '@tlm/api-schemas';
 import type { BlobStore } from '@tlm/blob-store';
-import { isUuid, notFound, parseQuery, validationError } from '@tlm/core';
+import { isUuid, notFound, parsePath, parseQuery } from '@tlm/core';
 import { defineSource, type Guard } from '@tlm/gql';
-import { eventIdAsUuid, isChunkId } from '@tlm/signals';
+import { eventIdAsUuid } from '@tlm/signals';
 import { Router, type RequestHandler, type Response } from 'express';
 import { aggregateBy, findRows } from './lookup';
 
@@ -48,11 +48,6 @@ const ATTACHMENT_FIELDS = {
   size_bytes: 'size_bytes',
   received_at: 'updated_at',
 };
-
-function idOf(value: unknown, name: string): string {
-  if (!isChunkId(value)) throw validationError(`${name} must be 1 to 128 letters, digits, ".", "_" or "-"`);
-  return value;
-}
 
 /**
  * Sends stored bytes as they are: no Content-Encoding, so clients receive exactly what was stored. express adds a
@@ -105,7 +100,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
 
   router.get('/replay/sessions/:id', ...reader, async (req, res) => {
     const guard = guardOf(res);
-    const sessionId = idOf(req.params['id'], 'session id');
+    const { id: sessionId } = parsePath(ReplaySessionPath, req.params);
     const [sessions, chunks] = await Promise.all([
       findRows(deps.analytics, replaySessions, guard, { equals: { id: sessionId }, fields: SESSION_FIELDS, sort: [['started_at', 'desc']], limit: 1 }),
       findRows(deps.analytics, replayChunks, guard, { equals: { session_id: sessionId }, fields: CHUNK_FIELDS, sort: [['seq', 'asc']], limit: MAX_CHUNKS_PER_SESSION }),
@@ -116,17 +111,15 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
   });
 
   router.get('/replay/sessions/:id/chunks/:seq', ...reader, async (req, res) => {
-    const sessionId = idOf(req.params['id'], 'session id');
-    const seqText = String(req.params['seq']);
-    if (!/^\d{1,10}$/.test(seqText) || Number(seqText) > 2_147_483_647) throw validationError('seq must be a non-negative integer');
+    const { id: sessionId, seq } = parsePath(ReplayChunkPath, req.params);
     const [chunk] = await findRows(deps.analytics, replayChunks, guardOf(res), {
-      equals: { session_id: sessionId, seq: Number(seqText) },
+      equals: { session_id: sessionId, seq },
       fields: { blob_key: 'blob_key' },
       sort: [['seq', 'asc']],
       limit: 1,
     });
     const body = chunk ? await deps.blobs.get(String(chunk['blob_key'])) : undefined;
-    if (!body) throw notFound(`chunk ${seqText} of replay session ${sessionId} not found`);
+    if (!body) throw notFound(`chunk ${seq} of replay session ${sessionId} not found`);
     sendBody(res, body, 'application/gzip');
   });
 
@@ -145,7 +138,7 @@ export function chunkReadRoutes(deps: ChunkReadDeps, reader: RequestHandler[], g
   });
 
   router.get('/profiles/chunks/:chunk_id', ...reader, async (req, res) => {
-    const chunkId = idOf(req.params['chunk_id'], 'chunk id');
+    const { chunk_id: chunkId } = parsePath(ProfileChunkPath, req.params);
     const [chunk] = await findRows(deps.analytics, profileChunks, guardOf(res), {
       equals: { id: chunkId },
       fields: { blob_key: 'blob_key' },

@@ -92,6 +92,9 @@ describe('GET /v1/replay/sessions', () => {
   });
 });
 
+/** The chunk id rule in words, as a refusal states it. */
+const ID_RULE = '1 to 128 letters, digits, ".", "_" or "-", not starting with "."';
+
 describe('GET /v1/replay/sessions/:id', () => {
   it('returns the session and its chunks in order; another project with the same session id sees only its own', async () => {
     const reply = await server.api.get('/v1/replay/sessions/older', { token: setup.secretKey });
@@ -143,13 +146,14 @@ describe('GET /v1/replay/sessions/:id/chunks/:seq', () => {
   it.each(['one', '-1', '1.5', '2147483648'])('answers 400 VALIDATION_ERROR for seq %s', async (seq) => {
     const reply = await server.api.get(`/v1/replay/sessions/older/chunks/${seq}`, { token: setup.secretKey });
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'seq must be a non-negative integer' });
+    expect(reply.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'path parameter seq must be an integer from 0 to 2147483647' });
   });
 
-  it('answers 400 VALIDATION_ERROR for a session id that cannot exist', async () => {
-    const reply = await server.api.get(`/v1/replay/sessions/${encodeURIComponent('a b')}/chunks/0`, { token: setup.secretKey });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+  it('answers 400 VALIDATION_ERROR for a session id that cannot exist, on the session and on its chunks', async () => {
+    for (const path of ['/v1/replay/sessions/a%20b/chunks/0', '/v1/replay/sessions/a%20b', '/v1/replay/sessions/.hidden', `/v1/replay/sessions/${'s'.repeat(129)}`]) {
+      const reply = await server.api.get(path, { token: setup.secretKey });
+      expect([path, reply.status, reply.body.error]).toEqual([path, 400, { code: 'VALIDATION_ERROR', message: `path parameter id must be ${ID_RULE}` }]);
+    }
   });
 
   it('answers 403 FORBIDDEN for a public key', async () => {
@@ -222,6 +226,13 @@ describe('profile chunk reads', () => {
     for (const id of ['c-none', 'c-theirs', 'c-old']) {
       const reply = await server.api.get(`/v1/profiles/chunks/${id}`, { token: setup.secretKey });
       expect([id, reply.status, reply.body.error.code]).toEqual([id, 404, 'NOT_FOUND']);
+    }
+  });
+
+  it('answers 400 VALIDATION_ERROR for a chunk id that cannot exist', async () => {
+    for (const id of ['a%20b', '.c-1', 'c'.repeat(129)]) {
+      const reply = await server.api.get(`/v1/profiles/chunks/${id}`, { token: setup.secretKey });
+      expect([id, reply.status, reply.body.error]).toEqual([id, 400, { code: 'VALIDATION_ERROR', message: `path parameter chunk_id must be ${ID_RULE}` }]);
     }
   });
 

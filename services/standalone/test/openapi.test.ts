@@ -2,7 +2,7 @@ import { validate, compileErrors } from '@readme/openapi-parser';
 import { ApiError, parseBody } from '@tlm/core';
 import { MAX_STACK_FRAMES, NewAlertRule, NewKey, SignupBody, SingleQueryBody, SymbolicateRequest, jsonSchemaOf, openApiPath } from '@tlm/api-schemas';
 import { LogItemSchema, MAX_ERROR_FRAMES } from '@tlm/signals';
-import { serverWithProject } from '@tlm/testkit';
+import { eventually, gqlRows, serverWithProject } from '@tlm/testkit';
 import type { TSchema } from '@sinclair/typebox';
 
 const context = serverWithProject();
@@ -139,5 +139,39 @@ describe('a body the described schema refuses is refused by its route', () => {
     expect(refuses(requestSchema('post', '/v1/gql/nl'), body)).toBe(true);
     const reply = await context.server.api.post('/v1/gql/nl', { token: context.setup.secretKey, body });
     expect([reply.status, reply.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+});
+
+describe('a parameter or batch the description refuses is refused by its route', () => {
+  const pathParameter = (path: string, name: string) =>
+    (document.paths[path]!['get'].parameters as { name: string; in: string; schema: TSchema }[]).find((parameter) => parameter.in === 'path' && parameter.name === name)!;
+
+  it('GET /v1/replay/sessions/:id/chunks/:seq: seq is described as the 32-bit count the route checks, and one past it is 400', async () => {
+    const seq = pathParameter('/v1/replay/sessions/{id}/chunks/{seq}', 'seq');
+    expect(seq.schema).toEqual({ type: 'integer', minimum: 0, maximum: 2_147_483_647 });
+    const reply = await context.server.api.get(`/v1/replay/sessions/s-1/chunks/${2_147_483_648}`, { token: context.setup.secretKey });
+    expect([reply.status, reply.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const fits = await context.server.api.get(`/v1/replay/sessions/s-1/chunks/${2_147_483_647}`, { token: context.setup.secretKey });
+    expect([fits.status, fits.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('GET /v1/profiles/chunks/:chunk_id: chunk_id is described with the pattern the route checks', async () => {
+    const chunkId = pathParameter('/v1/profiles/chunks/{chunk_id}', 'chunk_id');
+    expect(new RegExp(String(chunkId.schema['pattern'])).test('.hidden')).toBe(false);
+    const reply = await context.server.api.get('/v1/profiles/chunks/.hidden', { token: context.setup.secretKey });
+    expect([reply.status, reply.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
+  it('POST /v1/events: a batch one over the described maxItems is 400 VALIDATION_ERROR, and none of it is stored', async () => {
+    const maxItems = (requestSchema('post', '/v1/events') as any).properties.batch.maxItems as number;
+    const batch = Array.from({ length: maxItems + 1 }, () => ({ event: 'openapi_batch', distinct_id: 'u-1' }));
+    const reply = await context.server.api.post('/v1/events', { token: context.setup.secretKey, body: { batch } });
+    expect([reply.status, reply.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const fits = await context.server.api.post('/v1/events', { token: context.setup.secretKey, body: { batch: batch.slice(1) } });
+    expect([fits.status, fits.body.accepted]).toEqual([202, maxItems]);
+    // Once the accepted batch is queryable, the count holds it alone: the refused one left nothing.
+    const counted = () => gqlRows(context.server.api, context.setup.secretKey, 'from:events event_name:openapi_batch | count | last:1h');
+    await eventually(async () => expect((await counted())[0]!['value']).toBeGreaterThan(0));
+    expect(await counted()).toEqual([{ value: maxItems }]);
   });
 });
