@@ -3,7 +3,7 @@
  * filter of its trigrams, one hash). Text that contains a phrase holds every trigram of the phrase, so a row whose
  * signature lacks one of the phrase's bits cannot match it: full-text search checks the signature, which costs a
  * few nanoseconds a row, before the substring test, which lower-cases and scans the whole text
- * (docs/performance.md "Full text by trigram signature").
+ * (docs/performance.md "Full text: trigram signatures, newest slice first").
  *
  * Only ASCII text is hashed: `lower()` in the store and `toLowerCase()` here agree on ASCII letters, and a text with
  * any other character gets every bit set, so it is always tested by the scan itself. The same signature is defined

@@ -3,6 +3,7 @@ import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, eventsTable, logsTable,
 import { liveSuite } from '@tlm/testkit';
 import { decodeResults, emit } from './emit';
 import { compileQuery } from './plan';
+import { runPlan } from './run';
 
 /** The same rows in both engines must give the same answers: one plan, two emitters. */
 liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (target) => {
@@ -109,5 +110,17 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     const [fromClickHouse, fromDuckDB] = await Promise.all([answer(clickhouse, text), answer(duckdb, text)]);
     expect(fromClickHouse).toEqual(fromDuckDB);
     expect(JSON.stringify(fromClickHouse)).not.toContain('PROJECT-B');
+  });
+
+  // Filtered searches read newest slice first (runPlan): a limit the newest slice fills, and one it does not.
+  it.each(['severity:error last:1d limit:1', 'severity:error last:1d limit:50', '"payment failed" last:1d | fields message, severity'])('%s, read in time slices', async (text) => {
+    const guard = { projectId: projectA, retentionDays: 30, now: new Date(now) };
+    const read = (store: AnalyticsStore) => {
+      const { query, plan } = compileQuery(text);
+      return runPlan(store, query, plan, guard).then((answer) => answer.data);
+    };
+    const [fromClickHouse, fromDuckDB] = await Promise.all([read(clickhouse), read(duckdb)]);
+    expect(fromClickHouse).toEqual(fromDuckDB);
+    expect(fromDuckDB.results).toEqual((await answer(duckdb, text)).results);
   });
 });

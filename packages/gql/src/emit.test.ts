@@ -360,3 +360,24 @@ describe('emit: golden SQL with promoted properties (DuckDB)', () => {
     expect(emit(compileQuery('count by route').plan, 'clickhouse', guard, promoted).sql).toContain('mapContains(properties');
   });
 });
+
+describe('emit: golden SQL of a search read in time slices (runPlan reads the newest slice first)', () => {
+  const guard = { projectId: '0190a0e0-0000-7000-8000-00000000000a', retentionDays: 30, now: new Date('2024-05-10T12:00:00.000Z') };
+  const split = Date.parse('2024-05-10T11:15:00.000Z');
+  const plan = compileQuery('severity:error last:24h limit:20').plan;
+
+  it('bounds the newest slice from below and the rest from above, beside the range and in both dialects', () => {
+    expect(emit(plan, 'duckdb', guard, undefined, { from: split })).toMatchObject({
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp >= $slice_from AND severity = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
+    });
+    expect(emit({ ...plan, limit: 7 }, 'duckdb', guard, undefined, { before: split })).toMatchObject({
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp < $slice_before AND severity = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_before: '2024-05-10 11:15:00.000', p1: 'error', limit: 7 },
+    });
+    expect(emit(plan, 'clickhouse', guard, undefined, { from: split })).toMatchObject({
+      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp >= {slice_from:DateTime64(3, 'UTC')} AND severity = {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
+    });
+  });
+});

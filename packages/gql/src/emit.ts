@@ -398,10 +398,29 @@ function resolveBound(bound: TimeBound, now: number): number {
 const NOTHING_PROMOTED: ReadonlyMap<string, PromotedColumns> = new Map();
 
 /**
- * Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied;
- * `promoted` are the source table's promoted properties (AnalyticsStore.promotedColumns), read instead of the bag.
+ * The time range a plan reads under a guard, in epoch milliseconds: from the later of its `since` and the retention
+ * bound, to its `until` (exclusive) or, without one, `now` (rows stamped later are read too: `until` is then null).
  */
-export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTHING_PROMOTED): CompiledQuery {
+export function timeRange(plan: Plan, guard: Guard): { since: number; until: number | null; end: number } {
+  const now = guard.now.getTime();
+  const retentionStart = now - guard.retentionDays * DAY_MS;
+  const since = Math.max(retentionStart, plan.since ? resolveBound(plan.since, now) : retentionStart);
+  const until = plan.until ? Math.max(since, resolveBound(plan.until, now)) : null;
+  return { since, until, end: until ?? now };
+}
+
+/** A part of a plan's time range to read alone: rows at or after `from`, before `before` (epoch milliseconds). */
+export interface TimeSlice {
+  from?: number;
+  before?: number;
+}
+
+/**
+ * Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied;
+ * `promoted` are the source table's promoted properties (AnalyticsStore.promotedColumns), read instead of the bag;
+ * `slice` narrows the time range further (a search read newest part first, `runPlan`).
+ */
+export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTHING_PROMOTED, slice: TimeSlice = {}): CompiledQuery {
   const source = plan.source;
   const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source, promoted) : new ClickHouseEmitter(source, promoted);
   const conditions = [`project_id = ${emitter.bindNamed('project_id', guard.projectId, emitter.projectParamType)}`];
@@ -409,15 +428,15 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTH
   let rangeStart = now;
   let rangeEnd = now;
   if (source.timeColumn) {
-    const retentionStart = now - guard.retentionDays * DAY_MS;
-    const since = Math.max(retentionStart, plan.since ? resolveBound(plan.since, now) : retentionStart);
+    const { since, until, end } = timeRange(plan, guard);
     rangeStart = since;
-    conditions.push(`${source.timeColumn} >= ${emitter.bindNamed('since', sqlTime(new Date(since)), emitter.timeParamType)}`);
-    if (plan.until) {
-      const until = Math.max(since, resolveBound(plan.until, now));
-      rangeEnd = until;
-      conditions.push(`${source.timeColumn} < ${emitter.bindNamed('until', sqlTime(new Date(until)), emitter.timeParamType)}`);
-    }
+    rangeEnd = end;
+    const bound = (name: string, operator: '>=' | '<', at: number) =>
+      conditions.push(`${source.timeColumn} ${operator} ${emitter.bindNamed(name, sqlTime(new Date(at)), emitter.timeParamType)}`);
+    bound('since', '>=', since);
+    if (until !== null) bound('until', '<', until);
+    if (slice.from !== undefined) bound('slice_from', '>=', slice.from);
+    if (slice.before !== undefined) bound('slice_before', '<', slice.before);
   }
   if (guard.receivedAfter && source.columns.has('received_at')) {
     conditions.push(`received_at > ${emitter.bindNamed('received_after', sqlTime(guard.receivedAfter), emitter.timeParamType)}`);

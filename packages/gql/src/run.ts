@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { decodeResults, emit, type CompiledQuery, type Guard } from './emit';
+import { decodeResults, emit, timeRange, type CompiledQuery, type Guard, type TimeSlice } from './emit';
 import type { GqlQuery } from './parse';
 import { compileQuery, type Plan } from './plan';
 
@@ -9,16 +9,68 @@ export interface QueryAnswer {
   data: { mode: 'search' | 'aggregate'; table: string; results: Record<string, unknown>[]; total_groups: number };
 }
 
+/**
+ * The part of a filtered search's time range read first: its newest 32nd. A search answers the newest rows that pass
+ * its filters; when the newest part of the range holds `limit` of them, nothing older can be among the answer, and
+ * the rows older than that part are never read. A filter the store cannot answer from an index otherwise tests every
+ * row of the range (docs/performance.md "Full text: trigram signatures, newest slice first").
+ */
+export const NEWEST_SLICE = 1 / 32;
+
 /** A plan as SQL for the store: its dialect, and the promoted properties of the source's table it keeps. */
-export function emitFor(store: AnalyticsStore, plan: Plan, guard: Guard): CompiledQuery {
-  return emit(plan, store.dialect, guard, store.promotedColumns?.(plan.source.table));
+export function emitFor(store: AnalyticsStore, plan: Plan, guard: Guard, slice?: TimeSlice): CompiledQuery {
+  return emit(plan, store.dialect, guard, store.promotedColumns?.(plan.source.table), slice);
 }
 
-/** Emits a plan for the store's dialect with the guard (project and retention), runs it and shapes the answer. */
+/** True when a search is ordered newest first by its time column (any further sort keys order rows of one instant). */
+export function readsNewestFirst(plan: Plan): boolean {
+  const [sort] = plan.sort;
+  const timeColumn = plan.source.timeColumn;
+  return (
+    plan.mode === 'search' &&
+    timeColumn !== null &&
+    sort !== undefined &&
+    sort.direction === 'desc' &&
+    'field' in sort.target &&
+    sort.target.field.type === 'column' &&
+    sort.target.field.column.name === timeColumn
+  );
+}
+
+/**
+ * Emits a plan for the store's dialect with the guard (project and retention), runs it and shapes the answer. A
+ * filtered search read newest first runs over the newest part of its range first (`NEWEST_SLICE`), then, when that
+ * part holds fewer than `limit` rows, over the rest for the remaining rows: the two slices split the range at one
+ * instant, so every row of the first sorts before every row of the second and the answer is the one query's.
+ */
 export async function runPlan(store: AnalyticsStore, query: GqlQuery, plan: Plan, guard: Guard): Promise<QueryAnswer> {
-  const compiled = emitFor(store, plan, guard);
-  const { results, total_groups } = decodeResults(compiled, await store.query(compiled.sql, compiled.params));
-  return { query, data: { mode: compiled.mode, table: compiled.table, results, total_groups } };
+  const answer = (compiled: CompiledQuery, results: Record<string, unknown>[], totalGroups: number): QueryAnswer => ({
+    query,
+    data: { mode: compiled.mode, table: compiled.table, results, total_groups: totalGroups },
+  });
+  const read = async (part: Plan, slice?: TimeSlice) => {
+    const compiled = emitFor(store, part, guard, slice);
+    return { compiled, ...decodeResults(compiled, await store.query(compiled.sql, compiled.params)) };
+  };
+  const split = newestSliceStart(plan, guard);
+  if (split === null) {
+    const { compiled, results, total_groups } = await read(plan);
+    return answer(compiled, results, total_groups);
+  }
+  const newest = await read(plan, { from: split });
+  if (newest.results.length >= plan.limit) return answer(newest.compiled, newest.results, newest.total_groups);
+  const older = await read({ ...plan, limit: plan.limit - newest.results.length }, { before: split });
+  const results = [...newest.results, ...older.results];
+  // A search's total_groups is its row count.
+  return answer(older.compiled, results, results.length);
+}
+
+/** Where the newest slice of a filtered newest-first search starts, or null when the plan is read in one go. */
+function newestSliceStart(plan: Plan, guard: Guard): number | null {
+  if (!plan.where || !readsNewestFirst(plan)) return null;
+  const { since, end } = timeRange(plan, guard);
+  const split = Math.floor(end - (end - since) * NEWEST_SLICE);
+  return split > since ? split : null;
 }
 
 /** Parses, plans and runs one GQL query; GqlSyntaxError and GqlQueryError propagate for the caller to map. */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import { exportFileKey, type BlobStore } from '@tlm/blob-store';
 import { PLANS, type Logger, type PlanName } from '@tlm/core';
-import { LIMITS, compileQuery, runPlan, type Guard, type Plan, type QueryAnswer } from '@tlm/gql';
+import { LIMITS, compileQuery, readsNewestFirst, runPlan, type Guard, type Plan, type QueryAnswer } from '@tlm/gql';
 import {
   claimExportJob,
   findOrganization,
@@ -31,21 +31,6 @@ export interface RunnerDeps {
 const GDPR_SOURCES = ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'];
 const EXTENSIONS = { csv: 'csv', json: 'json', gdpr_zip: 'zip' } as const;
 
-/** True when a search plan is ordered newest first by its time column, so it can be read page by page. */
-function pagesBackInTime(plan: Plan): boolean {
-  const [sort] = plan.sort;
-  const timeColumn = plan.source.timeColumn;
-  return (
-    plan.sort.length === 1 &&
-    timeColumn !== null &&
-    sort !== undefined &&
-    sort.direction === 'desc' &&
-    'field' in sort.target &&
-    sort.target.field.type === 'column' &&
-    sort.target.field.column.name === timeColumn
-  );
-}
-
 /**
  * Every row a query answers, up to its own limit or `maxRows`: aggregates in one run; searches newest first in pages
  * of the GQL row limit, each page ending 1 ms after the last row's time, skipping rows already taken at that instant.
@@ -53,7 +38,7 @@ function pagesBackInTime(plan: Plan): boolean {
 async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Row[]> {
   const { query, plan } = compileQuery(text);
   const run = (page: Plan): Promise<QueryAnswer> => runPlan(deps.analytics, query, page, guard);
-  if (plan.mode === 'aggregate' || !pagesBackInTime(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
+  if (plan.sort.length !== 1 || !readsNewestFirst(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
   // A search's own `limit` caps the export too; without one, the pages run to EXPORT_MAX_ROWS.
   const maxRows = query.limit !== null ? Math.min(plan.limit, deps.maxRows) : deps.maxRows;
   const timeColumn = plan.source.timeColumn!;
