@@ -72,6 +72,7 @@ describe('parsePath: path parameters against the schema the route is described w
     [{ id: 'abc', seq: '10' }, 'path parameter seq must be an integer from 0 to 9'],
     [{ id: 'abc', seq: '1.5' }, 'path parameter seq must be an integer from 0 to 9'],
     [{ id: 'ABC', seq: '1' }, 'path parameter id must be lowercase letters'],
+    [{ id: 'abc', seq: '-0' }, 'path parameter seq must be an integer from 0 to 9'],
   ])('refuses %j with 400 VALIDATION_ERROR naming the parameter', (params, message) => {
     expect(() => parsePath(Path, params)).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_ERROR', message }));
   });

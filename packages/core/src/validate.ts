@@ -71,7 +71,8 @@ function firstError(schema: TSchema, value: unknown): ErrorObject | null {
 }
 
 function fromText(text: string, schema: TSchema): unknown {
-  if (schema['type'] === 'integer' && /^-?\d{1,15}$/.test(text)) return Number(text);
+  // Decimal digits; a minus sign only before a number other than zero (`-0` is not read as 0).
+  if (schema['type'] === 'integer' && /^(\d{1,15}|-[1-9]\d{0,14})$/.test(text)) return Number(text);
   if (schema['type'] === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
   return text;
 }

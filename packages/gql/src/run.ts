@@ -52,7 +52,7 @@ export async function runPlan(store: AnalyticsStore, query: GqlQuery, plan: Plan
     const compiled = emitFor(store, part, guard, slice);
     return { compiled, ...decodeResults(compiled, await store.query(compiled.sql, compiled.params)) };
   };
-  const split = newestSliceStart(plan, guard);
+  const split = newestSliceStart(store, plan, guard);
   if (split === null) {
     const { compiled, results, total_groups } = await read(plan);
     return answer(compiled, results, total_groups);
@@ -65,9 +65,14 @@ export async function runPlan(store: AnalyticsStore, query: GqlQuery, plan: Plan
   return answer(older.compiled, results, results.length);
 }
 
-/** Where the newest slice of a filtered newest-first search starts, or null when the plan is read in one go. */
-function newestSliceStart(plan: Plan, guard: Guard): number | null {
-  if (!plan.where || !readsNewestFirst(plan)) return null;
+/**
+ * Where the newest slice of a filtered newest-first search starts, or null when the plan is read in one go: on DuckDB
+ * (where it is measured; ClickHouse reads a table in its sort order), over a source whose rows never change once
+ * stored (an issue's `last_seen` moving from the older slice into the newest between the two reads would drop it from
+ * both), and not for the live tail, whose few new rows rarely fill a slice of the retention period.
+ */
+function newestSliceStart(store: AnalyticsStore, plan: Plan, guard: Guard): number | null {
+  if (store.dialect !== 'duckdb' || !plan.where || !plan.source.appendOnly || guard.receivedAfter || !readsNewestFirst(plan)) return null;
   const { since, end } = timeRange(plan, guard);
   const split = Math.floor(end - (end - since) * NEWEST_SLICE);
   return split > since ? split : null;

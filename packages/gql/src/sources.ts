@@ -50,6 +50,8 @@ export interface SourceDefinition {
   table: string;
   /** Orders results and carries the retention bound; null for sources that are state, not telemetry. */
   timeColumn: string | null;
+  /** Rows are only ever added (and purged): no row's values, its time among them, change once stored. */
+  appendOnly: boolean;
   columns: Map<string, ColumnInfo>;
   bags: Map<string, BagInfo>;
   /** Where bare names that are not columns resolve (`route:/checkout` means `properties.route`); null: unknown field. */
@@ -148,6 +150,7 @@ export function defineSource(options: SourceOptions): SourceDefinition {
     description: options.description,
     table: table.name,
     timeColumn,
+    appendOnly: table.mode === 'append',
     columns,
     bags,
     defaultBag: options.defaultBag ?? null,

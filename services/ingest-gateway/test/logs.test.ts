@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createKey, denseBodyRefusal, serverWithProject } from '@tlm/testkit';
+import { createKey, denseBodyRefusal, eventually, serverWithProject } from '@tlm/testkit';
 
 const CHROME_ON_MAC =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -251,7 +251,7 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
     ['a bare array', [{ severity: 'info', message: 'refused shape' }]],
     ['null', null],
     ['a string', 'refused shape'],
-  ])('rejects a body with %s with 400 VALIDATION_ERROR and stores nothing', async (_label, body) => {
+  ])('rejects a body with %s with 400 VALIDATION_ERROR and stores nothing', async (label, body) => {
     const reply = await fixture.server.api.post('/v1/logs', {
       token: fixture.setup.secretKey,
       body: JSON.stringify(body),
@@ -259,6 +259,10 @@ describe('POST /v1/logs refuses bad requests with the spec codes and stores noth
     });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'request body must be a JSON object with a "batch" array' } });
+    // Once a batch sent after it is stored, anything of the refused body would be too.
+    const after = `after refused shape: ${label}`;
+    expect((await sendLogs([{ severity: 'info', message: after }])).status).toBe(202);
+    await eventually(async () => expect(await storedLogs(`message = $message`, { message: after })).toHaveLength(1));
     await expectNothingStored('shape');
   });
 
