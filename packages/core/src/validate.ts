@@ -21,9 +21,7 @@ export function parseBody<S extends TSchema>(schema: S, body: unknown, what = 'r
  * with); 400 VALIDATION_ERROR naming the parameter otherwise (see `checkQuery`).
  */
 export function parseQuery<S extends TObject>(schema: S, query: Record<string, unknown>): Static<S> {
-  const checked = checkQuery(schema, query);
-  if (checked.ok) return checked.value;
-  throw validationError(`query parameter ${checked.reason}`);
+  return parseParameters(schema, query, 'query parameter');
 }
 
 /**
@@ -55,9 +53,13 @@ export function matches(schema: TSchema, value: unknown): boolean {
  * way `checkQuery` reads query parameters; 400 VALIDATION_ERROR naming the parameter otherwise.
  */
 export function parsePath<S extends TObject>(schema: S, params: Record<string, unknown>): Static<S> {
-  const checked = checkQuery(schema, params);
+  return parseParameters(schema, params, 'path parameter');
+}
+
+function parseParameters<S extends TObject>(schema: S, values: Record<string, unknown>, kind: string): Static<S> {
+  const checked = checkQuery(schema, values);
   if (checked.ok) return checked.value;
-  throw validationError(`path parameter ${checked.reason}`);
+  throw validationError(`${kind} ${checked.reason}`);
 }
 
 function firstError(schema: TSchema, value: unknown): ErrorObject | null {

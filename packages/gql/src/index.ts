@@ -18,8 +18,8 @@ export {
   type QueryAst,
 } from './parse';
 export { LIMITS, compileQuery, metricProblem, planQuery, type CompiledText, type FieldRef, type Plan, type Predicate } from './plan';
-export { decodeResults, emit, timeRange, type CompiledQuery, type Guard, type OutputColumn, type TimeSlice } from './emit';
+export { decodeResults, emit, type CompiledQuery, type Guard, type OutputColumn, type TimeSlice } from './emit';
 export { SOURCES, defineSource, findSource, type SourceDefinition, type SourceOptions } from './sources';
 export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';
-export { NEWEST_SLICE, emitFor, readsNewestFirst, runPlan, runQuery, type QueryAnswer } from './run';
+export { emitFor, readsNewestFirst, runPlan, runQuery, type QueryAnswer } from './run';
 export { gqlApiError } from './apiErrors';

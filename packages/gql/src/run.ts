@@ -44,25 +44,22 @@ export function readsNewestFirst(plan: Plan): boolean {
  * instant, so every row of the first sorts before every row of the second and the answer is the one query's.
  */
 export async function runPlan(store: AnalyticsStore, query: GqlQuery, plan: Plan, guard: Guard): Promise<QueryAnswer> {
-  const answer = (compiled: CompiledQuery, results: Record<string, unknown>[], totalGroups: number): QueryAnswer => ({
-    query,
-    data: { mode: compiled.mode, table: compiled.table, results, total_groups: totalGroups },
-  });
   const read = async (part: Plan, slice?: TimeSlice) => {
     const compiled = emitFor(store, part, guard, slice);
-    return { compiled, ...decodeResults(compiled, await store.query(compiled.sql, compiled.params)) };
+    return decodeResults(compiled, await store.query(compiled.sql, compiled.params));
   };
+  const answer = (data: { results: Record<string, unknown>[]; total_groups: number }): QueryAnswer => ({
+    query,
+    data: { mode: plan.mode, table: plan.source.table, ...data },
+  });
   const split = newestSliceStart(store, plan, guard);
-  if (split === null) {
-    const { compiled, results, total_groups } = await read(plan);
-    return answer(compiled, results, total_groups);
-  }
+  if (split === null) return answer(await read(plan));
   const newest = await read(plan, { from: split });
-  if (newest.results.length >= plan.limit) return answer(newest.compiled, newest.results, newest.total_groups);
+  if (newest.results.length >= plan.limit) return answer(newest);
   const older = await read({ ...plan, limit: plan.limit - newest.results.length }, { before: split });
   const results = [...newest.results, ...older.results];
   // A search's total_groups is its row count.
-  return answer(older.compiled, results, results.length);
+  return answer({ results, total_groups: results.length });
 }
 
 /**
