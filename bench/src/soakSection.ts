@@ -85,11 +85,15 @@ function metricValue(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-/** The ingest journal's sync histogram summed over topics: each bucket's upper bound in seconds ('+Inf' as Infinity) and its count. */
-function journalSyncBuckets(text: string): Map<number, number> {
+/**
+ * One of the ingest journal's histograms (`sync` or `write`) summed over topics: each bucket's upper bound in seconds
+ * ('+Inf' as Infinity) and its count.
+ */
+function journalBuckets(text: string, kind: 'sync' | 'write'): Map<number, number> {
   const buckets = new Map<number, number>();
+  const pattern = new RegExp(`^tlm_ingest_journal_${kind}_seconds_bucket\\{le="([^"]+)"[^}]*\\} (\\d+)`);
   for (const line of text.split('\n')) {
-    const match = /^tlm_ingest_journal_sync_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)/.exec(line);
+    const match = pattern.exec(line);
     if (!match) continue;
     const bound = match[1] === '+Inf' ? Infinity : Number(match[1]);
     buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
@@ -98,10 +102,10 @@ function journalSyncBuckets(text: string): Map<number, number> {
 }
 
 /**
- * The longest journal sync between two scrapes, as the upper bound of the smallest bucket that holds every sync made
- * in between, in ms; undefined when there was none.
+ * The longest journal sync or write between two scrapes, as the upper bound of the smallest bucket that holds every
+ * one made in between, in ms; undefined when there was none.
  */
-function longestSyncMs(before: Map<number, number>, after: Map<number, number>): number | undefined {
+function longestMs(before: Map<number, number>, after: Map<number, number>): number | undefined {
   const delta = (bound: number) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0);
   const all = delta(Infinity);
   if (all <= 0) return undefined;
@@ -113,7 +117,7 @@ function longestSyncMs(before: Map<number, number>, after: Map<number, number>):
  * The server's V8 heap used (prom-client's default metric, under the `tlm_` prefix of collectProcessMetrics) and the
  * analytics store's own memory by its kinds (DuckDB's buffers and operators in memory, its spill files, its limit).
  */
-async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number; loopMaxMs?: number; syncBuckets?: Map<number, number> }> {
+async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number; loopMaxMs?: number; syncBuckets?: Map<number, number>; writeBuckets?: Map<number, number> }> {
   try {
     const text = await (await fetch(`${url}/metrics`)).text();
     const loopMax = metricValue(text, 'tlm_nodejs_eventloop_lag_max_seconds');
@@ -124,7 +128,8 @@ async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMe
       storeInMemory: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="in_memory"}'),
       storeSpilled: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="spilled"}'),
       storeLimit: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="limit"}'),
-      syncBuckets: journalSyncBuckets(text),
+      syncBuckets: journalBuckets(text, 'sync'),
+      writeBuckets: journalBuckets(text, 'write'),
     };
   } catch {
     return {};
@@ -233,14 +238,15 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
 
     console.log(
       `  per minute, at its end in MiB: RSS, heap (V8 used), store and spill (tlm_analytics_store_memory_bytes in_memory and spilled; limit ${mib(startGauges.storeLimit)}), data (du DATA_DIR); accepted/s; ` +
-        'slowest ingest request and longest time without an ingest answer, the server\'s and the bench client\'s own longest event-loop delay, the ingest journal\'s longest write and fdatasync (as the bound of its histogram bucket), in ms; queries p50/p95 in ms',
+        'slowest ingest request and longest time without an ingest answer, the server\'s and the bench client\'s own longest event-loop delay, the ingest journal\'s longest write and longest fdatasync (each as the bound of its histogram bucket), in ms; queries p50/p95 in ms',
     );
     console.log(
       `  ${'minute'.padStart(6)} ${'RSS'.padStart(6)} ${'heap'.padStart(5)} ${'store'.padStart(6)} ${'spill'.padStart(5)} ${'data'.padStart(6)} ${'logs/s'.padStart(7)} ${'err/s'.padStart(6)} ${'ev/s'.padStart(5)} ` +
-        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'server'.padStart(6)} ${'client'.padStart(6)} ${'sync'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
+        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'server'.padStart(6)} ${'client'.padStart(6)} ${'write'.padStart(6)} ${'sync'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
     );
     const rows: Record<string, unknown>[] = [];
     let syncBuckets = startGauges.syncBuckets ?? new Map<number, number>();
+    let writeBuckets = startGauges.writeBuckets ?? new Map<number, number>();
     const printMinute = async (index: number, endMs: number) => {
       const minute = minutes[index] ?? emptyMinute();
       const seconds = (endMs - index * 60_000) / 1000;
@@ -248,8 +254,11 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       const gauges = await serverGauges(server.url);
       const data = await diskUsage(server.dataDir);
       const lag = clientLag.max / 1e6;
-      const syncMs = gauges.syncBuckets ? longestSyncMs(syncBuckets, gauges.syncBuckets) : undefined;
+      const syncMs = gauges.syncBuckets ? longestMs(syncBuckets, gauges.syncBuckets) : undefined;
       if (gauges.syncBuckets) syncBuckets = gauges.syncBuckets;
+      const writeMs = gauges.writeBuckets ? longestMs(writeBuckets, gauges.writeBuckets) : undefined;
+      if (gauges.writeBuckets) writeBuckets = gauges.writeBuckets;
+      const bound = (value: number | undefined) => (value === undefined ? '–' : `≤${ms(value)}`).padStart(6);
       clientLag.reset();
       const perSecond = (signal: SignalName) => minute.accepted[signal] / seconds;
       const queryCells = minute.queryMs.map((times) => `${ms(percentile(times, 0.5))}/${ms(percentile(times, 0.95))}`);
@@ -257,7 +266,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       console.log(
         `  ${label.padStart(6)} ${mib(memory.rss).padStart(6)} ${mib(gauges.heapUsed).padStart(5)} ${mib(gauges.storeInMemory).padStart(6)} ${mib(gauges.storeSpilled).padStart(5)} ${mib(data).padStart(6)} ` +
           `${Math.round(perSecond('logs')).toLocaleString('en-US').padStart(7)} ${perSecond('errors').toFixed(1).padStart(6)} ${perSecond('events').toFixed(1).padStart(5)} ` +
-          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${ms(gauges.loopMaxMs ?? NaN).padStart(6)} ${ms(lag).padStart(6)} ${(syncMs === undefined ? '–' : `≤${ms(syncMs)}`).padStart(6)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
+          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${ms(gauges.loopMaxMs ?? NaN).padStart(6)} ${ms(lag).padStart(6)} ${bound(writeMs)} ${bound(syncMs)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
       );
       rows.push({
         minute: endMs / 60_000,
@@ -273,6 +282,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
         longest_gap_ms: minute.longestGapMs,
         server_event_loop_max_ms: gauges.loopMaxMs ?? null,
         client_event_loop_max_ms: lag,
+        journal_write_max_ms_bound: writeMs ?? null,
         journal_sync_max_ms_bound: syncMs ?? null,
         queries: Object.fromEntries(QUERIES.map((query, i) => [query.name, { p50_ms: percentile(minute.queryMs[i]!, 0.5), p95_ms: percentile(minute.queryMs[i]!, 0.95) }])),
       });

@@ -102,14 +102,27 @@ class GroupQueue<T> {
 /** How often the journal's record of what each group processed is written, and the files read past removed. */
 const PERSIST_INTERVAL_MS = 100;
 
+/** How long a journaled publish waits for its entry's fdatasync: `commitWaitMs` at most, or until it ends. */
+export type JournalSync = 'bounded' | 'always';
+
 export interface EmbeddedBusOptions {
   /**
-   * Journal of the ingest topics: a publish to one of them is answered once it is on disk and either processed or
-   * `commitWaitMs` passed, so a slow commit (a store checkpoint) does not hold the publisher.
+   * Journal of the ingest topics: a publish to one of them is answered once it is written to the journal's file and
+   * either processed and flushed to disk or `commitWaitMs` passed, so neither a slow commit (a store checkpoint) nor a
+   * slow fdatasync holds the publisher.
    */
   journal?: IngestJournal;
-  /** How long a journaled publish waits for its consumers before it is answered anyway; default 100 ms. */
+  /**
+   * How long a journaled publish, once in the journal's file, waits for its consumers and the journal's fdatasync
+   * before it is answered anyway; default 100 ms.
+   */
   commitWaitMs?: number;
+  /**
+   * `bounded` (the default): the fdatasync is waited for at most `commitWaitMs`, like the consumers; an answer
+   * given before it ends stands on the operating system's page cache, which survives a crash of the process.
+   * `always`: every answer waits for the fdatasync, however long the disk takes, and survives a crash of the machine.
+   */
+  journalSync?: JournalSync;
   /** Journaled messages a group may be behind before publishes to its topic are refused (503); default 200,000. */
   maxBehind?: number;
   /**
@@ -123,8 +136,9 @@ export interface EmbeddedBusOptions {
 /**
  * In-process bus for standalone mode. Publishing runs the subscribed handlers (the writers), so a publish that
  * resolves means the rows are committed: 202 is durable without a broker. With a journal, a journaled topic's publish
- * is durable once it is on disk: it is answered when its rows are committed or after `commitWaitMs`, whichever comes
- * first, and what was answered but not processed when the process stopped is delivered again by `replayJournal`.
+ * survives a crash of the process once it is written to the journal's file: it is answered when its rows are committed
+ * and its entry is flushed to disk, or `commitWaitMs` after the write, whichever comes first, and what was answered but
+ * not processed when the process stopped is delivered again by `replayJournal`.
  */
 export class EmbeddedBus implements Bus {
   readonly redelivers = false;
@@ -134,6 +148,7 @@ export class EmbeddedBus implements Bus {
   private closed = false;
   private readonly journal: IngestJournal | undefined;
   private readonly commitWaitMs: number;
+  private readonly journalSync: JournalSync;
   private readonly maxBehind: number;
   private readonly logger: Logger | undefined;
   /** Journaled deliveries not yet processed or given up, so a close can wait for them. */
@@ -149,6 +164,7 @@ export class EmbeddedBus implements Bus {
     this.deadLetters = options.deadLetters ?? DEFAULT_DEAD_LETTER_POLICY;
     this.closing = new Promise((resolve) => (this.signalClosing = resolve));
     this.commitWaitMs = options.commitWaitMs ?? 100;
+    this.journalSync = options.journalSync ?? 'bounded';
     this.maxBehind = options.maxBehind ?? 200_000;
     this.logger = options.logger;
     if (this.journal) {
@@ -178,19 +194,25 @@ export class EmbeddedBus implements Bus {
     if (behind > this.maxBehind) {
       throw new ApiError(503, 'INTERNAL_ERROR', 'the server is behind on storing what it accepted; retry shortly', { behind }, { 'Retry-After': '1' });
     }
-    const entry = await journal.append(topic, values);
+    const { entry, written, synced } = journal.append(topic, values);
     let answered = false;
+    synced.catch((error: unknown) => {
+      // Before the answer the publish fails with it; after, the entry is in the page cache and the disk is failing.
+      if (answered) this.logger?.error({ err: error, topic }, 'the ingest journal could not be flushed to disk');
+    });
+    await written;
+    // Delivered once in the file, while its fdatasync runs: a commit and a sync that wait on the same disk overlap.
     const delivered = Promise.all(queues.map((queue) => this.deliver(journal, queue, entry, values, false, () => answered)));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        // From here on a failure is retried: the publisher has its answer, and the entry is on disk.
+        // From here on a failure is retried: the publisher has its answer, and the entry is in the journal's file.
         answered = true;
         resolve();
       }, this.commitWaitMs);
     });
     try {
-      await Promise.race([delivered, waited]);
+      await Promise.race([Promise.all([delivered, synced]), this.journalSync === 'always' ? waited.then(() => synced) : waited]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,11 +1,11 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiError, metrics } from '@tlm/core';
 import type { Delivery } from './bus';
 import { DataError, type DeadLetterPolicy } from './deadLetter';
-import { EmbeddedBus } from './embedded';
-import { IngestJournal } from './journal';
+import { EmbeddedBus, type JournalSync } from './embedded';
+import { IngestJournal, type JournalOptions } from './journal';
 import { Topics } from './topics';
 
 /**
@@ -29,11 +29,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function journaledBus(options: { commitWaitMs?: number; maxBehind?: number; segmentBytes?: number; deadLetters?: DeadLetterPolicy } = {}): EmbeddedBus {
+function journaledBus(
+  options: { commitWaitMs?: number; maxBehind?: number; deadLetters?: DeadLetterPolicy; journalSync?: JournalSync } & JournalOptions = {},
+): EmbeddedBus {
   const bus = new EmbeddedBus({
-    journal: IngestJournal.open(dir, TOPICS, options.segmentBytes),
+    journal: IngestJournal.open(dir, TOPICS, { segmentBytes: options.segmentBytes, datasync: options.datasync }),
     commitWaitMs: options.commitWaitMs ?? 50,
     maxBehind: options.maxBehind,
+    journalSync: options.journalSync,
     ...(options.deadLetters ? { deadLetters: options.deadLetters } : {}),
   });
   open.push(bus);
@@ -45,6 +48,41 @@ function dropWithoutClosing(bus: EmbeddedBus): void {
   open.splice(open.indexOf(bus), 1);
   clearInterval((bus as unknown as { persistTimer: NodeJS.Timeout }).persistTimer);
 }
+
+/**
+ * A disk that holds every fdatasync until `release` (a sync behind a DuckDB checkpoint's writes on the same device), or
+ * fails them; `started` counts the syncs begun. The syncs are real once released.
+ */
+function heldDisk(failure?: Error): { datasync: NonNullable<JournalOptions['datasync']>; release: () => void; started: () => number } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let started = 0;
+  return {
+    datasync: async (handle) => {
+      started += 1;
+      await held;
+      if (failure) throw failure;
+      await handle.datasync();
+    },
+    release,
+    started: () => started,
+  };
+}
+
+/** This process's open files in `folder` (Linux: the links of /proc/self/fd). */
+const openFilesIn = (folder: string): string[] =>
+  readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(path.join('/proc/self/fd', fd));
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(`${folder}/`));
+
+const pending = <T>(promise: Promise<T>): Promise<boolean> =>
+  Promise.race([promise.then(() => false, () => false), sleep(0).then(() => true)]);
 
 const messages = (...values: number[]) => values.map((value) => ({ key: 'project-1', value }));
 const never = () => new Promise<void>(() => undefined);
@@ -109,7 +147,7 @@ describe('the ingest journal', () => {
     expect(next.received).toEqual([]);
   });
 
-  it('times each write and fdatasync of an answered publish in tlm_ingest_journal_sync_seconds, by topic', async () => {
+  it('times each fdatasync of the journal in tlm_ingest_journal_sync_seconds, by topic', async () => {
     const syncs = async (topic: string) =>
       (await metrics.journalSyncDuration.get()).values.find((value) => value.metricName === 'tlm_ingest_journal_sync_seconds_count' && value.labels['topic'] === topic)?.value ?? 0;
     const [logsBefore, errorsBefore] = [await syncs(Topics.logs), await syncs(Topics.errors)];
@@ -293,6 +331,84 @@ describe('the ingest journal', () => {
     await third.subscribe(Topics.logs, GROUP, next.handler);
     expect(await third.replayJournal()).toBe(3);
     expect(next.received.flatMap((batch) => batch.values)).toEqual([1, 2, 3]);
+  });
+
+  it('answers after the commit wait while the disk holds the fdatasync, with the entry in its file for the next start', async () => {
+    const disk = heldDisk();
+    const first = journaledBus({ commitWaitMs: 20, datasync: disk.datasync });
+    const received = recorder();
+    await first.subscribe(Topics.logs, GROUP, received.handler);
+    await first.publish(Topics.logs, messages(1, 2));
+    await first.publish(Topics.logs, messages(3));
+    // Both answered and delivered while the first sync is still held; the second entry did not wait for it to be written.
+    expect(disk.started()).toBe(1);
+    expect(received.received.map((batch) => batch.values)).toEqual([[1, 2], [3]]);
+    // The process stops with the sync still held: what it wrote is in the file (the page cache outlives the process).
+    dropWithoutClosing(first);
+
+    const second = journaledBus();
+    const again = recorder();
+    await second.subscribe(Topics.logs, { group: 'another-writer' }, again.handler);
+    await second.replayJournal();
+    expect(again.received.flatMap((batch) => batch.values)).toEqual([1, 2, 3]);
+    disk.release();
+  });
+
+  it('with JOURNAL_SYNC=always, answers only once the fdatasync ends, however long the disk takes', async () => {
+    const disk = heldDisk();
+    const bus = journaledBus({ commitWaitMs: 20, datasync: disk.datasync, journalSync: 'always' });
+    const received = recorder();
+    await bus.subscribe(Topics.logs, GROUP, received.handler);
+    const publish = bus.publish(Topics.logs, messages(1));
+    await sleep(100);
+    expect(await pending(publish)).toBe(true);
+    // Delivered meanwhile: the commit does not wait for the sync either.
+    expect(received.received).toHaveLength(1);
+    disk.release();
+    await publish;
+    expect(await pending(publish)).toBe(false);
+  });
+
+  it('with JOURNAL_SYNC=bounded, waits for a quick fdatasync: the answer follows both the commit and the sync', async () => {
+    const disk = heldDisk();
+    const bus = journaledBus({ commitWaitMs: 5_000, datasync: disk.datasync });
+    await bus.subscribe(Topics.logs, GROUP, recorder().handler);
+    const publish = bus.publish(Topics.logs, messages(1));
+    await sleep(50);
+    expect(await pending(publish)).toBe(true);
+    disk.release();
+    await publish;
+  });
+
+  it('fails a publish whose fdatasync fails before the answer', async () => {
+    const disk = heldDisk(new Error('EIO: i/o error, fdatasync'));
+    const bus = journaledBus({ commitWaitMs: 5_000, datasync: disk.datasync });
+    await bus.subscribe(Topics.logs, GROUP, recorder().handler);
+    const publish = bus.publish(Topics.logs, messages(1));
+    disk.release();
+    await expect(publish).rejects.toThrow('EIO: i/o error, fdatasync');
+  });
+
+  it('begins a new file while the last writes of the full one wait for their sync, and closes the full one after it', async () => {
+    const disk = heldDisk();
+    const bus = journaledBus({ commitWaitMs: 10, segmentBytes: 64, datasync: disk.datasync });
+    await bus.subscribe<string>(Topics.logs, { group: 'slow-writer' }, never);
+    for (let n = 0; n < 3; n++) await bus.publish(Topics.logs, [{ key: 'p', value: `${n}`.repeat(100) }]);
+    // Each entry fills a file; all three written while the first sync is held, and all three still open.
+    const logDir = path.join(dir, Topics.logs);
+    expect(readdirSync(logDir)).toHaveLength(3);
+    expect(openFilesIn(logDir)).toHaveLength(3);
+    disk.release();
+    // Once synced, the full files are closed; the one being appended to stays open.
+    await until(() => openFilesIn(logDir).length === 1, 'the full files to be closed');
+    expect(openFilesIn(logDir)).toEqual([path.join(logDir, readdirSync(logDir).sort().at(-1)!)]);
+    dropWithoutClosing(bus);
+
+    const again = journaledBus();
+    const next = recorder();
+    await again.subscribe(Topics.logs, { group: 'slow-writer' }, next.handler);
+    expect(await again.replayJournal()).toBe(3);
+    expect(next.received.flatMap((batch) => batch.values)).toEqual(['0'.repeat(100), '1'.repeat(100), '2'.repeat(100)]);
   });
 
   it('removes the files every group has read past', async () => {

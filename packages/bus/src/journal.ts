@@ -31,13 +31,55 @@ interface Segment {
   end: number;
 }
 
-interface PendingWrite {
-  bytes: Buffer;
+/** An entry appended: where it lands, and when it reaches the file and the disk. */
+export interface JournalAppend {
+  entry: JournalEntry;
+  /**
+   * Resolves once the entry is written to its file: from then on it is in the operating system's page cache and
+   * survives a crash of the process, which the next start reads it back from.
+   */
+  written: Promise<void>;
+  /** Resolves once an fdatasync after the write has ended: the entry survives a crash of the machine too. */
+  synced: Promise<void>;
+}
+
+interface Settle {
   resolve(): void;
   reject(error: unknown): void;
 }
 
-/** One topic's journal: its files, the file being appended to, and the writes waiting for the next flush. */
+function settled(): { promise: Promise<void>; settle: Settle } {
+  let settle!: Settle;
+  const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  return { promise, settle };
+}
+
+interface PendingWrite {
+  bytes: Buffer;
+  written: Settle;
+  synced: Settle;
+}
+
+/** A write that reached its file and waits for the next fdatasync of that file. */
+interface UnsyncedWrite {
+  handle: FileHandle;
+  synced: Settle;
+}
+
+export interface JournalOptions {
+  /** Bytes after which a file is closed and a new one begun; JOURNAL_SEGMENT_BYTES by default. */
+  segmentBytes?: number;
+  /** Flushes a file's written data to the disk; fdatasync by default (tests hold it to stand for a busy disk). */
+  datasync?: (handle: FileHandle) => Promise<void>;
+}
+
+const fdatasync = (handle: FileHandle): Promise<void> => handle.datasync();
+
+/**
+ * One topic's journal: its files, the file being appended to, and the writes waiting for the next write or fdatasync.
+ * Writes and fdatasyncs run side by side: a write waits only for the write before it, never for a sync, so a sync that
+ * waits behind other writes to the disk (a DuckDB checkpoint on the same device) holds no later entry out of the file.
+ */
 class TopicJournal {
   readonly segments: Segment[] = [];
   nextOffset = 0;
@@ -45,15 +87,21 @@ class TopicJournal {
   private handleSize = 0;
   private waiting: PendingWrite[] = [];
   private flushing = false;
+  private unsynced: UnsyncedWrite[] = [];
+  /** Settles when the running sync loop has synced every write so far; undefined when none runs. */
+  private syncing: Promise<void> | undefined;
+  /** Files a new one replaced, left for the sync loop to close once their last writes are synced. */
+  private readonly retired = new Set<FileHandle>();
 
   constructor(
     readonly topic: Topic,
     readonly dir: string,
     private readonly segmentBytes: number,
+    private readonly datasync: (handle: FileHandle) => Promise<void>,
   ) {}
 
-  /** Numbers the values, and resolves once their entry is on disk (written and fdatasync'd with whatever else waited). */
-  append(values: readonly unknown[]): Promise<JournalEntry> {
+  /** Numbers the values, and writes and then fdatasyncs their entry with whatever else waits. */
+  append(values: readonly unknown[]): JournalAppend {
     const entry: JournalEntry = { topic: this.topic, first: this.nextOffset, count: values.length };
     this.nextOffset += values.length;
     const payload = Buffer.from(JSON.stringify(values));
@@ -63,13 +111,14 @@ class TopicJournal {
     bytes.writeBigUInt64LE(BigInt(entry.first), 8);
     bytes.writeUInt32LE(entry.count, 16);
     payload.copy(bytes, HEADER_BYTES);
-    return new Promise<JournalEntry>((resolve, reject) => {
-      this.waiting.push({ bytes, resolve: () => resolve(entry), reject });
-      void this.flush();
-    });
+    const written = settled();
+    const synced = settled();
+    this.waiting.push({ bytes, written: written.settle, synced: synced.settle });
+    void this.flush();
+    return { entry, written: written.promise, synced: synced.promise };
   }
 
-  /** Group commit: every write that waits while one flush runs goes out together in the next one. */
+  /** Group write: every entry appended while one write runs goes out together in the next one. */
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
@@ -79,15 +128,21 @@ class TopicJournal {
         try {
           const handle = await this.writable(batch[0]!.bytes.readBigUInt64LE(8));
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((write) => write.bytes));
-          const stopTimer = metrics.journalSyncDuration.startTimer({ topic: this.topic });
+          const stopTimer = metrics.journalWriteDuration.startTimer({ topic: this.topic });
           await handle.write(bytes, 0, bytes.length);
-          await handle.datasync();
           stopTimer();
           this.handleSize += bytes.length;
           this.segments.at(-1)!.end = Number(batch.at(-1)!.bytes.readBigUInt64LE(8)) + batch.at(-1)!.bytes.readUInt32LE(16);
-          for (const write of batch) write.resolve();
+          for (const write of batch) {
+            write.written.resolve();
+            this.unsynced.push({ handle, synced: write.synced });
+          }
+          this.syncing ??= this.sync();
         } catch (error) {
-          for (const write of batch) write.reject(error);
+          for (const write of batch) {
+            write.written.reject(error);
+            write.synced.reject(error);
+          }
         }
       }
     } finally {
@@ -95,10 +150,38 @@ class TopicJournal {
     }
   }
 
+  /** Group sync: every write that reached the file while one fdatasync ran is covered by the next one. */
+  private async sync(): Promise<void> {
+    try {
+      while (this.unsynced.length > 0) {
+        const batch = this.unsynced.splice(0);
+        // One file's writes, or two when a new file was begun meanwhile: the older first.
+        for (const handle of new Set(batch.map((write) => write.handle))) {
+          const writes = batch.filter((write) => write.handle === handle);
+          try {
+            const stopTimer = metrics.journalSyncDuration.startTimer({ topic: this.topic });
+            await this.datasync(handle);
+            stopTimer();
+            for (const write of writes) write.synced.resolve();
+          } catch (error) {
+            for (const write of writes) write.synced.reject(error);
+          }
+          if (this.retired.delete(handle)) await handle.close().catch(() => undefined);
+        }
+      }
+    } finally {
+      this.syncing = undefined;
+    }
+  }
+
   /** The file to append to: the current one, or a new one named by its first offset once the current one is full. */
   private async writable(firstOffset: bigint): Promise<FileHandle> {
     if (this.handle && this.handleSize < this.segmentBytes) return this.handle;
-    await this.handle?.close();
+    const full = this.handle;
+    this.handle = undefined;
+    // A file whose last writes wait for their sync is closed by the sync loop after it: writes go on meanwhile.
+    if (full && this.syncing) this.retired.add(full);
+    else await full?.close();
     const first = Number(firstOffset);
     const file = path.join(this.dir, `${String(first).padStart(16, '0')}.log`);
     this.handle = await open(file, 'a');
@@ -117,7 +200,7 @@ class TopicJournal {
   }
 
   async close(): Promise<void> {
-    while (this.flushing || this.waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (this.flushing || this.waiting.length > 0 || this.syncing) await new Promise((resolve) => setTimeout(resolve, 5));
     await this.handle?.close();
     this.handle = undefined;
   }
@@ -134,8 +217,8 @@ function syncDirectory(dir: string): void {
 
 /**
  * The ingest journal of the standalone server: every publish to a journaled topic is appended to an append-only file
- * per topic and flushed to disk before it is answered, so a 202 is durable without waiting for the analytics store to
- * commit (its checkpoints hold commits for seconds). Each consumer group's progress is the offset below which it has
+ * per topic before it is answered, and flushed to disk right after, so a 202 is durable without waiting for the
+ * analytics store to commit (its checkpoints hold commits for seconds). Each consumer group's progress is the offset below which it has
  * processed every entry; it is written to `acked.json` shortly after it moves, and on start every entry above it is
  * delivered again. Files every group has read past are removed.
  */
@@ -150,7 +233,7 @@ export class IngestJournal {
   private constructor(readonly dir: string) {}
 
   /** Opens (or creates) the journal in `dir`: reads the groups' progress and cuts a torn last entry off each topic's file. */
-  static open(dir: string, topics: readonly Topic[], segmentBytes = JOURNAL_SEGMENT_BYTES): IngestJournal {
+  static open(dir: string, topics: readonly Topic[], options: JournalOptions = {}): IngestJournal {
     mkdirSync(dir, { recursive: true });
     const journal = new IngestJournal(dir);
     const ackedPath = path.join(dir, ACKED_FILE);
@@ -158,7 +241,7 @@ export class IngestJournal {
     for (const topic of topics) {
       const topicDir = path.join(dir, topic);
       mkdirSync(topicDir, { recursive: true });
-      const topicJournal = new TopicJournal(topic, topicDir, segmentBytes);
+      const topicJournal = new TopicJournal(topic, topicDir, options.segmentBytes ?? JOURNAL_SEGMENT_BYTES, options.datasync ?? fdatasync);
       const groups = new Map<string, { through: number; done: Map<number, number> }>();
       for (const [group, through] of Object.entries(stored[topic] ?? {})) groups.set(group, { through, done: new Map() });
       journal.acked.set(topic, groups);
@@ -181,7 +264,7 @@ export class IngestJournal {
     return this.topics.has(topic);
   }
 
-  append(topic: Topic, values: readonly unknown[]): Promise<JournalEntry> {
+  append(topic: Topic, values: readonly unknown[]): JournalAppend {
     return this.topicJournal(topic).append(values);
   }
 

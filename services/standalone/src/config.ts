@@ -6,7 +6,7 @@ import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { exportsConfig } from '@tlm/exports';
-import { httpConfig } from '@tlm/core';
+import { httpConfig, StringEnum } from '@tlm/core';
 import { ingestWriterConfig } from '@tlm/ingest-writer';
 import { logScannerConfig } from '@tlm/log-scanner';
 import { POSTGRES_URL_PATTERN } from '@tlm/metadata-store';
@@ -42,13 +42,18 @@ export const StandaloneConfig = Type.Object({
     maximum: 60_000,
     default: 100,
     description:
-      'How long an ingest request waits for its rows to be committed before it is answered anyway. Accepted items are written to the ingest journal (JOURNAL_DIR, flushed to disk) first, so the answer is durable either way; the wait keeps what was just sent readable at once except while the analytics store checkpoints.',
+      "How long an ingest request, once its items are written to the ingest journal (JOURNAL_DIR), waits for their rows to be committed and for the journal's fdatasync before it is answered anyway. The answer is durable either way (the journal's file survives a crash of the process); the wait keeps what was just sent readable at once except while the analytics store checkpoints.",
+  }),
+  JOURNAL_SYNC: StringEnum(['bounded', 'always'], {
+    default: 'bounded',
+    description:
+      "When an ingest answer waits for the ingest journal's fdatasync. bounded: at most INGEST_COMMIT_WAIT_MS; an answer given before the disk confirms stands on the operating system's page cache, which survives a crash of any process, and the fdatasync follows within moments. always: until the disk confirms, however long a busy disk takes (over a second while the analytics store checkpoints on the same disk), so every answer survives a crash of the machine too.",
   }),
   JOURNAL_DIR: Type.Optional(
     Type.String({
       minLength: 1,
       description:
-        "Directory of the ingest journal, where accepted telemetry is flushed to disk before it is answered; default DATA_DIR/journal. On a disk of its own, ingest answers do not wait behind the analytics store's writes. One server's alone: never share it.",
+        "Directory of the ingest journal, where accepted telemetry is written before it is answered and then flushed to disk (JOURNAL_SYNC); default DATA_DIR/journal. On a disk of its own, its fdatasyncs do not wait behind the analytics store's writes. One server's alone: never share it.",
     }),
   ),
   DUCKDB_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: "Worker threads of the analytics store (DuckDB); default one per core." })),

@@ -93,6 +93,7 @@ async function busOf(config: Static<typeof StandaloneConfig>, dataDir: string, l
   return new EmbeddedBus({
     journal: IngestJournal.open(config.JOURNAL_DIR ? path.resolve(config.JOURNAL_DIR) : path.join(dataDir, 'journal'), SIGNAL_TOPICS),
     commitWaitMs: config.INGEST_COMMIT_WAIT_MS,
+    journalSync: config.JOURNAL_SYNC,
     deadLetters: deadLetterPolicyOf(config),
     logger,
   });

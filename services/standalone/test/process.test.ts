@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBStore } from '@tlm/analytics-store';
@@ -229,6 +229,13 @@ describe('the standalone process', () => {
     const word = refusedStart({ MEMORY_LIMIT: 'lots' });
     expect(word.status).toBe(1);
     expect(word.stderr).toMatch(/MEMORY_LIMIT/);
+  });
+
+  it('refuses a JOURNAL_SYNC other than bounded or always, naming it, before it opens a journal', () => {
+    const refused = refusedStart({ JOURNAL_SYNC: 'sometimes' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^invalid configuration: JOURNAL_SYNC must be one of bounded, always \(got "sometimes"\)$/m);
+    expect(readdirSync(dataDir)).not.toContain('journal');
   });
 
   it('drains in-flight requests on SIGTERM, also when a second SIGTERM follows, stores every accepted row and exits 0', async () => {
