@@ -411,6 +411,26 @@ describe('the ingest journal', () => {
     expect(next.received.flatMap((batch) => batch.values)).toEqual(['0'.repeat(100), '1'.repeat(100), '2'.repeat(100)]);
   });
 
+  it('syncs the writes that reached a full file during its last sync before it closes it', async () => {
+    const disk = heldDisk();
+    // Entries of about 120 bytes: two fit a file of 200, the third begins a new one.
+    const bus = journaledBus({ commitWaitMs: 10, segmentBytes: 200, datasync: disk.datasync, journalSync: 'always' });
+    await bus.subscribe<string>(Topics.logs, GROUP, async () => undefined);
+    const written = () => readdirSync(path.join(dir, Topics.logs)).reduce((bytes, file) => bytes + statSync(path.join(dir, Topics.logs, file)).size, 0);
+    const publishes: Promise<void>[] = [];
+    for (let n = 0; n < 3; n++) {
+      const before = written();
+      publishes.push(bus.publish(Topics.logs, [{ key: 'p', value: `${n}`.repeat(100) }]));
+      await until(() => written() > before, `entry ${n} to be written`);
+    }
+    // The first sync is still held; the second entry reached the first file after it began, the third a new file.
+    expect(disk.started()).toBe(1);
+    expect(readdirSync(path.join(dir, Topics.logs))).toHaveLength(2);
+    disk.release();
+    await Promise.all(publishes);
+    await until(() => openFilesIn(path.join(dir, Topics.logs)).length === 1, 'the full file to be closed');
+  });
+
   it('removes the files every group has read past', async () => {
     const bus = journaledBus({ commitWaitMs: 1_000, segmentBytes: 64 });
     await bus.subscribe<string>(Topics.logs, GROUP, async () => undefined);

@@ -166,7 +166,12 @@ class TopicJournal {
           } catch (error) {
             for (const write of writes) write.synced.reject(error);
           }
-          if (this.retired.delete(handle)) await handle.close().catch(() => undefined);
+          // A replaced file is closed after the sync that covers its last write: writes that reached it while this
+          // sync ran are still waiting for the next one.
+          if (this.retired.has(handle) && !this.unsynced.some((write) => write.handle === handle)) {
+            this.retired.delete(handle);
+            await handle.close().catch(() => undefined);
+          }
         }
       }
     } finally {
