@@ -19,13 +19,16 @@ const GROUP = { group: 'writer' };
 
 let dir: string;
 let open: EmbeddedBus[];
+let abandoned: IngestJournal[];
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'tlm-journal-'));
   open = [];
+  abandoned = [];
 });
 afterEach(async () => {
   for (const bus of open) await bus.close().catch(() => undefined);
+  for (const journal of abandoned) await journal.close().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -43,10 +46,15 @@ function journaledBus(
   return bus;
 }
 
-/** A process that stops without closing anything: its bus is dropped where it stands (its timers stopped). */
+/**
+ * A process that stops without closing anything: its bus is dropped where it stands (its timers stopped). Its
+ * journal's files are closed after the test, as the operating system closes a stopped process's files.
+ */
 function dropWithoutClosing(bus: EmbeddedBus): void {
   open.splice(open.indexOf(bus), 1);
-  clearInterval((bus as unknown as { persistTimer: NodeJS.Timeout }).persistTimer);
+  const dropped = bus as unknown as { persistTimer: NodeJS.Timeout; journal: IngestJournal };
+  clearInterval(dropped.persistTimer);
+  abandoned.push(dropped.journal);
 }
 
 /**
