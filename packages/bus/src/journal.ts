@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { metrics } from '@tlm/core';
+import { metrics, waiter, type Waiter } from '@tlm/core';
 import type { Topic } from './topics';
 
 /** A journal file is closed and a new one begun once it holds this many bytes; closed files go once every group read past them. */
@@ -43,27 +43,16 @@ export interface JournalAppend {
   synced: Promise<void>;
 }
 
-interface Settle {
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-function settled(): { promise: Promise<void>; settle: Settle } {
-  let settle!: Settle;
-  const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-  return { promise, settle };
-}
-
 interface PendingWrite {
   bytes: Buffer;
-  written: Settle;
-  synced: Settle;
+  written: Waiter;
+  synced: Waiter;
 }
 
 /** A write that reached its file and waits for the next fdatasync of that file. */
 interface UnsyncedWrite {
   handle: FileHandle;
-  synced: Settle;
+  synced: Waiter;
 }
 
 export interface JournalOptions {
@@ -88,8 +77,7 @@ class TopicJournal {
   private waiting: PendingWrite[] = [];
   private flushing = false;
   private unsynced: UnsyncedWrite[] = [];
-  /** Settles when the running sync loop has synced every write so far; undefined when none runs. */
-  private syncing: Promise<void> | undefined;
+  private syncing = false;
   /** Files a new one replaced, left for the sync loop to close once their last writes are synced. */
   private readonly retired = new Set<FileHandle>();
 
@@ -111,9 +99,9 @@ class TopicJournal {
     bytes.writeBigUInt64LE(BigInt(entry.first), 8);
     bytes.writeUInt32LE(entry.count, 16);
     payload.copy(bytes, HEADER_BYTES);
-    const written = settled();
-    const synced = settled();
-    this.waiting.push({ bytes, written: written.settle, synced: synced.settle });
+    const written = waiter();
+    const synced = waiter();
+    this.waiting.push({ bytes, written, synced });
     void this.flush();
     return { entry, written: written.promise, synced: synced.promise };
   }
@@ -137,7 +125,7 @@ class TopicJournal {
             write.written.resolve();
             this.unsynced.push({ handle, synced: write.synced });
           }
-          this.syncing ??= this.sync();
+          void this.sync();
         } catch (error) {
           for (const write of batch) {
             write.written.reject(error);
@@ -152,6 +140,8 @@ class TopicJournal {
 
   /** Group sync: every write that reached the file while one fdatasync ran is covered by the next one. */
   private async sync(): Promise<void> {
+    if (this.syncing) return;
+    this.syncing = true;
     try {
       while (this.unsynced.length > 0) {
         const batch = this.unsynced.splice(0);
@@ -175,7 +165,7 @@ class TopicJournal {
         }
       }
     } finally {
-      this.syncing = undefined;
+      this.syncing = false;
     }
   }
 

@@ -36,18 +36,21 @@ export const busPublishDuration = new Histogram({
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
 });
 
+/** Seconds, from a write to the page cache to an fdatasync behind a checkpoint. */
+const JOURNAL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5];
+
 export const journalSyncDuration = new Histogram({
   name: 'tlm_ingest_journal_sync_seconds',
   help: "Time one fdatasync of the standalone server's ingest journal took, by topic: an ingest answer waits for it up to INGEST_COMMIT_WAIT_MS (JOURNAL_SYNC=bounded) or to its end (always).",
   labelNames: ['topic'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5],
+  buckets: JOURNAL_BUCKETS,
 });
 
 export const journalWriteDuration = new Histogram({
   name: 'tlm_ingest_journal_write_seconds',
   help: "Time one group write of the standalone server's ingest journal took to reach the page cache, by topic: an ingest answer always waits for it.",
   labelNames: ['topic'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5],
+  buckets: JOURNAL_BUCKETS,
 });
 
 export const busConsumerLag = new Gauge({
