@@ -1,6 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { liveSuite } from '@tlm/testkit';
-import { CLICKHOUSE_SETTINGS, ClickHouseStore, MAX_PARTITIONS_PER_INSERT, clickhouseRow, insertBlocks } from './clickhouse';
+import {
+  CLICKHOUSE_SETTINGS,
+  ClickHouseStore,
+  MAX_PARTITIONS_PER_INSERT,
+  PROMOTIONS_DDL,
+  clickhousePromotion,
+  clickhouseRow,
+  clickhouseString,
+  insertBlocks,
+  promotionColumnsDdl,
+  promotionFillDdl,
+} from './clickhouse';
 import { erasePerson } from './purge';
 import {
   ANALYTICS_TABLES,
@@ -397,6 +408,48 @@ describe('insertBlocks', () => {
     const blocks = insertBlocks(logsTable, rows);
     expect(blocks.map((block) => block.length)).toEqual([200, 2]);
     expect(blocks[1]!.map((row) => row.timestamp)).toEqual([T0 + 100 * DAY, T0 + 100 * DAY]);
+  });
+});
+
+describe('ClickHouse promoted properties', () => {
+  const ODD_KEY = `it's \\ "odd"`;
+
+  it('names a promotion\'s columns after a hash of its key, the same in every process', () => {
+    expect(clickhousePromotion('logs', 'properties', 'route', true)).toEqual({
+      table: 'logs',
+      bag: 'properties',
+      key: 'route',
+      column: 'properties__h8a84e406c08ac959',
+      numberColumn: 'properties__h8a84e406c08ac959_number',
+      ready: false,
+    });
+    expect(clickhousePromotion('events', 'properties', 'route', false)).toMatchObject({ column: 'properties__h8a84e406c08ac959', numberColumn: null });
+    expect(clickhousePromotion('logs', 'properties', ODD_KEY, false).column).toBe('properties__h3a8833a29972ccc2');
+  });
+
+  it('adds MATERIALIZED columns computed as GQL reads the maps, the key as an escaped literal', () => {
+    expect(promotionColumnsDdl(clickhousePromotion('logs', 'properties', ODD_KEY, true))).toEqual([
+      "ALTER TABLE logs ADD COLUMN IF NOT EXISTS properties__h3a8833a29972ccc2 Nullable(String) MATERIALIZED if(mapContains(properties, 'it\\'s \\\\ \"odd\"'), properties['it\\'s \\\\ \"odd\"'], NULL)",
+      "ALTER TABLE logs ADD COLUMN IF NOT EXISTS properties__h3a8833a29972ccc2_number Nullable(Float64) MATERIALIZED if(mapContains(properties_num, 'it\\'s \\\\ \"odd\"'), properties_num['it\\'s \\\\ \"odd\"'], toFloat64OrNull(properties['it\\'s \\\\ \"odd\"']))",
+    ]);
+    expect(promotionColumnsDdl(clickhousePromotion('events', 'properties', 'plan', false))).toEqual([
+      "ALTER TABLE events ADD COLUMN IF NOT EXISTS properties__h64879f7d6b960a01 Nullable(String) MATERIALIZED if(mapContains(properties, 'plan'), properties['plan'], NULL)",
+    ]);
+  });
+
+  it('fills the parts stored before with one MATERIALIZE COLUMN mutation per column', () => {
+    expect(promotionFillDdl(clickhousePromotion('logs', 'properties', 'route', true))).toEqual([
+      'ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959',
+      'ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959_number',
+    ]);
+  });
+
+  it('escapes backslashes and quotes in string literals', () => {
+    expect(clickhouseString(`a'b\\c`)).toBe(`'a\\'b\\\\c'`);
+  });
+
+  it('records promotions in a table of their own, the newest record of a key winning', () => {
+    expect(PROMOTIONS_DDL).toContain('ENGINE = ReplacingMergeTree(updated_at)\nORDER BY (table_name, bag, key)');
   });
 });
 

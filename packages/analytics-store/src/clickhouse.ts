@@ -1,7 +1,18 @@
+import { createHash } from 'node:crypto';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Type } from '@sinclair/typebox';
 import type { Properties } from '@tlm/signals';
-import type { AnalyticsStore, ColumnType, QueryParams, ResultRow, TableDefinition } from './store';
+import {
+  assertPromotable,
+  promotedKey,
+  type AnalyticsStore,
+  type ColumnType,
+  type PromotedColumns,
+  type PromotedProperty,
+  type QueryParams,
+  type ResultRow,
+  type TableDefinition,
+} from './store';
 
 export const clickhouseConfig = {
   CLICKHOUSE_URL: Type.String({ format: 'uri', pattern: '^https?://', description: 'ClickHouse HTTP endpoint, e.g. http://clickhouse:8123; selects the ClickHouse store.' }),
@@ -97,8 +108,86 @@ export function insertBlocks<Row extends object>(table: TableDefinition<Row>, ro
   return blocks;
 }
 
+/**
+ * How ClickHouse reads a bag's key as text and as a number, `name` being the key as SQL (a literal or a parameter):
+ * GQL's emitter reads bags with these, and a promoted key's columns are MATERIALIZED by them. Numbers sent as text
+ * ("200") are kept in the text map only, and read as numbers too.
+ */
+export const clickhouseBagRead = (bag: string, name: string) => ({
+  text: `if(mapContains(${bag}, ${name}), ${bag}[${name}], NULL)`,
+  number: `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], toFloat64OrNull(${bag}[${name}]))`,
+});
+
+/** A ClickHouse string literal: backslashes and quotes escaped, as ClickHouse reads them. */
+export const clickhouseString = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/**
+ * The record of promoted properties, in the database itself: the maintenance service promotes, and every service's
+ * store reads which columns are ready from here. A promotion's newest record wins (`updated_at`).
+ */
+export const PROMOTIONS_DDL = `CREATE TABLE IF NOT EXISTS promoted_properties
+(
+    table_name String,
+    bag String,
+    key String,
+    column_name String,
+    number_column Nullable(String),
+    ready Bool,
+    updated_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY (table_name, bag, key)`;
+
+/**
+ * A promotion of a bag's key, not filled yet. Its columns are named after a hash of the key, so two processes that
+ * promote the same key at once add the same columns.
+ */
+export function clickhousePromotion(table: string, bag: string, key: string, numeric: boolean): PromotedProperty {
+  const column = `${bag}__h${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return { table, bag, key, column, numberColumn: numeric ? `${column}_number` : null, ready: false };
+}
+
+/**
+ * The statements that add a promotion's columns. MATERIALIZED columns are computed by ClickHouse from the bag at
+ * every insert, and for the parts written before, at each read until `MATERIALIZE COLUMN` has written them: the
+ * column answers the same as the bag from the moment it exists.
+ */
+export function promotionColumnsDdl(promotion: PromotedProperty): string[] {
+  const read = clickhouseBagRead(promotion.bag, clickhouseString(promotion.key));
+  const statements = [`ALTER TABLE ${promotion.table} ADD COLUMN IF NOT EXISTS ${promotion.column} Nullable(String) MATERIALIZED ${read.text}`];
+  if (promotion.numberColumn) {
+    statements.push(`ALTER TABLE ${promotion.table} ADD COLUMN IF NOT EXISTS ${promotion.numberColumn} Nullable(Float64) MATERIALIZED ${read.number}`);
+  }
+  return statements;
+}
+
+/** The statements that write a promotion's columns into the parts stored before it (a mutation per column). */
+export function promotionFillDdl(promotion: PromotedProperty): string[] {
+  return [promotion.column, ...(promotion.numberColumn ? [promotion.numberColumn] : [])].map((column) => `ALTER TABLE ${promotion.table} MATERIALIZE COLUMN ${column}`);
+}
+
+/** The unfinished mutations of a table that name a column, and why the last attempt of one failed. */
+const UNFINISHED_FILLS_SQL = `SELECT count() AS unfinished, max(latest_fail_reason) AS failure FROM system.mutations
+WHERE database = currentDatabase() AND table = {table:String} AND NOT is_done AND position(command, {column:String}) > 0`;
+
+/**
+ * How often a store reads which promotions are ready: one made by another process (the maintenance service) reaches
+ * this one's queries within it. Until then its queries read the bag, which answers the same.
+ */
+const PROMOTIONS_REFRESH_MS = 30_000;
+/** How often a running fill is checked for its end. */
+const FILL_POLL_MS = 1_000;
+
+const NO_COLUMNS: ReadonlyMap<string, PromotedColumns> = new Map();
+
 export class ClickHouseStore implements AnalyticsStore {
   readonly dialect = 'clickhouse';
+  /** The ready promotions of each table, by `promotedKey`, as last read from `promoted_properties`. */
+  private readyColumns = new Map<string, ReadonlyMap<string, PromotedColumns>>();
+  /** Promotions this process is making, so a second ask waits for the first. */
+  private readonly filling = new Map<string, Promise<PromotedProperty>>();
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   private constructor(private readonly client: ClickHouseClient) {}
 
@@ -116,7 +205,20 @@ export class ClickHouseStore implements AnalyticsStore {
       database: options.database,
       clickhouse_settings: CLICKHOUSE_SETTINGS,
     });
-    return new ClickHouseStore(client);
+    const store = new ClickHouseStore(client);
+    try {
+      await client.command({ query: PROMOTIONS_DDL });
+      await store.loadPromotions();
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    store.refreshTimer = setInterval(() => {
+      // A failed read keeps the promotions known so far; queries that miss a newer one read the bag instead.
+      store.loadPromotions().catch(() => undefined);
+    }, PROMOTIONS_REFRESH_MS);
+    store.refreshTimer.unref();
+    return store;
   }
 
   static fromConfig(config: { CLICKHOUSE_URL: string; CLICKHOUSE_DATABASE: string; CLICKHOUSE_USER: string; CLICKHOUSE_PASSWORD: string }) {
@@ -154,7 +256,105 @@ export class ClickHouseStore implements AnalyticsStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.refreshTimer);
     await this.client.close();
+  }
+
+  promotedColumns(table: string): ReadonlyMap<string, PromotedColumns> {
+    return this.readyColumns.get(table) ?? NO_COLUMNS;
+  }
+
+  /**
+   * Adds the key's MATERIALIZED columns, records the promotion, writes the columns into the parts stored before
+   * (`MATERIALIZE COLUMN`, a mutation ClickHouse runs in the background) and, once that has ended, records it ready
+   * so that queries read the columns. Idempotent; a promotion whose fill did not end is waited for again.
+   */
+  async promote<Row extends object>(definition: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
+    const table = definition as unknown as TableDefinition<object>;
+    assertPromotable(table, bag);
+    const name = `${table.name}\u0000${promotedKey(bag, key)}`;
+    let promotion = this.filling.get(name);
+    if (!promotion) {
+      promotion = this.promoteOnce(table.name, bag, key, numeric).finally(() => this.filling.delete(name));
+      this.filling.set(name, promotion);
+    }
+    return promotion;
+  }
+
+  private async promoteOnce(table: string, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
+    const held = (await this.promotions({ table, bag, key }))[0];
+    if (held?.ready) return held;
+    const promotion = held ?? clickhousePromotion(table, bag, key, numeric);
+    if (!held) {
+      // Columns first: a promotion on record always has its columns, and adding them again changes nothing.
+      for (const statement of promotionColumnsDdl(promotion)) await this.client.command({ query: statement });
+      await this.record(promotion);
+    }
+    // A fill begun before (by a process that stopped meanwhile) is waited for, not begun again.
+    if ((await this.unfinishedFill(promotion)) === 0) {
+      for (const statement of promotionFillDdl(promotion)) await this.client.command({ query: statement });
+    }
+    while ((await this.unfinishedFill(promotion)) > 0) await new Promise((resolve) => setTimeout(resolve, FILL_POLL_MS));
+    const ready = { ...promotion, ready: true };
+    await this.record(ready);
+    await this.loadPromotions();
+    return ready;
+  }
+
+  /**
+   * How many mutations writing the promotion's columns are unfinished. Throws once the store is closed, and when
+   * ClickHouse's last attempt at one failed: ClickHouse tries it again, and the promoter's next pass waits for it.
+   */
+  private async unfinishedFill(promotion: PromotedProperty): Promise<number> {
+    if (this.closed) throw new Error('the analytics store is closed');
+    const [row] = await this.query(UNFINISHED_FILLS_SQL, { table: promotion.table, column: promotion.column });
+    const failure = String(row?.['failure'] ?? '');
+    if (failure !== '') throw new Error(`ClickHouse has not filled ${promotion.table}.${promotion.column} yet: ${failure}`);
+    return Number(row?.['unfinished'] ?? 0);
+  }
+
+  private async record(promotion: PromotedProperty): Promise<void> {
+    await this.client.insert({
+      table: 'promoted_properties',
+      format: 'JSONEachRow',
+      values: [
+        {
+          table_name: promotion.table,
+          bag: promotion.bag,
+          key: promotion.key,
+          column_name: promotion.column,
+          number_column: promotion.numberColumn,
+          ready: promotion.ready,
+          updated_at: new Date().toISOString(),
+        },
+      ],
+    });
+  }
+
+  /** The recorded promotions, of one key when `of` is given. */
+  private async promotions(of?: { table: string; bag: string; key: string }): Promise<PromotedProperty[]> {
+    const where = of ? ' WHERE table_name = {table:String} AND bag = {bag:String} AND key = {key:String}' : '';
+    const rows = await this.query(`SELECT table_name, bag, key, column_name, number_column, ready FROM promoted_properties FINAL${where}`, of ?? {});
+    return rows.map((row) => ({
+      table: String(row['table_name']),
+      bag: String(row['bag']),
+      key: String(row['key']),
+      column: String(row['column_name']),
+      numberColumn: row['number_column'] == null ? null : String(row['number_column']),
+      ready: row['ready'] === true,
+    }));
+  }
+
+  private async loadPromotions(): Promise<void> {
+    const ready = new Map<string, Map<string, PromotedColumns>>();
+    for (const promotion of await this.promotions()) {
+      if (!promotion.ready) continue;
+      const columns = ready.get(promotion.table) ?? new Map<string, PromotedColumns>();
+      columns.set(promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn });
+      ready.set(promotion.table, columns);
+    }
+    this.readyColumns = ready;
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type DuckDBType,
 } from '@duckdb/node-api';
 import { ALL_TRIGRAMS } from './textSignature';
-import { jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type ResultRow, type TableDefinition } from './store';
+import { assertPromotable, jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type ResultRow, type TableDefinition } from './store';
 
 /**
  * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
@@ -287,10 +287,7 @@ export class DuckDBStore implements AnalyticsStore {
   async promote<Row extends object>(definition: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
     this.assertOpen();
     const table = definition as unknown as TableDefinition<object>;
-    if (table.mode !== 'append') throw new Error(`only append tables take promoted properties, not ${table.name}`);
-    if (!table.columns.some((column) => column.name === bag && column.type === 'properties')) {
-      throw new Error(`${table.name} has no property bag ${bag}`);
-    }
+    assertPromotable(table, bag);
     const held = this.promotions.get(table.name)?.find((promotion) => promotion.bag === bag && promotion.key === key);
     if (held?.ready) return held;
     const name = `${table.name}\u0000${promotedKey(bag, key)}`;

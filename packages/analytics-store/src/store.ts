@@ -98,6 +98,14 @@ export interface PromotedProperty {
   ready: boolean;
 }
 
+/** Refuses a promotion a table cannot take: only append tables' property bags are promoted. */
+export function assertPromotable(table: TableDefinition<object>, bag: string): void {
+  if (table.mode !== 'append') throw new Error(`only append tables take promoted properties, not ${table.name}`);
+  if (!table.columns.some((column) => column.name === bag && column.type === 'properties')) {
+    throw new Error(`${table.name} has no property bag ${bag}`);
+  }
+}
+
 /** Where `promotedColumns` files a bag's key. */
 export const promotedKey = (bag: string, key: string): string => `${bag}\u0000${key}`;
 

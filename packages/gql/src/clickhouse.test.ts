@@ -72,11 +72,12 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
   });
 
   async function answer(store: AnalyticsStore, text: string) {
-    const compiled = emit(compileQuery(text).plan, store.dialect, { projectId: projectA, retentionDays: 30, now: new Date(now) });
+    const { plan } = compileQuery(text);
+    const compiled = emit(plan, store.dialect, { projectId: projectA, retentionDays: 30, now: new Date(now) }, store.promotedColumns?.(plan.source.table));
     return decodeResults(compiled, await store.query(compiled.sql, compiled.params));
   }
 
-  it.each([
+  const QUERIES = [
     'count',
     'severity:error | count by message | top 10',
     '"payment failed" | fields message, severity',
@@ -106,7 +107,9 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     // A missing text is no value below every other ('' in ClickHouse, NULL in DuckDB).
     'trace_id < t2 | fields message',
     '-trace_id < t2 | fields message',
-  ])('%s', async (text) => {
+  ];
+
+  it.each(QUERIES)('%s', async (text) => {
     const [fromClickHouse, fromDuckDB] = await Promise.all([answer(clickhouse, text), answer(duckdb, text)]);
     expect(fromClickHouse).toEqual(fromDuckDB);
     expect(JSON.stringify(fromClickHouse)).not.toContain('PROJECT-B');
@@ -123,4 +126,39 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
     expect(fromClickHouse).toEqual(fromDuckDB);
     expect(fromDuckDB.results).toEqual((await answer(duckdb, text)).results);
   });
+
+  it('answers every query the same once keys are promoted to MATERIALIZED columns, for rows stored before and after', async () => {
+    const keys = [['route', false], ['amount', true], ['user.plan', false], ['status', true]] as const;
+    for (const [key, numeric] of keys) {
+      const promotion = await clickhouse.promote(logsTable, 'properties', key, numeric);
+      expect(promotion).toMatchObject({ table: 'logs', bag: 'properties', key, ready: true });
+      // A second promotion of the key changes nothing.
+      expect(await clickhouse.promote(logsTable, 'properties', key, numeric)).toEqual(promotion);
+    }
+    await clickhouse.promote(eventsTable, 'properties', 'plan', false);
+    expect(emit(compileQuery('count by route').plan, 'clickhouse', { projectId: projectA, retentionDays: 30, now: new Date(now) }, clickhouse.promotedColumns('logs')).sql).not.toContain('mapContains');
+    const later = [
+      log(projectA, 2, { severity: 'error', message: 'payment failed after promotion', properties: { route: '/checkout', amount: 7, status: '502' } }),
+      log(projectB, 2, { severity: 'error', message: 'PROJECT-B later', properties: { route: '/checkout', amount: 1 } }),
+    ];
+    for (const store of [clickhouse, duckdb] as AnalyticsStore[]) await store.insert(logsTable, later);
+    for (const text of QUERIES) {
+      const [fromClickHouse, fromDuckDB] = await Promise.all([answer(clickhouse, text), answer(duckdb, text)]);
+      expect({ text, answer: fromClickHouse }).toEqual({ text, answer: fromDuckDB });
+    }
+    // Another process's store reads the ready promotions from the database.
+    const url = new URL(target());
+    const other = await ClickHouseStore.connect({
+      url: `${url.protocol}//${url.host}`,
+      database,
+      username: decodeURIComponent(url.username) || 'default',
+      password: decodeURIComponent(url.password),
+    });
+    try {
+      expect([...other.promotedColumns('logs').keys()].sort()).toEqual(['properties\u0000amount', 'properties\u0000route', 'properties\u0000status', 'properties\u0000user.plan']);
+      expect(other.promotedColumns('events').size).toBe(1);
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
 });

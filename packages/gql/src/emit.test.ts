@@ -356,8 +356,45 @@ describe('emit: golden SQL with promoted properties (DuckDB)', () => {
     );
   });
 
-  it('leaves ClickHouse on its maps', () => {
-    expect(emit(compileQuery('count by route').plan, 'clickhouse', guard, promoted).sql).toContain('mapContains(properties');
+});
+
+describe('emit: golden SQL with promoted properties (ClickHouse)', () => {
+  const promoted = new Map([
+    ['properties\u0000route', { text: 'properties__h2f1c8e6bd7a3c0a1', number: null }],
+    ['properties\u0000duration_ms', { text: 'properties__h9d0e4c7b11f2a5e3', number: 'properties__h9d0e4c7b11f2a5e3_number' }],
+  ]);
+  const guard = { projectId: '0190a0e0-0000-7000-8000-00000000000a', retentionDays: 30, now: new Date('2024-05-10T12:00:00.000Z') };
+  const compiled = (query: string) => emit(compileQuery(query).plan, 'clickhouse', guard, promoted);
+
+  it('reads a promoted key from its MATERIALIZED columns: text for groups and filters, the number column for arithmetic', () => {
+    expect(compiled('p95(duration_ms) by route | last 1h').sql).toBe(
+      "SELECT properties__h2f1c8e6bd7a3c0a1 AS g0, quantileExactInclusiveOrNull(0.95)(properties__h9d0e4c7b11f2a5e3_number) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+    );
+    expect(compiled('route:/checkout duration_ms > 100 | count | last 1h')).toMatchObject({
+      sql: "SELECT count() AS agg FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND properties__h2f1c8e6bd7a3c0a1 = {p1:String} AND properties__h9d0e4c7b11f2a5e3_number > {p2:Float64}",
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000', p1: '/checkout', p2: 100 },
+    });
+  });
+
+  it('keeps rows without the key in negations and prefixes, and tests existence on the column', () => {
+    expect(compiled('-route:/checkout route:/c* | count | last 1h').sql).toBe(
+      "SELECT count() AS agg FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND coalesce(properties__h2f1c8e6bd7a3c0a1 != {p1:String}, true) AND startsWith(properties__h2f1c8e6bd7a3c0a1, {p2:String})",
+    );
+    expect(compiled('route:* -duration_ms:* | count | last 1h').sql).toBe(
+      "SELECT count() AS agg FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND properties__h2f1c8e6bd7a3c0a1 IS NOT NULL AND properties__h9d0e4c7b11f2a5e3 IS NULL",
+    );
+  });
+
+  it('reads a promoted key without a number column, and other keys, from the maps', () => {
+    expect(compiled('sum(route) by plan | last 1h').sql).toBe(
+      "SELECT if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS g0, sumOrNull(if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], toFloat64OrNull(properties[{p2:String}]))) AS agg, count() OVER () AS total_groups FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}",
+    );
+  });
+
+  it('reads the maps where nothing is promoted', () => {
+    expect(emit(compileQuery('route:/checkout | count | last 1h').plan, 'clickhouse', guard).sql).toBe(
+      "SELECT count() AS agg FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND properties[{p1:String}] = {p2:String}",
+    );
   });
 });
 

@@ -1,4 +1,4 @@
-import { jsonPointer, phraseMask, promotedKey, promotedRead, type Dialect, type PromotedColumns, type QueryParams, type ResultRow } from '@tlm/analytics-store';
+import { clickhouseBagRead, jsonPointer, phraseMask, promotedKey, promotedRead, type Dialect, type PromotedColumns, type QueryParams, type ResultRow } from '@tlm/analytics-store';
 import type { AggregateFunction, Duration } from './ast';
 import { GqlQueryError } from './errors';
 import { LIMITS, durationMs, type FieldRef, type Param, type Plan, type Predicate, type ReadAs, type SortPlan, type TimeBound } from './plan';
@@ -329,15 +329,20 @@ class ClickHouseEmitter extends Emitter {
     // Absent strings are '' in ClickHouse: a row naming no key holds the value itself.
     return `nullIf(if(${lookup.key} = '', ${column.name}, ${alias}.lookup_value), '')`;
   }
+  // A promoted key's columns are MATERIALIZED by these reads (ClickHouseStore.promote): reading them answers the
+  // same, without looking the key up in each row's map.
   bagText(bag: string, key: string, missingAsEmpty: boolean): Read {
+    const promoted = this.promoted.get(promotedKey(bag, key));
+    // A missing key is NULL in the column: a negation keeps the row by `coalesce`, as it keeps a '' from the map.
+    if (promoted) return { sql: promoted.text, nullable: true };
     const name = this.bind(key, 'String');
     if (missingAsEmpty) return { sql: `${bag}[${name}]`, nullable: false };
-    return { sql: `if(mapContains(${bag}, ${name}), ${bag}[${name}], NULL)`, nullable: true };
+    return { sql: clickhouseBagRead(bag, name).text, nullable: true };
   }
   bagNumber(bag: string, key: string): Read {
-    const name = this.bind(key, 'String');
-    // Numbers sent as text ("200") are kept in the text map only; they compare as numbers too, as in DuckDB.
-    return { sql: `if(mapContains(${bag}_num, ${name}), ${bag}_num[${name}], toFloat64OrNull(${bag}[${name}]))`, nullable: true };
+    const promoted = this.promoted.get(promotedKey(bag, key));
+    if (promoted?.number) return { sql: promoted.number, nullable: true };
+    return { sql: clickhouseBagRead(bag, this.bind(key, 'String')).number, nullable: true };
   }
   /** A value as it was sent: the number if it was sent as one (a text reading as a number stays a text). */
   bagSentNumber(bag: string, key: string): string {
@@ -346,6 +351,8 @@ class ClickHouseEmitter extends Emitter {
   }
   exists(field: FieldRef, negated: boolean): string {
     if (field.type === 'bag') {
+      const promoted = this.promoted.get(promotedKey(field.bag, field.key));
+      if (promoted) return `${promoted.text} ${negated ? 'IS NULL' : 'IS NOT NULL'}`;
       const test = `mapContains(${field.bag}, ${this.bind(field.key, 'String')})`;
       return negated ? `NOT ${test}` : test;
     }

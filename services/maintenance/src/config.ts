@@ -4,7 +4,7 @@ import { kafkaConfig } from '@tlm/bus';
 import { httpConfig } from '@tlm/core';
 import { s3Config } from '@tlm/blob-store';
 import { postgresConfig } from '@tlm/metadata-store';
-import { maintenanceConfig } from './index';
+import { maintenanceConfig, promoterConfig } from './index';
 
 /** Fleet configuration of the maintenance service (run one instance). */
 export const MaintenanceConfig = Type.Object({
@@ -14,4 +14,5 @@ export const MaintenanceConfig = Type.Object({
   ...s3Config,
   ...kafkaConfig,
   ...maintenanceConfig,
+  ...promoterConfig,
 });

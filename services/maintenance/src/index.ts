@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { runCleanup, type CleanupDeps } from './cleanup';
 
 export { runCleanup, type CleanupDeps, type CleanupReport } from './cleanup';
-export { namedPromotions, promoterConfig, startPromoter, type Promoter, type PromoterOptions } from './promoter';
+export { namedPromotions, promoterConfig, promoterOptions, startPromoter, type Promoter, type PromoterOptions } from './promoter';
 
 export const maintenanceConfig = {
   CLEANUP_CRON: Type.String({

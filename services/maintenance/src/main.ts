@@ -1,7 +1,7 @@
 import { blobStoreFromConfig } from '@tlm/blob-store';
 import { connectAnalytics, connectBus, connectMetadata, readinessOf, runService, start } from '@tlm/runtime';
 import { MaintenanceConfig } from './config';
-import { maintenanceRoutes, scheduleCleanup } from './index';
+import { maintenanceRoutes, promoterOptions, scheduleCleanup, startPromoter } from './index';
 
 start(() =>
   runService('maintenance', MaintenanceConfig, async (config, logger) => {
@@ -11,10 +11,13 @@ start(() =>
     const bus = await connectBus(config, 'maintenance', logger);
     const deps = { metadata, analytics, blobs, bus };
     const schedule = scheduleCleanup(deps, config.CLEANUP_CRON, logger);
+    // The fleet's one maintenance instance promotes; every service's store reads the ready promotions from ClickHouse.
+    const promoter = startPromoter({ metadata, analytics, logger }, promoterOptions(config));
     return {
       routes: maintenanceRoutes(deps, config.ADMIN_TOKEN),
       readiness: [readinessOf('metadata', metadata), readinessOf('analytics', analytics), readinessOf('bus', bus), readinessOf('blobs', blobs)],
       close: async () => {
+        await promoter.stop();
         await schedule.stop();
         await bus.close();
         await blobs.close();

@@ -36,6 +36,16 @@ export interface PromoterOptions {
   intervalMs: number;
 }
 
+/** The promoter's options from its settings (promoterConfig). */
+export function promoterOptions(config: { PROMOTE_PROPERTIES: string; PROMOTE_MIN_ROWS: number; PROMOTE_MAX_COLUMNS: number; PROMOTE_INTERVAL_MS: number }): PromoterOptions {
+  return {
+    named: config.PROMOTE_PROPERTIES,
+    minRows: config.PROMOTE_MIN_ROWS,
+    maxColumns: config.PROMOTE_MAX_COLUMNS,
+    intervalMs: config.PROMOTE_INTERVAL_MS,
+  };
+}
+
 const TABLES: Record<SchemaSignal, TableDefinition<object>> = {
   logs: logsTable as unknown as TableDefinition<object>,
   events: eventsTable as unknown as TableDefinition<object>,
@@ -71,7 +81,8 @@ export interface Promoter {
 }
 
 /**
- * Keeps the busiest property keys of logs and events as columns of their own in a store that can (DuckDB): the
+ * Keeps the busiest property keys of logs and events as columns of their own in a store that can (DuckDB and
+ * ClickHouse both can): the
  * schema registry counts each key's rows, and a key past PROMOTE_MIN_ROWS is promoted, up to PROMOTE_MAX_COLUMNS per
  * signal. One key at a time, in the background; queries read a key's column once it is filled for every stored row.
  */

@@ -17,7 +17,7 @@ import { startIngestWriter } from '@tlm/ingest-writer';
 import { startIssuesProcessor } from '@tlm/issues-processor';
 import { keyAdminRoutes } from '@tlm/key-admin';
 import { startLogScanner, type LogScanner } from '@tlm/log-scanner';
-import { maintenanceRoutes, scheduleCleanup, startPromoter, type Promoter } from '@tlm/maintenance';
+import { maintenanceRoutes, promoterOptions, scheduleCleanup, startPromoter, type Promoter } from '@tlm/maintenance';
 import { PGliteStore, PostgresStore, migrate, type MetadataStore } from '@tlm/metadata-store';
 import { queryRoutes } from '@tlm/query';
 import { mailerFromConfig, readinessOf, webAppRoutes } from '@tlm/runtime';
@@ -143,12 +143,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const mailer = mailerFromConfig(config);
   const tokens = new TokenIssuer(secret);
   const cleanup = scheduleCleanup({ metadata, analytics, blobs, bus }, config.CLEANUP_CRON, logger);
-  const promoter = startPromoter({ metadata, analytics, logger }, {
-    named: config.PROMOTE_PROPERTIES,
-    minRows: config.PROMOTE_MIN_ROWS,
-    maxColumns: config.PROMOTE_MAX_COLUMNS,
-    intervalMs: config.PROMOTE_INTERVAL_MS,
-  });
+  const promoter = startPromoter({ metadata, analytics, logger }, promoterOptions(config));
   const alertNotifier = new Notifier(metadata, logger, notifierSettings(config, mailer));
   const alertEvaluator = startAlertEvaluator({ metadata, analytics, logger, instanceId: 'standalone', notifier: alertNotifier }, config.ALERT_EVALUATION_INTERVAL_MS);
   const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
