@@ -437,10 +437,10 @@ describe('ClickHouse promoted properties', () => {
     ]);
   });
 
-  it('fills the parts stored before with one MATERIALIZE COLUMN mutation per column', () => {
-    expect(promotionFillDdl(clickhousePromotion('logs', 'properties', 'route', true))).toEqual([
-      'ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959',
-      'ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959_number',
+  it('fills the parts stored before a partition at a time, with one MATERIALIZE COLUMN mutation per column', () => {
+    expect(promotionFillDdl(clickhousePromotion('logs', 'properties', 'route', true), '20260304')).toEqual([
+      "ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959 IN PARTITION ID '20260304'",
+      "ALTER TABLE logs MATERIALIZE COLUMN properties__h8a84e406c08ac959_number IN PARTITION ID '20260304'",
     ]);
   });
 
@@ -493,7 +493,8 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
   it('migrates idempotently and creates every table', async () => {
     await store.migrate(ANALYTICS_TABLES);
     const rows = await store.query('SELECT name FROM system.tables WHERE database = {database:String} ORDER BY name', { database });
-    expect(rows.map((row) => row['name'])).toEqual(ANALYTICS_TABLES.map((table) => table.name).sort());
+    // And the record of promoted properties, which the store creates on connect.
+    expect(rows.map((row) => row['name'])).toEqual([...ANALYTICS_TABLES.map((table) => table.name), 'promoted_properties'].sort());
     expect(rows.map((row) => row['name'])).toContain('attachments');
   });
 

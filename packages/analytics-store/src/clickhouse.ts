@@ -161,10 +161,20 @@ export function promotionColumnsDdl(promotion: PromotedProperty): string[] {
   return statements;
 }
 
-/** The statements that write a promotion's columns into the parts stored before it (a mutation per column). */
-export function promotionFillDdl(promotion: PromotedProperty): string[] {
-  return [promotion.column, ...(promotion.numberColumn ? [promotion.numberColumn] : [])].map((column) => `ALTER TABLE ${promotion.table} MATERIALIZE COLUMN ${column}`);
+/**
+ * The statements that write a promotion's columns into one partition's parts stored before it (a mutation per
+ * column). A partition at a time: ClickHouse runs a table's mutations in order, so a purge's DELETE waits for one
+ * partition's fill at most, not for the whole table's.
+ */
+export function promotionFillDdl(promotion: PromotedProperty, partitionId: string): string[] {
+  return [promotion.column, ...(promotion.numberColumn ? [promotion.numberColumn] : [])].map(
+    (column) => `ALTER TABLE ${promotion.table} MATERIALIZE COLUMN ${column} IN PARTITION ID ${clickhouseString(partitionId)}`,
+  );
 }
+
+/** The partitions of a table that hold parts now. */
+const PARTITIONS_SQL = `SELECT DISTINCT partition_id FROM system.parts
+WHERE database = currentDatabase() AND table = {table:String} AND active ORDER BY partition_id`;
 
 /** The unfinished mutations of a table that name a column, and why the last attempt of one failed. */
 const UNFINISHED_FILLS_SQL = `SELECT count() AS unfinished, max(latest_fail_reason) AS failure FROM system.mutations
@@ -267,7 +277,8 @@ export class ClickHouseStore implements AnalyticsStore {
 
   /**
    * Adds the key's MATERIALIZED columns, records the promotion, writes the columns into the parts stored before
-   * (`MATERIALIZE COLUMN`, a mutation ClickHouse runs in the background) and, once that has ended, records it ready
+   * (`MATERIALIZE COLUMN`, mutations ClickHouse runs in the background, a partition at a time) and, once they have
+   * ended, records it ready
    * so that queries read the columns. Idempotent; a promotion whose fill did not end is waited for again.
    */
   async promote<Row extends object>(definition: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
@@ -291,11 +302,13 @@ export class ClickHouseStore implements AnalyticsStore {
       for (const statement of promotionColumnsDdl(promotion)) await this.client.command({ query: statement });
       await this.record(promotion);
     }
-    // A fill begun before (by a process that stopped meanwhile) is waited for, not begun again.
-    if ((await this.unfinishedFill(promotion)) === 0) {
-      for (const statement of promotionFillDdl(promotion)) await this.client.command({ query: statement });
+    // A fill begun before (by a process that stopped meanwhile) is waited for first; its partitions are filled again.
+    await this.filled(promotion);
+    const partitions = await this.query(PARTITIONS_SQL, { table });
+    for (const { partition_id: partition } of partitions) {
+      for (const statement of promotionFillDdl(promotion, String(partition))) await this.client.command({ query: statement });
+      await this.filled(promotion);
     }
-    while ((await this.unfinishedFill(promotion)) > 0) await new Promise((resolve) => setTimeout(resolve, FILL_POLL_MS));
     const ready = { ...promotion, ready: true };
     await this.record(ready);
     await this.loadPromotions();
@@ -303,15 +316,18 @@ export class ClickHouseStore implements AnalyticsStore {
   }
 
   /**
-   * How many mutations writing the promotion's columns are unfinished. Throws once the store is closed, and when
+   * Waits until no mutation writing the promotion's columns is unfinished. Throws once the store is closed, and when
    * ClickHouse's last attempt at one failed: ClickHouse tries it again, and the promoter's next pass waits for it.
    */
-  private async unfinishedFill(promotion: PromotedProperty): Promise<number> {
-    if (this.closed) throw new Error('the analytics store is closed');
-    const [row] = await this.query(UNFINISHED_FILLS_SQL, { table: promotion.table, column: promotion.column });
-    const failure = String(row?.['failure'] ?? '');
-    if (failure !== '') throw new Error(`ClickHouse has not filled ${promotion.table}.${promotion.column} yet: ${failure}`);
-    return Number(row?.['unfinished'] ?? 0);
+  private async filled(promotion: PromotedProperty): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new Error('the analytics store is closed');
+      const [row] = await this.query(UNFINISHED_FILLS_SQL, { table: promotion.table, column: promotion.column });
+      const failure = String(row?.['failure'] ?? '');
+      if (failure !== '') throw new Error(`ClickHouse has not filled ${promotion.table}.${promotion.column} yet: ${failure}`);
+      if (Number(row?.['unfinished'] ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, FILL_POLL_MS));
+    }
   }
 
   private async record(promotion: PromotedProperty): Promise<void> {
