@@ -12,7 +12,7 @@ import {
   type DuckDBType,
 } from '@duckdb/node-api';
 import { ALL_TRIGRAMS } from './textSignature';
-import { assertPromotable, jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type ResultRow, type TableDefinition } from './store';
+import { assertPromotable, jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type RecordFields, type ResultRow, type TableDefinition } from './store';
 
 /**
  * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
@@ -46,12 +46,19 @@ const PREPARED_PER_READER = 64;
  * data. The columns are named, so a table with promoted properties takes the same statement; each promoted column
  * gets its value here, on DuckDB's threads, by the very expression a query would read the bag with.
  */
-function insertStatementOf<Row extends object>(table: TableDefinition<Row>, promoted: readonly PromotedProperty[]): string {
-  const types = table.columns.map((column) => `"${column.name}": '${jsonColumns[column.type].type}'`);
+function insertStatementOf<Row extends object>(table: TableDefinition<Row>, promoted: readonly PromotedProperty[], fields?: RecordFields): string {
+  // With `fields`, the rows are read from the records' JSON ($file, as r) beside the computed columns ($computed, as
+  // c), row for row (POSITIONAL JOIN); without, from the rows' JSON.
+  const source = (column: string) => (fields ? (fields[column] !== undefined ? `r."${fields[column]}"` : `c."${column}"`) : `"${column}"`);
+  const types = { file: [] as string[], computed: [] as string[] };
+  for (const column of table.columns) {
+    const field = fields?.[column.name];
+    (fields && field === undefined ? types.computed : types.file).push(`"${field ?? column.name}": '${jsonColumns[column.type].type}'`);
+  }
   const names = table.columns.map((column) => `"${column.name}"`);
-  const values = table.columns.map((column) => jsonColumns[column.type].value(`"${column.name}"`));
+  const values = table.columns.map((column) => jsonColumns[column.type].value(source(column.name)));
   for (const promotion of promoted) {
-    const read = promotedRead(`"${promotion.bag}"`, sqlString(jsonPointer(promotion.key)));
+    const read = promotedRead(source(promotion.bag), sqlString(jsonPointer(promotion.key)));
     names.push(`"${promotion.column}"`);
     values.push(read.text);
     if (promotion.numberColumn) {
@@ -66,7 +73,9 @@ function insertStatementOf<Row extends object>(table: TableDefinition<Row>, prom
       .map((column) => `"${column.name}" = excluded."${column.name}"`);
     conflict = ` ON CONFLICT (project_id, id) DO UPDATE SET ${updates.join(', ')} WHERE excluded.updated_at >= ${table.name}.updated_at`;
   }
-  return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT ${values.join(', ')} FROM read_json($file, format = 'array', columns = {${types.join(', ')}})${conflict}`;
+  let from = `read_json($file, format = 'array', columns = {${types.file.join(', ')}})`;
+  if (fields) from += ` AS r POSITIONAL JOIN read_json($computed, format = 'array', columns = {${types.computed.join(', ')}}) AS c`;
+  return `INSERT INTO ${table.name} (${names.join(', ')}) SELECT ${values.join(', ')} FROM ${from}${conflict}`;
 }
 
 /**
@@ -136,13 +145,15 @@ interface WriteLane {
   /** Settles when the lane's last write has. */
   tail: Promise<unknown>;
   /**
-   * The table's INSERT, prepared once: running a statement from its text takes three trips through the thread pool
-   * (extract, prepare, execute), and each trip back waits for the event loop, which is busy during ingest.
+   * The table's INSERTs, from rows and from records, each prepared once: running a statement from its text takes
+   * three trips through the thread pool (extract, prepare, execute), and each trip back waits for the event loop,
+   * which is busy during ingest. Kept with the text each was prepared from.
    */
-  insert: DuckDBPreparedStatement | undefined;
-  /** The text `insert` was prepared from. */
-  insertSql: string | undefined;
+  inserts: Map<InsertSource, { sql: string; statement: DuckDBPreparedStatement }>;
 }
+
+/** Where an insert's rows come from: their own JSON, or their records' (AnalyticsStore.insertRecords). */
+type InsertSource = 'rows' | 'records';
 
 /**
  * Embedded analytics store. Inserts into a table run one at a time on that table's connection (a write lane), so
@@ -220,26 +231,8 @@ export class DuckDBStore implements AnalyticsStore {
     try {
       // Written with synchronous writes, a slice at a time: a megabyte goes to the page cache in about a millisecond,
       // while the promise API writes it in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms
-      // per batch of 800 errors). The lane is joined at once, so inserts into a table run in the order they were asked
-      // for even when a large batch takes several turns to stage; the staging overlaps the lane's previous insert.
-      const staged = this.staging.write(file, batch);
-      staged.catch(() => undefined);
-      await this.inLane(table.name, async (lane, connection) => {
-        await staged;
-        // Read when the insert runs, not when it was asked for: a promotion that ran in between is in the statement,
-        // so no row written after a promotion lacks its column (the fill covers only the rows stored before).
-        const statement = this.insertStatement(table as TableDefinition<object>);
-        let insert = lane.insert;
-        if (!insert || lane.insertSql !== statement) {
-          insert?.destroySync();
-          lane.insert = undefined;
-          insert = await connection.prepare(statement);
-          lane.insert = insert;
-          lane.insertSql = statement;
-        }
-        insert.bind({ file });
-        await insert.run();
-      });
+      // per batch of 800 errors).
+      await this.insertStaged(table as TableDefinition<object>, undefined, this.staging.write(file, batch), { file });
     } finally {
       // Removed at once, synchronously: an asynchronous removal would hold the insert's answer for more turns of the
       // event loop, and no batch outlives its insert on disk (an erasure leaves no copy behind). A file is made per
@@ -248,6 +241,48 @@ export class DuckDBStore implements AnalyticsStore {
       // out first.
       rmSync(file, { force: true });
     }
+  }
+
+  async insertRecords(table: TableDefinition<object>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void> {
+    if (computed.length === 0) return;
+    this.assertOpen();
+    if (table.mode !== 'append') throw new Error(`only append tables are written from records, not ${table.name}`);
+    const staged = (this.staged += 1);
+    const file = path.join(this.stagingDir, `${table.name}-${staged}.json`);
+    const computedFile = path.join(this.stagingDir, `${table.name}-${staged}-computed.json`);
+    try {
+      // The records' bytes as they are, a megabyte in about a millisecond; only the few computed columns are staged.
+      writeJsonArrays(file, encoded);
+      await this.insertStaged(table, fields, this.staging.write(computedFile, computed), { file, computed: computedFile });
+    } finally {
+      rmSync(file, { force: true });
+      rmSync(computedFile, { force: true });
+    }
+  }
+
+  /**
+   * Runs the table's INSERT on the staged files in its write lane. The lane is joined at once, so inserts into a
+   * table run in the order they were asked for even when a large batch takes several turns to stage; the staging
+   * overlaps the lane's previous insert.
+   */
+  private async insertStaged(table: TableDefinition<object>, fields: RecordFields | undefined, staged: Promise<void>, files: QueryParams): Promise<void> {
+    staged.catch(() => undefined);
+    await this.inLane(table.name, async (lane, connection) => {
+      await staged;
+      // Read when the insert runs, not when it was asked for: a promotion that ran in between is in the statement,
+      // so no row written after a promotion lacks its column (the fill covers only the rows stored before).
+      const source: InsertSource = fields ? 'records' : 'rows';
+      const sql = this.insertStatement(table, fields);
+      let insert = lane.inserts.get(source);
+      if (insert?.sql !== sql) {
+        insert?.statement.destroySync();
+        lane.inserts.delete(source);
+        insert = { sql, statement: await connection.prepare(sql) };
+        lane.inserts.set(source, insert);
+      }
+      insert.statement.bind(files);
+      await insert.statement.run();
+    });
   }
 
   async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
@@ -324,6 +359,7 @@ export class DuckDBStore implements AnalyticsStore {
       }
       this.promotions.set(table.name, [...promotions, promotion]);
       this.insertStatements.delete(table.name);
+      this.insertStatements.delete(`${table.name}\u0000records`);
       return promotion;
     });
   }
@@ -389,11 +425,13 @@ export class DuckDBStore implements AnalyticsStore {
     );
   }
 
-  private insertStatement(table: TableDefinition<object>): string {
-    let statement = this.insertStatements.get(table.name);
+  /** The table's INSERT from rows, or with `fields` from records; a table's fields are always the same. */
+  private insertStatement(table: TableDefinition<object>, fields: RecordFields | undefined): string {
+    const key = fields ? `${table.name}\u0000records` : table.name;
+    let statement = this.insertStatements.get(key);
     if (!statement) {
-      statement = insertStatementOf(table, this.promotions.get(table.name) ?? []);
-      this.insertStatements.set(table.name, statement);
+      statement = insertStatementOf(table, this.promotions.get(table.name) ?? [], fields);
+      this.insertStatements.set(key, statement);
     }
     return statement;
   }
@@ -406,7 +444,7 @@ export class DuckDBStore implements AnalyticsStore {
       await this.writer.run('CHECKPOINT');
     });
     for (const lane of this.lanes.values()) {
-      lane.insert?.destroySync();
+      for (const insert of lane.inserts.values()) insert.statement.destroySync();
       lane.connection?.closeSync();
     }
     for (const statements of this.readerStatements.values()) for (const statement of statements.values()) statement.destroySync();
@@ -457,7 +495,7 @@ export class DuckDBStore implements AnalyticsStore {
   private inLane<T>(table: string, work: (lane: WriteLane, connection: DuckDBConnection) => Promise<T>): Promise<T> {
     let lane = this.lanes.get(table);
     if (!lane) {
-      lane = { connection: undefined, tail: this.writeQueue, insert: undefined, insertSql: undefined };
+      lane = { connection: undefined, tail: this.writeQueue, inserts: new Map() };
       this.lanes.set(table, lane);
     }
     const held = lane;
@@ -525,8 +563,7 @@ class StagingBuffer {
         // and only the last keeps its closing bracket.
         if (start > 0) this.bytes[0] = COMMA;
         const length = last ? slice.length : slice.length - 1;
-        // A write may take fewer bytes than asked (a disk nearly full); the rest follows, or the error is thrown.
-        for (let written = 0; written < length; ) written += writeSync(fd, this.bytes, written, length - written, position + written);
+        writeFully(fd, this.bytes, 0, length, position);
         position += length;
         start = slice.end;
         if (!last) await new Promise((resolve) => setImmediate(resolve));
@@ -567,6 +604,33 @@ class StagingBuffer {
     const larger = Buffer.allocUnsafe(Math.max(size, this.bytes.length * 2));
     this.bytes.copy(larger);
     this.bytes = larger;
+  }
+}
+
+/** Writes `bytes[from, to)` at `position`; a write may take fewer bytes than asked (a disk nearly full), the rest follows or the error is thrown. */
+function writeFully(fd: number, bytes: Buffer, from: number, to: number, position: number): void {
+  for (let at = from; at < to; ) at += writeSync(fd, bytes, at, to - at, position + at - from);
+}
+
+const COMMA_BYTES = Buffer.from(',');
+
+/** Writes JSON arrays to a new `file` as one: each array's closing bracket and the next one's opening become a comma. */
+function writeJsonArrays(file: string, arrays: readonly Buffer[]): void {
+  const fd = openSync(file, 'w');
+  try {
+    let position = 0;
+    arrays.forEach((array, index) => {
+      if (index > 0) {
+        writeFully(fd, COMMA_BYTES, 0, 1, position);
+        position += 1;
+      }
+      const from = index === 0 ? 0 : 1;
+      const to = index === arrays.length - 1 ? array.length : array.length - 1;
+      writeFully(fd, array, from, to, position);
+      position += to - from;
+    });
+  } finally {
+    closeSync(fd);
   }
 }
 

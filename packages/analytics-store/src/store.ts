@@ -1,4 +1,5 @@
 import type { Properties } from '@tlm/signals';
+import type { StreamPosition } from './tables/stream';
 
 export type Dialect = 'duckdb' | 'clickhouse';
 
@@ -60,6 +61,13 @@ export interface AnalyticsStore {
   migrate(tables: readonly TableDefinition<object>[]): Promise<void>;
   /** Inserts rows in one write; resolves when they are committed and readable. */
   insert<Row extends object>(table: TableDefinition<Row>, rows: readonly Row[]): Promise<void>;
+  /**
+   * Inserts rows of an append table from the JSON arrays of their records as the bus journaled them (`encoded`,
+   * UTF-8, in order), each column copied from the record's field `fields` names for it, and the other columns from
+   * `computed`, row for row in the same order: the same rows `insert` writes, without serialising them again. Stores
+   * that cannot read the JSON themselves leave this out.
+   */
+  insertRecords?(table: TableDefinition<object>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void>;
   /** Runs a read with named parameters; counts come back as numbers, timestamps as ISO 8601 strings. */
   query(sql: string, params?: QueryParams): Promise<ResultRow[]>;
   /** Runs a statement that changes data (deletes for purges and erasure). */
@@ -76,6 +84,18 @@ export interface AnalyticsStore {
    * then lets queries read it (docs/performance.md "Promoted properties"). Idempotent; resumes an unfinished fill.
    */
   promote?<Row extends object>(table: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty>;
+}
+
+/** The record's field each of a table's columns is copied from (RecordMapping). */
+export type RecordFields = Readonly<Record<string, string>>;
+
+/**
+ * How a table's row is made from the bus's record of it, for AnalyticsStore.insertRecords: columns copied from the
+ * record's fields, and the rest computed. The table's own row function makes the same row (a test holds them equal).
+ */
+export interface RecordMapping<R> {
+  fields: RecordFields;
+  computed(record: R, position: StreamPosition | undefined): object;
 }
 
 /** The columns a promoted key's value is read from. */

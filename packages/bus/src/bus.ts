@@ -26,6 +26,11 @@ export interface Delivery {
    * seen processed when the process stopped): a handler that appends rows skips those it stored already.
    */
   redelivered: boolean;
+  /**
+   * The batch's values as the JSON arrays (UTF-8) the bus journaled them in, in order, when it has them (the embedded
+   * bus with a journal): a handler may hand these bytes on instead of serialising the values once more.
+   */
+  encoded?: readonly Buffer[];
 }
 
 export interface SubscribeOptions {

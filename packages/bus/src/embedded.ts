@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ApiError, metrics, type Logger } from '@tlm/core';
 import type { BatchHandler, Bus, BusMessage, SubscribeOptions, Subscription } from './bus';
 import { DEFAULT_DEAD_LETTER_POLICY, backoff, describeError, FailingMessages, processNarrowing, type DeadLetterPolicy } from './deadLetter';
-import type { IngestJournal, JournalEntry } from './journal';
+import type { IngestJournal, JournalEntry, JournaledBatch } from './journal';
 import { deadLetterTopic, type Topic } from './topics';
 
 /** Largest number of values handed to one handler call; bounds the memory of one group commit. */
@@ -11,6 +11,8 @@ const MAX_BATCH_VALUES = 20_000;
 
 interface PendingPublish<T> {
   values: T[];
+  /** The values as the JSON array the journal holds them in, when they were journaled. */
+  encoded: Buffer | undefined;
   redelivered: boolean;
   /** Handed over on its own, never with other publishes: a retry that narrows down a failure. */
   alone: boolean;
@@ -42,9 +44,9 @@ class GroupQueue<T> {
     this.failing = new FailingMessages(policy);
   }
 
-  enqueue(values: T[], redelivered = false, alone = false): Promise<void> {
+  enqueue(values: T[], redelivered = false, alone = false, encoded?: Buffer): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ values, redelivered, alone, resolve, reject });
+      this.pending.push({ values, encoded, redelivered, alone, resolve, reject });
       this.pendingValues += values.length;
       this.reportLag();
       this.pump();
@@ -76,8 +78,9 @@ class GroupQueue<T> {
 
   private async run(taken: PendingPublish<T>[], count: number): Promise<void> {
     const values = taken.length === 1 ? taken[0]!.values : taken.flatMap((publish) => publish.values);
+    const encoded = taken.every((publish) => publish.encoded) ? taken.map((publish) => publish.encoded!) : undefined;
     try {
-      await this.handler(values, undefined, { redelivered: taken[0]!.redelivered });
+      await this.handler(values, undefined, { redelivered: taken[0]!.redelivered, encoded });
       this.failing.succeeded();
       for (const publish of taken) publish.resolve();
     } catch (error) {
@@ -194,7 +197,7 @@ export class EmbeddedBus implements Bus {
     if (behind > this.maxBehind) {
       throw new ApiError(503, 'INTERNAL_ERROR', 'the server is behind on storing what it accepted; retry shortly', { behind }, { 'Retry-After': '1' });
     }
-    const { entry, written, synced } = journal.append(topic, values);
+    const { entry, payload, written, synced } = journal.append(topic, values);
     let answered = false;
     synced.catch((error: unknown) => {
       // Before the answer the publish fails with it; after, the entry is in the page cache and the disk is failing.
@@ -202,7 +205,7 @@ export class EmbeddedBus implements Bus {
     });
     await written;
     // Delivered once in the file, while its fdatasync runs: a commit and a sync that wait on the same disk overlap.
-    const delivered = Promise.all(queues.map((queue) => this.deliver(journal, queue, entry, values, false, () => answered)));
+    const delivered = Promise.all(queues.map((queue) => this.deliver(journal, queue, { ...entry, values, payload }, false, () => answered)));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -226,10 +229,11 @@ export class EmbeddedBus implements Bus {
    * is the message's own fault; a store that is down is retried without end. On close, an unprocessed entry stays in
    * the journal.
    */
-  private deliver(journal: IngestJournal, queue: GroupQueue<unknown>, entry: JournalEntry, values: unknown[], redelivered: boolean, answered: () => boolean): Promise<void> {
+  private deliver(journal: IngestJournal, queue: GroupQueue<unknown>, batch: JournaledBatch<unknown>, redelivered: boolean, answered: () => boolean): Promise<void> {
+    const { values, payload, ...entry } = batch;
     const delivery = (async () => {
       try {
-        await queue.enqueue(values, redelivered);
+        await queue.enqueue(values, redelivered, false, payload);
       } catch (error) {
         if (!answered()) {
           journal.processed(entry, queue.group);
@@ -323,7 +327,7 @@ export class EmbeddedBus implements Bus {
       for (const queue of groups.values()) {
         for (const batch of journal.unprocessed(topic, queue.group)) {
           replayed += batch.count;
-          deliveries.push(this.deliver(journal, queue, batch, batch.values, true, () => true));
+          deliveries.push(this.deliver(journal, queue, batch, true, () => true));
         }
       }
     }

@@ -21,6 +21,8 @@ export interface JournalEntry {
 /** An entry read back on start, with the values it holds. */
 export interface JournaledBatch<T> extends JournalEntry {
   values: T[];
+  /** The values as the JSON array the entry holds them in. */
+  payload: Buffer;
 }
 
 interface Segment {
@@ -34,6 +36,8 @@ interface Segment {
 /** An entry appended: where it lands, and when it reaches the file and the disk. */
 export interface JournalAppend {
   entry: JournalEntry;
+  /** The values as the JSON array the entry holds them in (UTF-8), for a consumer that hands them on as they are. */
+  payload: Buffer;
   /**
    * Resolves once the entry is written to its file: from then on it is in the operating system's page cache and
    * survives a crash of the process, which the next start reads it back from.
@@ -92,18 +96,21 @@ class TopicJournal {
   append(values: readonly unknown[]): JournalAppend {
     const entry: JournalEntry = { topic: this.topic, first: this.nextOffset, count: values.length };
     this.nextOffset += values.length;
-    const payload = Buffer.from(JSON.stringify(values));
-    const bytes = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
-    bytes.writeUInt32LE(payload.length, 0);
+    // The text is encoded straight into the entry, after its header: no buffer of its own to copy from.
+    const text = JSON.stringify(values);
+    const length = Buffer.byteLength(text);
+    const bytes = Buffer.allocUnsafe(HEADER_BYTES + length);
+    bytes.write(text, HEADER_BYTES, 'utf8');
+    const payload = bytes.subarray(HEADER_BYTES);
+    bytes.writeUInt32LE(length, 0);
     bytes.writeUInt32LE(crc32(payload), 4);
     bytes.writeBigUInt64LE(BigInt(entry.first), 8);
     bytes.writeUInt32LE(entry.count, 16);
-    payload.copy(bytes, HEADER_BYTES);
     const written = waiter();
     const synced = waiter();
     this.waiting.push({ bytes, written, synced });
     void this.flush();
-    return { entry, written: written.promise, synced: synced.promise };
+    return { entry, payload, written: written.promise, synced: synced.promise };
   }
 
   /** Group write: every entry appended while one write runs goes out together in the next one. */
@@ -405,7 +412,7 @@ function* wholeEntries(bytes: Buffer): Generator<WholeEntry> {
 
 function* readSegment<T>(file: string, topic: Topic): Generator<JournaledBatch<T>> {
   for (const entry of wholeEntries(readFileSync(file))) {
-    yield { topic, first: entry.first, count: entry.count, values: JSON.parse(entry.payload.toString('utf8')) as T[] };
+    yield { topic, first: entry.first, count: entry.count, values: JSON.parse(entry.payload.toString('utf8')) as T[], payload: entry.payload };
   }
 }
 

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import {
+  eventRecordMapping,
   eventRow,
   eventsTable,
+  logRecordMapping,
   logRow,
   logsTable,
   sessionRow,
@@ -13,6 +15,7 @@ import {
   vitalsTable,
   type AnalyticsStore,
   type AppendedTable,
+  type RecordMapping,
   type StreamPosition,
   type TableDefinition,
 } from '@tlm/analytics-store';
@@ -68,7 +71,8 @@ const unwritten = <Row extends { id: string }>(stored: ReadonlySet<string>, rows
 
 /**
  * The handler of a counted topic (logs, events): rows not stored yet are written with their stream positions, and the
- * records are counted behind them (StatsCounter).
+ * records are counted behind them (StatsCounter). A whole batch the bus has as journaled JSON goes to a store that
+ * reads it (insertRecords) as those bytes, with only the computed columns serialised here.
  */
 function countedWriter<R extends CountedRecord & { id: string }, Row extends { id: string }>(
   analytics: AnalyticsStore,
@@ -76,12 +80,18 @@ function countedWriter<R extends CountedRecord & { id: string }, Row extends { i
   topic: CountedTopic,
   table: TableDefinition<Row>,
   rowOf: (record: R, position: StreamPosition | undefined) => Row,
+  mapping: RecordMapping<R>,
 ): BatchHandler<R> {
   return async (delivered, positions, delivery) => {
     const stored = await storedOnRedelivery(analytics, table.name as AppendedTable, delivered, delivery);
     const records = countable(delivered, positions, stored);
     if (records.length === 0) return;
-    await counter.write(topic, records, positions, (stream) => analytics.insert(table, unwritten(stored, records.map((record, index) => rowOf(record, stream[index])))));
+    const encoded = stored.size === 0 && records === delivered ? delivery?.encoded : undefined;
+    await counter.write(topic, records, positions, (stream) =>
+      encoded && analytics.insertRecords
+        ? analytics.insertRecords(table as unknown as TableDefinition<object>, mapping.fields, encoded, records.map((record, index) => mapping.computed(record, stream[index])))
+        : analytics.insert(table, unwritten(stored, records.map((record, index) => rowOf(record, stream[index])))),
+    );
   };
 }
 
@@ -97,8 +107,8 @@ export async function startIngestWriter(deps: IngestWriterDeps): Promise<IngestW
   // Two batches in flight: one is written while the next is prepared; rows carry their own ids, so order is free.
   const group = { group: ConsumerGroups.ingestWriter, concurrency: 2 };
   const subscriptions: Subscription[] = [
-    await deps.bus.subscribe<LogRecord>(Topics.logs, group, countedWriter(deps.analytics, counter, Topics.logs, logsTable, logRow)),
-    await deps.bus.subscribe<EventRecord>(Topics.events, group, countedWriter(deps.analytics, counter, Topics.events, eventsTable, eventRow)),
+    await deps.bus.subscribe<LogRecord>(Topics.logs, group, countedWriter(deps.analytics, counter, Topics.logs, logsTable, logRow, logRecordMapping)),
+    await deps.bus.subscribe<EventRecord>(Topics.events, group, countedWriter(deps.analytics, counter, Topics.events, eventsTable, eventRow, eventRecordMapping)),
     await deps.bus.subscribe<SpanRecord>(Topics.spans, group, async (records, _positions, delivery) => {
       const stored = await storedOnRedelivery(deps.analytics, 'spans', records, delivery);
       await deps.analytics.insert(spansTable, unwritten(stored, records.map(spanRow)));

@@ -1,5 +1,5 @@
 import type { EventRecord, Properties } from '@tlm/signals';
-import type { AnalyticsStore, TableDefinition } from '../store';
+import type { AnalyticsStore, RecordMapping, TableDefinition } from '../store';
 import { decodedProperties, uncountedRowsSql, type StreamPosition } from './stream';
 
 /** A stored product-analytics event; the GQL source `events`. */
@@ -96,6 +96,21 @@ export function eventRow(record: EventRecord, position?: StreamPosition): EventR
     stream_offset: position?.offset,
   };
 }
+
+/** eventRow as a mapping, for a store that reads the journaled records' JSON itself (AnalyticsStore.insertRecords). */
+export const eventRecordMapping: RecordMapping<EventRecord> = {
+  fields: {
+    project_id: 'projectId',
+    timestamp: 'timestamp',
+    id: 'id',
+    event_name: 'event',
+    distinct_id: 'distinctId',
+    properties: 'properties',
+    received_at: 'receivedAt',
+    retention_days: 'retentionDays',
+  },
+  computed: (_record, position) => ({ stream_partition: position?.partition, stream_offset: position?.offset }),
+};
 
 /** What the ingest writer reads back of an event row to count it: its project, name, receipt time, properties and offset. */
 export interface StoredEvent {

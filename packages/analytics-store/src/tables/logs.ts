@@ -1,5 +1,5 @@
 import type { LogRecord, Properties } from '@tlm/signals';
-import type { AnalyticsStore, TableDefinition } from '../store';
+import type { AnalyticsStore, RecordMapping, TableDefinition } from '../store';
 import { ALL_TRIGRAMS, textSignature } from '../textSignature';
 import { decodedProperties, uncountedRowsSql, type StreamPosition } from './stream';
 
@@ -121,6 +121,27 @@ export function logRow(record: LogRecord, position?: StreamPosition): LogRow {
     message_trigrams: textSignature(record.message),
   };
 }
+
+/** logRow as a mapping, for a store that reads the journaled records' JSON itself (AnalyticsStore.insertRecords). */
+export const logRecordMapping: RecordMapping<LogRecord> = {
+  fields: {
+    project_id: 'projectId',
+    timestamp: 'timestamp',
+    id: 'id',
+    severity: 'severity',
+    message: 'message',
+    properties: 'properties',
+    trace_id: 'traceId',
+    span_id: 'spanId',
+    received_at: 'receivedAt',
+    retention_days: 'retentionDays',
+  },
+  computed: (record, position) => ({
+    stream_partition: position?.partition,
+    stream_offset: position?.offset,
+    message_trigrams: textSignature(record.message),
+  }),
+};
 
 /** What the ingest writer reads back of a log row to count it: its project, receipt time, properties and offset. */
 export interface StoredLog {
