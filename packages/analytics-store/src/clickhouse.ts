@@ -5,6 +5,8 @@ import type { Properties } from '@tlm/signals';
 import {
   assertPromotable,
   promotedKey,
+  promotionOf,
+  readyColumns,
   type AnalyticsStore,
   type ColumnType,
   type PromotedColumns,
@@ -352,25 +354,12 @@ export class ClickHouseStore implements AnalyticsStore {
   private async promotions(of?: { table: string; bag: string; key: string }): Promise<PromotedProperty[]> {
     const where = of ? ' WHERE table_name = {table:String} AND bag = {bag:String} AND key = {key:String}' : '';
     const rows = await this.query(`SELECT table_name, bag, key, column_name, number_column, ready FROM promoted_properties FINAL${where}`, of ?? {});
-    return rows.map((row) => ({
-      table: String(row['table_name']),
-      bag: String(row['bag']),
-      key: String(row['key']),
-      column: String(row['column_name']),
-      numberColumn: row['number_column'] == null ? null : String(row['number_column']),
-      ready: row['ready'] === true,
-    }));
+    return rows.map(promotionOf);
   }
 
   private async loadPromotions(): Promise<void> {
-    const ready = new Map<string, Map<string, PromotedColumns>>();
-    for (const promotion of await this.promotions()) {
-      if (!promotion.ready) continue;
-      const columns = ready.get(promotion.table) ?? new Map<string, PromotedColumns>();
-      columns.set(promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn });
-      ready.set(promotion.table, columns);
-    }
-    this.readyColumns = ready;
+    const promotions = await this.promotions();
+    this.readyColumns = new Map([...new Set(promotions.map((promotion) => promotion.table))].map((table) => [table, readyColumns(promotions.filter((promotion) => promotion.table === table))]));
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type DuckDBType,
 } from '@duckdb/node-api';
 import { ALL_TRIGRAMS } from './textSignature';
-import { assertPromotable, jsonPointer, promotedKey, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type RecordFields, type ResultRow, type TableDefinition } from './store';
+import { assertPromotable, jsonPointer, promotedKey, promotionOf, readyColumns, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type RecordFields, type ResultRow, type TableDefinition } from './store';
 
 /**
  * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
@@ -404,25 +404,14 @@ export class DuckDBStore implements AnalyticsStore {
     await this.writer.run(PROMOTIONS_DDL);
     const rows = rowsOf(await this.writer.run('SELECT table_name, bag, key, column_name, number_column, ready FROM promoted_properties ORDER BY rowid'));
     for (const row of rows) {
-      const promotion: PromotedProperty = {
-        table: String(row['table_name']),
-        bag: String(row['bag']),
-        key: String(row['key']),
-        column: String(row['column_name']),
-        numberColumn: row['number_column'] == null ? null : String(row['number_column']),
-        ready: row['ready'] === true,
-      };
+      const promotion = promotionOf(row);
       this.promotions.set(promotion.table, [...(this.promotions.get(promotion.table) ?? []), promotion]);
     }
     for (const table of this.promotions.keys()) this.publishReady(table);
   }
 
   private publishReady(table: string): void {
-    const ready = (this.promotions.get(table) ?? []).filter((promotion) => promotion.ready);
-    this.readyColumns.set(
-      table,
-      new Map(ready.map((promotion) => [promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn }])),
-    );
+    this.readyColumns.set(table, readyColumns(this.promotions.get(table) ?? []));
   }
 
   /** The table's INSERT from rows, or with `fields` from records; a table's fields are always the same. */

@@ -126,6 +126,23 @@ export function assertPromotable(table: TableDefinition<object>, bag: string): v
   }
 }
 
+/** A promotion as the stores record it: a row of their `promoted_properties` table. */
+export function promotionOf(row: ResultRow): PromotedProperty {
+  return {
+    table: String(row['table_name']),
+    bag: String(row['bag']),
+    key: String(row['key']),
+    column: String(row['column_name']),
+    numberColumn: row['number_column'] == null ? null : String(row['number_column']),
+    ready: row['ready'] === true,
+  };
+}
+
+/** The columns of the ready promotions among `promotions`, by `promotedKey` (AnalyticsStore.promotedColumns). */
+export function readyColumns(promotions: readonly PromotedProperty[]): Map<string, PromotedColumns> {
+  return new Map(promotions.filter((promotion) => promotion.ready).map((promotion) => [promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn }]));
+}
+
 /** Where `promotedColumns` files a bag's key. */
 export const promotedKey = (bag: string, key: string): string => `${bag}\u0000${key}`;
 

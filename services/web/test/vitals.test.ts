@@ -114,10 +114,16 @@ describe('the web vitals page', () => {
       return rows;
     }, 20_000, 200);
     expect(stored.length).toBeGreaterThanOrEqual(7);
-    // Nothing more is on its way: the counts hold still for a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Nothing more is on its way: the counts hold still for two checks a second apart. INP is not awaited above (a
+    // visit reports it only for an interaction it measured), and its beacon can come late on a busy machine.
     const byGroup = (rows: Record<string, any>[]) => rows.map((row) => `${row['route']} ${row['name']} ${row['value']}`).sort();
-    expect(byGroup(await gql('from:vitals | count by route, name | last:1h'))).toEqual(byGroup(stored));
+    let counts = byGroup(stored);
+    for (let still = 0; still < 2; ) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const now = byGroup(await gql('from:vitals | count by route, name | last:1h'));
+      still = now.join('\n') === counts.join('\n') ? still + 1 : 0;
+      counts = now;
+    }
 
     const p75Rows = await gql('from:vitals | p75(value) by route, name | last:24h');
     const ratingRows = await gql('from:vitals | count by route, name, rating | last:24h');
