@@ -55,8 +55,15 @@ function insertStatementOf<Row extends object>(table: TableDefinition<Row>, prom
     const field = fields?.[column.name];
     (fields && field === undefined ? types.computed : types.file).push(`"${field ?? column.name}": '${jsonColumns[column.type].type}'`);
   }
+  // Each computed row repeats its record's id: a computed row beside another record, or beside none, fails the
+  // statement, so nothing of the batch is stored.
+  if (fields) types.computed.push(`"id": 'VARCHAR'`);
   const names = table.columns.map((column) => `"${column.name}"`);
-  const values = table.columns.map((column) => jsonColumns[column.type].value(source(column.name)));
+  const values = table.columns.map((column) =>
+    fields && column.name === 'id'
+      ? `CASE WHEN c."id" IS NOT DISTINCT FROM ${source('id')} THEN ${source('id')} ELSE error('a computed row is not beside its record') END`
+      : jsonColumns[column.type].value(source(column.name)),
+  );
   for (const promotion of promoted) {
     const read = promotedRead(source(promotion.bag), sqlString(jsonPointer(promotion.key)));
     names.push(`"${promotion.column}"`);
@@ -602,12 +609,16 @@ function writeFully(fd: number, bytes: Buffer, from: number, to: number, positio
 }
 
 const COMMA_BYTES = Buffer.from(',');
+const EMPTY_ARRAY = Buffer.from('[]');
 
 /** Writes JSON arrays to a new `file` as one: each array's closing bracket and the next one's opening become a comma. */
-function writeJsonArrays(file: string, arrays: readonly Buffer[]): void {
+function writeJsonArrays(file: string, given: readonly Buffer[]): void {
+  // `[]` holds nothing to join, and would leave a comma with nothing after it.
+  const arrays = given.filter((array) => array.length > 2);
   const fd = openSync(file, 'w');
   try {
     let position = 0;
+    if (arrays.length === 0) writeFully(fd, EMPTY_ARRAY, 0, EMPTY_ARRAY.length, 0);
     arrays.forEach((array, index) => {
       if (index > 0) {
         writeFully(fd, COMMA_BYTES, 0, 1, position);

@@ -88,6 +88,32 @@ describe('DuckDBStore.insertRecords', () => {
     expect(await readdir(path.join(dir, 'analytics.duckdb.staging'))).toEqual([]);
   });
 
+  it('keeps records and computed columns row for row in a batch of many read chunks, joined from many publishes', async () => {
+    const records = logRecords(9_000);
+    await writeBothWays(logsTable as unknown as TableDefinition<object>, logRecordMapping, logRow, records, 100, [3, 2_047, 2_049, 4_100, 6_001, 8_999]);
+    const stored = await everyRow(byRecords, 'logs');
+    expect(stored).toHaveLength(9_000);
+    expect(stored).toEqual(await everyRow(byRows, 'logs'));
+  });
+
+  it('fails a batch whose computed rows are not beside their records, storing nothing', async () => {
+    const records = logRecords(30);
+    const at = positions(30, 0);
+    const computed = records.map((record, index) => logRecordMapping.computed(record, at[index]));
+    const attempt = (rows: object[], cuts: number[] = [10]) =>
+      byRecords.insertRecords(logsTable as unknown as TableDefinition<object>, logRecordMapping.fields, journaled(rows, cuts), computed);
+    // Fewer records than computed rows, more, and two swapped.
+    await expect(attempt(records.slice(0, 29))).rejects.toThrow('a computed row is not beside its record');
+    await expect(attempt([...records, ...logRecords(31).slice(30)])).rejects.toThrow('a computed row is not beside its record');
+    const swapped = [...records];
+    [swapped[3], swapped[4]] = [swapped[4]!, swapped[3]!];
+    await expect(attempt(swapped)).rejects.toThrow('a computed row is not beside its record');
+    expect(await byRecords.query('SELECT count(*) AS n FROM logs')).toEqual([{ n: 0 }]);
+    // An empty array among the publishes adds nothing.
+    await attempt([...records.slice(0, 10), ...records.slice(10)], [10, 10]);
+    expect(await byRecords.query('SELECT count(*) AS n FROM logs')).toEqual([{ n: 30 }]);
+  });
+
   it('stores event rows as insert stores them from eventRow', async () => {
     await writeBothWays(eventsTable as unknown as TableDefinition<object>, eventRecordMapping, eventRow, eventRecords(50), 10, []);
     const stored = await everyRow(byRecords, 'events');

@@ -64,7 +64,8 @@ export interface AnalyticsStore {
   /**
    * Inserts rows of an append table from the JSON arrays of their records as the bus journaled them (`encoded`,
    * UTF-8, in order), each column copied from the record's field `fields` names for it, and the other columns from
-   * `computed`, row for row in the same order: the same rows `insert` writes, without serialising them again. Stores
+   * `computed`, row for row in the same order: the same rows `insert` writes, without serialising them again. Each
+   * computed row holds its record's `id` too; the insert fails, storing nothing, where one does not match. Stores
    * that cannot read the JSON themselves leave this out.
    */
   insertRecords?(table: TableDefinition<object>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void>;
@@ -95,6 +96,7 @@ export type RecordFields = Readonly<Record<string, string>>;
  */
 export interface RecordMapping<R> {
   fields: RecordFields;
+  /** The columns not copied from a field, and the record's `id` (AnalyticsStore.insertRecords checks it). */
   computed(record: R, position: StreamPosition | undefined): object;
 }
 

@@ -231,9 +231,12 @@ export class EmbeddedBus implements Bus {
    */
   private deliver(journal: IngestJournal, queue: GroupQueue<unknown>, batch: JournaledBatch<unknown>, redelivered: boolean, answered: () => boolean): Promise<void> {
     const { values, payload, ...entry } = batch;
+    // Enqueued here, outside the closure below: the journaled bytes are let go once handed over, not held through
+    // the retries, which never use them.
+    const handedOver = queue.enqueue(values, redelivered, false, payload);
     const delivery = (async () => {
       try {
-        await queue.enqueue(values, redelivered, false, payload);
+        await handedOver;
       } catch (error) {
         if (!answered()) {
           journal.processed(entry, queue.group);

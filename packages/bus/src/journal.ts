@@ -412,7 +412,8 @@ function* wholeEntries(bytes: Buffer): Generator<WholeEntry> {
 
 function* readSegment<T>(file: string, topic: Topic): Generator<JournaledBatch<T>> {
   for (const entry of wholeEntries(readFileSync(file))) {
-    yield { topic, first: entry.first, count: entry.count, values: JSON.parse(entry.payload.toString('utf8')) as T[], payload: entry.payload };
+    // A copy: a slice would hold the whole segment's buffer until its last entry is processed.
+    yield { topic, first: entry.first, count: entry.count, values: JSON.parse(entry.payload.toString('utf8')) as T[], payload: Buffer.from(entry.payload) };
   }
 }
 

@@ -109,7 +109,7 @@ export const eventRecordMapping: RecordMapping<EventRecord> = {
     received_at: 'receivedAt',
     retention_days: 'retentionDays',
   },
-  computed: (_record, position) => ({ stream_partition: position?.partition, stream_offset: position?.offset }),
+  computed: (record, position) => ({ id: record.id, stream_partition: position?.partition, stream_offset: position?.offset }),
 };
 
 /** What the ingest writer reads back of an event row to count it: its project, name, receipt time, properties and offset. */

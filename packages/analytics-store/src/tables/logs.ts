@@ -137,6 +137,7 @@ export const logRecordMapping: RecordMapping<LogRecord> = {
     retention_days: 'retentionDays',
   },
   computed: (record, position) => ({
+    id: record.id,
     stream_partition: position?.partition,
     stream_offset: position?.offset,
     message_trigrams: textSignature(record.message),
