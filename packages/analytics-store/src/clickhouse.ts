@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { Type } from '@sinclair/typebox';
+import { shared } from '@tlm/core';
 import type { Properties } from '@tlm/signals';
 import {
   assertPromotable,
-  promotedKey,
+  promotionName,
   promotionOf,
   readyColumns,
   type AnalyticsStore,
@@ -280,19 +281,13 @@ export class ClickHouseStore implements AnalyticsStore {
   /**
    * Adds the key's MATERIALIZED columns, records the promotion, writes the columns into the parts stored before
    * (`MATERIALIZE COLUMN`, mutations ClickHouse runs in the background, a partition at a time) and, once they have
-   * ended, records it ready
-   * so that queries read the columns. Idempotent; a promotion whose fill did not end is waited for again.
+   * ended, records it ready so that queries read the columns. Idempotent; a promotion whose fill did not end is
+   * waited for again.
    */
   async promote<Row extends object>(definition: TableDefinition<Row>, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
     const table = definition as unknown as TableDefinition<object>;
     assertPromotable(table, bag);
-    const name = `${table.name}\u0000${promotedKey(bag, key)}`;
-    let promotion = this.filling.get(name);
-    if (!promotion) {
-      promotion = this.promoteOnce(table.name, bag, key, numeric).finally(() => this.filling.delete(name));
-      this.filling.set(name, promotion);
-    }
-    return promotion;
+    return shared(this.filling, promotionName(table.name, bag, key), () => this.promoteOnce(table.name, bag, key, numeric));
   }
 
   private async promoteOnce(table: string, bag: string, key: string, numeric: boolean): Promise<PromotedProperty> {
@@ -358,8 +353,9 @@ export class ClickHouseStore implements AnalyticsStore {
   }
 
   private async loadPromotions(): Promise<void> {
-    const promotions = await this.promotions();
-    this.readyColumns = new Map([...new Set(promotions.map((promotion) => promotion.table))].map((table) => [table, readyColumns(promotions.filter((promotion) => promotion.table === table))]));
+    const byTable = new Map<string, PromotedProperty[]>();
+    for (const promotion of await this.promotions()) byTable.set(promotion.table, [...(byTable.get(promotion.table) ?? []), promotion]);
+    this.readyColumns = new Map([...byTable].map(([table, promotions]) => [table, readyColumns(promotions)]));
   }
 }
 

@@ -11,8 +11,9 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBType,
 } from '@duckdb/node-api';
+import { shared } from '@tlm/core';
 import { ALL_TRIGRAMS } from './textSignature';
-import { assertPromotable, jsonPointer, promotedKey, promotionOf, readyColumns, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type RecordFields, type ResultRow, type TableDefinition } from './store';
+import { assertPromotable, jsonPointer, promotionName, promotionOf, readyColumns, type AnalyticsStore, type ColumnType, type PromotedColumns, type PromotedProperty, type QueryParams, type RecordFields, type ResultRow, type TableDefinition } from './store';
 
 /**
  * How each column type travels in the JSON lines of a batch (`type`, for read_json) and how the SQL turns it into the
@@ -185,8 +186,8 @@ export class DuckDBStore implements AnalyticsStore {
   private readonly promotions = new Map<string, PromotedProperty[]>();
   /** Each table's ready promoted columns by `promotedKey`, as queries see them. */
   private readonly readyColumns = new Map<string, ReadonlyMap<string, PromotedColumns>>();
-  /** Each table's INSERT for its current promotions. */
-  private readonly insertStatements = new Map<string, string>();
+  /** Each table's INSERTs, from rows and from records, for its current promotions. */
+  private readonly insertStatements = new Map<string, Map<InsertSource, string>>();
   /** Promotions being filled, so a second request for one waits for the same fill. */
   private readonly filling = new Map<string, Promise<PromotedProperty>>();
 
@@ -234,7 +235,7 @@ export class DuckDBStore implements AnalyticsStore {
     if (rows.length === 0) return;
     this.assertOpen();
     const batch = table.mode === 'replace' ? newestPerKey(rows) : rows;
-    const file = path.join(this.stagingDir, `${table.name}-${(this.staged += 1)}.json`);
+    const file = this.stagingFile(table.name);
     try {
       // Written with synchronous writes, a slice at a time: a megabyte goes to the page cache in about a millisecond,
       // while the promise API writes it in 512 KiB chunks, each waiting for a turn of a busy event loop (20 to 35 ms
@@ -250,21 +251,25 @@ export class DuckDBStore implements AnalyticsStore {
     }
   }
 
-  async insertRecords(table: TableDefinition<object>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void> {
+  async insertRecords<Row extends object>(table: TableDefinition<Row>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void> {
     if (computed.length === 0) return;
     this.assertOpen();
     if (table.mode !== 'append') throw new Error(`only append tables are written from records, not ${table.name}`);
-    const staged = (this.staged += 1);
-    const file = path.join(this.stagingDir, `${table.name}-${staged}.json`);
-    const computedFile = path.join(this.stagingDir, `${table.name}-${staged}-computed.json`);
+    const file = this.stagingFile(table.name);
+    const computedFile = this.stagingFile(table.name);
     try {
       // The records' bytes as they are, a megabyte in about a millisecond; only the few computed columns are staged.
       writeJsonArrays(file, encoded);
-      await this.insertStaged(table, fields, this.staging.write(computedFile, computed), { file, computed: computedFile });
+      await this.insertStaged(table as TableDefinition<object>, fields, this.staging.write(computedFile, computed), { file, computed: computedFile });
     } finally {
       rmSync(file, { force: true });
       rmSync(computedFile, { force: true });
     }
+  }
+
+  /** A new staging file's path for a batch of `table`. */
+  private stagingFile(table: string): string {
+    return path.join(this.stagingDir, `${table}-${(this.staged += 1)}.json`);
   }
 
   /**
@@ -332,13 +337,7 @@ export class DuckDBStore implements AnalyticsStore {
     assertPromotable(table, bag);
     const held = this.promotions.get(table.name)?.find((promotion) => promotion.bag === bag && promotion.key === key);
     if (held?.ready) return held;
-    const name = `${table.name}\u0000${promotedKey(bag, key)}`;
-    let fill = this.filling.get(name);
-    if (!fill) {
-      fill = (async () => this.fill(held ?? (await this.addPromotion(table, bag, key, numeric))))().finally(() => this.filling.delete(name));
-      this.filling.set(name, fill);
-    }
-    return fill;
+    return shared(this.filling, promotionName(table.name, bag, key), async () => this.fill(held ?? (await this.addPromotion(table, bag, key, numeric))));
   }
 
   /** Adds the column and starts writing it: inserts that run after this hold the key's value in it. */
@@ -366,7 +365,6 @@ export class DuckDBStore implements AnalyticsStore {
       }
       this.promotions.set(table.name, [...promotions, promotion]);
       this.insertStatements.delete(table.name);
-      this.insertStatements.delete(`${table.name}\u0000records`);
       return promotion;
     });
   }
@@ -423,11 +421,13 @@ export class DuckDBStore implements AnalyticsStore {
 
   /** The table's INSERT from rows, or with `fields` from records; a table's fields are always the same. */
   private insertStatement(table: TableDefinition<object>, fields: RecordFields | undefined): string {
-    const key = fields ? `${table.name}\u0000records` : table.name;
-    let statement = this.insertStatements.get(key);
+    const source: InsertSource = fields ? 'records' : 'rows';
+    let statements = this.insertStatements.get(table.name);
+    if (!statements) this.insertStatements.set(table.name, (statements = new Map()));
+    let statement = statements.get(source);
     if (!statement) {
       statement = insertStatementOf(table, this.promotions.get(table.name) ?? [], fields);
-      this.insertStatements.set(key, statement);
+      statements.set(source, statement);
     }
     return statement;
   }

@@ -68,7 +68,7 @@ export interface AnalyticsStore {
    * computed row holds its record's `id` too; the insert fails, storing nothing, where one does not match. Stores
    * that cannot read the JSON themselves leave this out.
    */
-  insertRecords?(table: TableDefinition<object>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void>;
+  insertRecords?<Row extends object>(table: TableDefinition<Row>, fields: RecordFields, encoded: readonly Buffer[], computed: readonly object[]): Promise<void>;
   /** Runs a read with named parameters; counts come back as numbers, timestamps as ISO 8601 strings. */
   query(sql: string, params?: QueryParams): Promise<ResultRow[]>;
   /** Runs a statement that changes data (deletes for purges and erasure). */
@@ -144,6 +144,9 @@ export function promotionOf(row: ResultRow): PromotedProperty {
 export function readyColumns(promotions: readonly PromotedProperty[]): Map<string, PromotedColumns> {
   return new Map(promotions.filter((promotion) => promotion.ready).map((promotion) => [promotedKey(promotion.bag, promotion.key), { text: promotion.column, number: promotion.numberColumn }]));
 }
+
+/** A promotion's name among a store's: its table, bag and key. */
+export const promotionName = (table: string, bag: string, key: string): string => `${table}\u0000${promotedKey(bag, key)}`;
 
 /** Where `promotedColumns` files a bag's key. */
 export const promotedKey = (bag: string, key: string): string => `${bag}\u0000${key}`;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ConsumerGroups, Topics, type Bus, type Subscription } from '@tlm/bus';
-import { PLANS, type Logger, type PlanName } from '@tlm/core';
+import { PLANS, shared, type Logger, type PlanName } from '@tlm/core';
 import { findKeyGrant, touchApiKeys, type SqlClient } from '@tlm/metadata-store';
 import { hashApiKey, parseApiKey, sameDigest, type KeyType } from './keys';
 
@@ -104,12 +104,7 @@ export class KeyResolver {
     if (cached && cached.expiresAt > Date.now()) {
       key = cached.key;
     } else {
-      let lookup = this.inFlight.get(hash);
-      if (!lookup) {
-        lookup = this.lookup(hash).finally(() => this.inFlight.delete(hash));
-        this.inFlight.set(hash, lookup);
-      }
-      key = await lookup;
+      key = await shared(this.inFlight, hash, () => this.lookup(hash));
     }
     if (key) this.lastUsed.set(key.keyId, new Date());
     return key;

@@ -19,5 +19,6 @@ export * from './lifecycle';
 export * from './logger';
 export * as metrics from './metrics';
 export * from './plans';
+export * from './shared';
 export * from './validate';
 export * from './waiter';

@@ -89,7 +89,7 @@ function countedWriter<R extends CountedRecord & { id: string }, Row extends { i
     const encoded = stored.size === 0 && records === delivered ? delivery?.encoded : undefined;
     await counter.write(topic, records, positions, (stream) =>
       encoded && analytics.insertRecords
-        ? analytics.insertRecords(table as unknown as TableDefinition<object>, mapping.fields, encoded, records.map((record, index) => mapping.computed(record, stream[index])))
+        ? analytics.insertRecords(table, mapping.fields, encoded, records.map((record, index) => mapping.computed(record, stream[index])))
         : analytics.insert(table, unwritten(stored, records.map((record, index) => rowOf(record, stream[index])))),
     );
   };

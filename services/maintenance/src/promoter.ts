@@ -82,9 +82,8 @@ export interface Promoter {
 
 /**
  * Keeps the busiest property keys of logs and events as columns of their own in a store that can (DuckDB and
- * ClickHouse both can): the
- * schema registry counts each key's rows, and a key past PROMOTE_MIN_ROWS is promoted, up to PROMOTE_MAX_COLUMNS per
- * signal. One key at a time, in the background; queries read a key's column once it is filled for every stored row.
+ * ClickHouse both can): the schema registry counts each key's rows, and a key past PROMOTE_MIN_ROWS is promoted, up to
+ * PROMOTE_MAX_COLUMNS per signal. One key at a time, in the background; queries read a key's column once it is filled for every stored row.
  */
 export function startPromoter(deps: { metadata: MetadataStore; analytics: AnalyticsStore; logger: Logger }, options: PromoterOptions): Promoter {
   const named = namedPromotions(options.named);
