@@ -26,9 +26,16 @@ build: install services/web/dist/index.html
 start: build
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} exec node services/standalone/dist/main.js
 
+## chDB, ClickHouse's engine as a library, for the live ClickHouse suites: pinned by deploy/clickhouse's lock and kept
+## out of the workspace, so `make start` never downloads its 180 MB. Platforms without a chDB build fail here.
+deploy/clickhouse/node_modules/.package-lock.json: deploy/clickhouse/package.json deploy/clickhouse/package-lock.json
+	npm install --prefix deploy/clickhouse --no-save --no-audit --no-fund --ignore-scripts
+	@touch $@
+
 ## Type-checks sources and tests, then runs every jest suite. The live Kafka suites run against one single-node broker
 ## started for the run (deploy/kafka, needs Java 17 and Maven) unless KAFKA_BROKERS names one; it stops afterwards.
-test: build
+## The live ClickHouse suites run on chDB unless CLICKHOUSE_URL names a server.
+test: build deploy/clickhouse/node_modules/.package-lock.json
 	$(PNPM) run typecheck
 	node deploy/kafka/broker.js run -- $(PNPM) run test
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { Type } from '@sinclair/typebox';
 import { shared } from '@tlm/core';
 import type { Properties } from '@tlm/signals';
@@ -193,6 +193,19 @@ const FILL_POLL_MS = 1_000;
 
 const NO_COLUMNS: ReadonlyMap<string, PromotedColumns> = new Map();
 
+export interface ClickHouseConnectOptions {
+  /** The server's HTTP address, e.g. http://clickhouse:8123. */
+  url?: string;
+  database: string;
+  username?: string;
+  password?: string;
+  /**
+   * Makes the connection each client talks through instead of HTTP to `url`: an engine in this process (the live
+   * suite runs on chDB, ClickHouse as a library, where no server is installed).
+   */
+  connection?: () => NonNullable<ClickHouseClientConfigOptions['connection']>;
+}
+
 export class ClickHouseStore implements AnalyticsStore {
   readonly dialect = 'clickhouse';
   /** The ready promotions of each table, by `promotedKey`, as last read from `promoted_properties`. */
@@ -204,19 +217,21 @@ export class ClickHouseStore implements AnalyticsStore {
 
   private constructor(private readonly client: ClickHouseClient) {}
 
-  static async connect(options: { url: string; database: string; username: string; password: string }): Promise<ClickHouseStore> {
-    const admin = createClient({ url: options.url, username: options.username, password: options.password });
+  static async connect(options: ClickHouseConnectOptions): Promise<ClickHouseStore> {
+    const { url, username, password } = options;
+    const admin = createClient({ url, username, password, connection: options.connection?.() });
     try {
       await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(options.database)}` });
     } finally {
       await admin.close();
     }
     const client = createClient({
-      url: options.url,
-      username: options.username,
-      password: options.password,
+      url,
+      username,
+      password,
       database: options.database,
       clickhouse_settings: CLICKHOUSE_SETTINGS,
+      connection: options.connection?.(),
     });
     const store = new ClickHouseStore(client);
     try {

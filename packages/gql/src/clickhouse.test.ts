@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, eventsTable, logsTable, type AnalyticsStore, type LogRow } from '@tlm/analytics-store';
-import { liveSuite } from '@tlm/testkit';
+import { clickhouseConnection, liveSuite } from '@tlm/testkit';
 import { decodeResults, emit } from './emit';
 import { compileQuery } from './plan';
 import { runPlan } from './run';
@@ -30,12 +30,7 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
   });
 
   beforeAll(async () => {
-    const url = new URL(target());
-    const username = decodeURIComponent(url.username) || 'default';
-    const password = decodeURIComponent(url.password);
-    url.username = '';
-    url.password = '';
-    clickhouse = await ClickHouseStore.connect({ url: url.toString().replace(/\/$/, ''), database, username, password });
+    clickhouse = await ClickHouseStore.connect(clickhouseConnection(target(), database));
     duckdb = await DuckDBStore.open(':memory:');
     const logs = [
       log(projectA, 5, { severity: 'error', message: 'Payment FAILED for order 42', properties: { route: '/checkout', 'user.plan': 'pro', amount: 12.5 }, trace_id: 't1' }),
@@ -147,13 +142,7 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB', 'CLICKHOUSE_URL', (tar
       expect({ text, answer: fromClickHouse }).toEqual({ text, answer: fromDuckDB });
     }
     // Another process's store reads the ready promotions from the database.
-    const url = new URL(target());
-    const other = await ClickHouseStore.connect({
-      url: `${url.protocol}//${url.host}`,
-      database,
-      username: decodeURIComponent(url.username) || 'default',
-      password: decodeURIComponent(url.password),
-    });
+    const other = await ClickHouseStore.connect(clickhouseConnection(target(), database));
     try {
       expect([...other.promotedColumns('logs').keys()].sort()).toEqual(['properties\u0000amount', 'properties\u0000route', 'properties\u0000status', 'properties\u0000user.plan']);
       expect(other.promotedColumns('events').size).toBe(1);

@@ -1,4 +1,7 @@
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** Environment variables that point a live suite at an engine that is already running. */
@@ -44,8 +47,22 @@ const ENGINES: Record<LiveEngineVariable, LiveEngine> = {
   },
   CLICKHOUSE_URL: {
     label: 'ClickHouse',
-    unavailable: () => (dockerAvailable() ? undefined : 'no Docker engine'),
+    // chDB, ClickHouse's engine as a library, stands in for a server where it is installed.
+    unavailable() {
+      const engine = chdb();
+      return 'module' in engine || dockerAvailable() ? undefined : `${engine.reason}, and no Docker engine`;
+    },
     async start() {
+      if ('module' in chdb()) {
+        const dataDir = await mkdtemp(path.join(tmpdir(), 'tlm-chdb-'));
+        // The suite has closed its connections; chDB may still be finishing with them, and one process holds one
+        // data directory at a time, so the next suite's waits for that.
+        const stop = async () => {
+          await (createRequire(CHDB_PROJECT)('chdb') as { drainPending(): Promise<void> }).drainPending();
+          await rm(dataDir, { recursive: true, force: true });
+        };
+        return { target: `${CHDB_SCHEME}${dataDir}`, stop };
+      }
       const { ClickHouseContainer } = await import('@testcontainers/clickhouse');
       const container = await new ClickHouseContainer('clickhouse/clickhouse-server:25.3').start();
       const url = new URL(container.getHttpUrl());
@@ -62,9 +79,10 @@ const ENGINE_STOP_TIMEOUT_MS = 60_000;
 /**
  * A describe block against a real external engine: the one `envVar` names when it is set (`make test` sets
  * KAFKA_BROKERS to the broker it starts for the whole run), else one started for the suite (Kafka: the local broker of
- * deploy/kafka, which needs Java; ClickHouse: a testcontainers container, which needs Docker), else the suite is
- * skipped with one printed line saying why. `target()` returns the engine's address inside tests and hooks (not while
- * the suite is being declared).
+ * deploy/kafka, which needs Java; ClickHouse: chDB, ClickHouse's engine in this process, on a fresh data directory when
+ * `make test` has installed it in deploy/clickhouse, else a testcontainers container, which needs Docker), else the
+ * suite is skipped with one printed line saying why. `target()` returns the engine's address inside tests and hooks
+ * (not while the suite is being declared); clickhouseConnection turns a ClickHouse one into a store's options.
  */
 export function liveSuite(name: string, envVar: LiveEngineVariable, run: (target: () => string) => void): void {
   const engine = ENGINES[envVar];
@@ -98,4 +116,66 @@ export function liveSuite(name: string, envVar: LiveEngineVariable, run: (target
       await started?.stop();
     }, ENGINE_STOP_TIMEOUT_MS);
   });
+}
+
+/** A live ClickHouse target that names a chDB data directory rather than a server. */
+const CHDB_SCHEME = 'chdb:';
+
+interface ChdbConnection {
+  chdb: { queryAsync(sql: string): Promise<unknown> };
+}
+
+interface ChdbConnectionModule {
+  createChdbConnection(options: { path: string }): ChdbConnection;
+}
+
+/**
+ * A chDB connection in `database`: chDB's connection does not take @clickhouse/client's `database` (it runs
+ * everything in `default`), so the connection's session makes the database and switches to it before its first call.
+ */
+function inDatabase(connection: ChdbConnection, database: string): ChdbConnection {
+  const quoted = `\`${database.replace(/`/g, '``')}\``;
+  const ready = connection.chdb.queryAsync(`CREATE DATABASE IF NOT EXISTS ${quoted}`).then(() => connection.chdb.queryAsync(`USE ${quoted}`));
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || property === 'chdb') return value;
+      return async (...args: unknown[]) => {
+        await ready;
+        return (value as (...given: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** Where `make test` installs chDB (deploy/clickhouse/package.json pins it). */
+const CHDB_PROJECT = path.join(__dirname, '..', '..', '..', 'deploy', 'clickhouse', 'package.json');
+
+/** chDB's connection for @clickhouse/client, or why it cannot be loaded here. */
+function chdb(): { module: ChdbConnectionModule } | { reason: string } {
+  try {
+    return { module: createRequire(CHDB_PROJECT)('chdb/connection') as ChdbConnectionModule };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { reason: code === 'MODULE_NOT_FOUND' ? 'chDB is not installed in deploy/clickhouse' : `chDB does not load (${(error as Error).message})` };
+  }
+}
+
+/**
+ * How a store connects to a live ClickHouse target (ClickHouseStore.connect's options): over HTTP to a server's URL,
+ * its credentials taken out of it, or through chDB connections on a data directory.
+ */
+export function clickhouseConnection<Connection>(target: string, database: string): { url?: string; username?: string; password?: string; database: string; connection?: () => Connection } {
+  if (target.startsWith(CHDB_SCHEME)) {
+    const engine = chdb();
+    if (!('module' in engine)) throw new Error(`${target} names a chDB directory: ${engine.reason}`);
+    const dataDir = target.slice(CHDB_SCHEME.length);
+    return { database, connection: () => inDatabase(engine.module.createChdbConnection({ path: dataDir }), database) as Connection };
+  }
+  const url = new URL(target);
+  const username = decodeURIComponent(url.username) || 'default';
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  return { url: url.toString().replace(/\/$/, ''), username, password, database };
 }
