@@ -14,11 +14,11 @@ const GOLDEN: Golden[] = [
   {
     query: 'from:errors type:TypeError | fields type, frames | limit 5 | last:1d',
     duckdb: {
-      sql: 'SELECT type AS f0, coalesce(frames, frames_lookup.lookup_value) AS f1 FROM errors LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks WHERE project_id = $project_id) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = $project_id AND timestamp >= $since AND type = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT type AS f0, coalesce(frames, frames_lookup.lookup_value) AS f1 FROM errors LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks WHERE project_id = $project_id) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = $project_id AND timestamp >= $since AND type = $p1 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'TypeError', limit: 5 },
     },
     clickhouse: {
-      sql: "SELECT type AS f0, nullIf(if(stack_id = '', frames, frames_lookup.lookup_value), '') AS f1 FROM errors FINAL LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks FINAL WHERE project_id = {project_id:UUID}) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND type = {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT type AS f0, nullIf(if(stack_id = '', frames, frames_lookup.lookup_value), '') AS f1 FROM errors FINAL LEFT JOIN (SELECT id AS lookup_key, frames AS lookup_value FROM stacks FINAL WHERE project_id = {project_id:UUID}) AS frames_lookup ON frames_lookup.lookup_key = stack_id WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND type = {p1:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'TypeError', limit: 5 },
     },
   },
@@ -71,11 +71,11 @@ const GOLDEN: Golden[] = [
     query: "\"Payment Failed\" last:24h limit:20",
     duckdb: {
       // The trigram signature rules rows out before the scan: p2 is the bits of the phrase's trigrams.
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND ((message_trigrams & CAST($p2 AS UBIGINT)) = CAST($p2 AS UBIGINT) AND contains(lower(message), $p1)) ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND ((message_trigrams & CAST($p2 AS UBIGINT)) = CAST($p2 AS UBIGINT) AND contains(lower(message), $p1)) ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: 'payment failed', p2: 1166857791881220, limit: 20 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND lower(message) LIKE {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND lower(message) LIKE {p1:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', p1: '%payment failed%', limit: 20 },
     },
   },
@@ -126,33 +126,33 @@ const GOLDEN: Golden[] = [
   {
     query: "level:[error, fatal] -route:/health user.plan:pro* amount >= 10 NOT \"timeout\"",
     duckdb: {
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND severity IN ($p1, $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) AND starts_with(json_extract_string(properties, $p5), $p6) AND TRY_CAST(json_extract_string(properties, $p7) AS DOUBLE) >= $p8 AND NOT contains(lower(message), $p9) ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND severity IN ($p1, $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) AND starts_with(json_extract_string(properties, $p5), $p6) AND TRY_CAST(json_extract_string(properties, $p7) AS DOUBLE) >= $p8 AND NOT contains(lower(message), $p9) ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: '/route', p4: '/health', p5: '/user.plan', p6: 'pro', p7: '/amount', p8: 10, p9: 'timeout', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity IN ({p1:String}, {p2:String}) AND properties[{p3:String}] != {p4:String} AND startsWith(properties[{p5:String}], {p6:String}) AND if(mapContains(properties_num, {p7:String}), properties_num[{p7:String}], toFloat64OrNull(properties[{p7:String}])) >= {p8:Float64} AND lower(message) NOT LIKE {p9:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND severity IN ({p1:String}, {p2:String}) AND properties[{p3:String}] != {p4:String} AND startsWith(properties[{p5:String}], {p6:String}) AND if(mapContains(properties_num, {p7:String}), properties_num[{p7:String}], toFloat64OrNull(properties[{p7:String}])) >= {p8:Float64} AND lower(message) NOT LIKE {p9:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: 'route', p4: '/health', p5: 'user.plan', p6: 'pro', p7: 'amount', p8: 10, p9: '%timeout%', limit: 100 },
     },
   },
   {
     query: '(severity:error OR severity:fatal) service != api',
     duckdb: {
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (severity = $p1 OR severity = $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (severity = $p1 OR severity = $p2) AND coalesce(json_extract_string(properties, $p3) != $p4, true) ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: '/service', p4: 'api', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (severity = {p1:String} OR severity = {p2:String}) AND properties[{p3:String}] != {p4:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (severity = {p1:String} OR severity = {p2:String}) AND properties[{p3:String}] != {p4:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'error', p2: 'fatal', p3: 'service', p4: 'api', limit: 100 },
     },
   },
   {
     query: 'user.email:* -$browser:* retries:[1, 2]',
     duckdb: {
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND json_extract_string(properties, $p1) IS NOT NULL AND json_extract_string(properties, $p2) IS NULL AND TRY_CAST(json_extract_string(properties, $p3) AS DOUBLE) IN ($p4, $p5) ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND json_extract_string(properties, $p1) IS NOT NULL AND json_extract_string(properties, $p2) IS NULL AND TRY_CAST(json_extract_string(properties, $p3) AS DOUBLE) IN ($p4, $p5) ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.email', p2: '/$browser', p3: '/retries', p4: 1, p5: 2, limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND mapContains(properties, {p1:String}) AND NOT mapContains(properties, {p2:String}) AND if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}])) IN ({p4:Float64}, {p5:Float64}) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND mapContains(properties, {p1:String}) AND NOT mapContains(properties, {p2:String}) AND if(mapContains(properties_num, {p3:String}), properties_num[{p3:String}], toFloat64OrNull(properties[{p3:String}])) IN ({p4:Float64}, {p5:Float64}) ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.email', p2: '$browser', p3: 'retries', p4: 1, p5: 2, limit: 100 },
     },
   },
@@ -170,22 +170,22 @@ const GOLDEN: Golden[] = [
   {
     query: "from:errors \"TypeError\" tags.browser:Chrome user.id:u-1",
     duckdb: {
-      sql: 'SELECT timestamp, id, issue_id, fingerprint_hash, type, value, level, release, environment, platform, source, trace_id, span_id, user, tags, extra FROM errors WHERE project_id = $project_id AND timestamp >= $since AND (contains(lower(value), $p1) OR contains(lower(type), $p1)) AND json_extract_string(tags, $p2) = $p3 AND json_extract_string(user, $p4) = $p5 ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, issue_id, fingerprint_hash, type, value, level, release, environment, platform, source, trace_id, span_id, user, tags, extra FROM errors WHERE project_id = $project_id AND timestamp >= $since AND (contains(lower(value), $p1) OR contains(lower(type), $p1)) AND json_extract_string(tags, $p2) = $p3 AND json_extract_string(user, $p4) = $p5 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'typeerror', p2: '/browser', p3: 'Chrome', p4: '/id', p5: 'u-1', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, issue_id, fingerprint_hash, type, value, level, nullIf(release, '') AS f7, nullIf(environment, '') AS f8, nullIf(platform, '') AS f9, nullIf(source, '') AS f10, nullIf(trace_id, '') AS f11, nullIf(span_id, '') AS f12, user, user_num, tags, tags_num, extra, extra_num FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (lower(value) LIKE {p1:String} OR lower(type) LIKE {p1:String}) AND tags[{p2:String}] = {p3:String} AND user[{p4:String}] = {p5:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, toString(issue_id) AS f2, fingerprint_hash, type, value, level, nullIf(release, '') AS f7, nullIf(environment, '') AS f8, nullIf(platform, '') AS f9, nullIf(source, '') AS f10, nullIf(trace_id, '') AS f11, nullIf(span_id, '') AS f12, user, user_num, tags, tags_num, extra, extra_num FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (lower(value) LIKE {p1:String} OR lower(type) LIKE {p1:String}) AND tags[{p2:String}] = {p3:String} AND user[{p4:String}] = {p5:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '%typeerror%', p2: 'browser', p3: 'Chrome', p4: 'id', p5: 'u-1', limit: 100 },
     },
   },
   {
     query: 'from:issues status:unresolved | sort last_seen desc | fields short_id, title, event_count | last:7d',
     duckdb: {
-      sql: 'SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues WHERE project_id = $project_id AND last_seen >= $since AND status = $p1 ORDER BY last_seen DESC LIMIT $limit',
+      sql: 'SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues WHERE project_id = $project_id AND last_seen >= $since AND status = $p1 ORDER BY last_seen DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 'unresolved', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues FINAL WHERE project_id = {project_id:UUID} AND last_seen >= {since:DateTime64(3, 'UTC')} AND status = {p1:String} ORDER BY last_seen DESC LIMIT {limit:UInt32}",
+      sql: "SELECT short_id AS f0, title AS f1, event_count AS f2 FROM issues FINAL WHERE project_id = {project_id:UUID} AND last_seen >= {since:DateTime64(3, 'UTC')} AND status = {p1:String} ORDER BY last_seen DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', p1: 'unresolved', limit: 100 },
     },
   },
@@ -203,22 +203,22 @@ const GOLDEN: Golden[] = [
   {
     query: 'from:alerts severity:critical enabled:true',
     duckdb: {
-      sql: 'SELECT id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts WHERE project_id = $project_id AND deleted = false AND severity = $p1 AND enabled = $p2 ORDER BY created_at DESC LIMIT $limit',
+      sql: 'SELECT id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts WHERE project_id = $project_id AND deleted = false AND severity = $p1 AND enabled = $p2 ORDER BY created_at DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', p1: 'critical', p2: true, limit: 100 },
     },
     clickhouse: {
-      sql: 'SELECT id, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts FINAL WHERE project_id = {project_id:UUID} AND deleted = false AND severity = {p1:String} AND enabled = {p2:Bool} ORDER BY created_at DESC LIMIT {limit:UInt32}',
+      sql: 'SELECT toString(id) AS f0, name, metric, threshold, comparator, window_minutes, severity, enabled, muted_until, created_at FROM alerts FINAL WHERE project_id = {project_id:UUID} AND deleted = false AND severity = {p1:String} AND enabled = {p2:Bool} ORDER BY created_at DESC, toString(id) DESC LIMIT {limit:UInt32}',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', p1: 'critical', p2: true, limit: 100 },
     },
   },
   {
     query: 'from:alert_events | last 7d | sort triggered_at desc | limit 20',
     duckdb: {
-      sql: 'SELECT triggered_at, id, rule_id, rule_name, value, threshold, severity FROM alert_events WHERE project_id = $project_id AND triggered_at >= $since ORDER BY triggered_at DESC LIMIT $limit',
+      sql: 'SELECT triggered_at, id, rule_id, rule_name, value, threshold, severity FROM alert_events WHERE project_id = $project_id AND triggered_at >= $since ORDER BY triggered_at DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', limit: 20 },
     },
     clickhouse: {
-      sql: "SELECT triggered_at, id, rule_id, rule_name, value, threshold, severity FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} ORDER BY triggered_at DESC LIMIT {limit:UInt32}",
+      sql: "SELECT triggered_at, toString(id) AS f1, toString(rule_id) AS f2, rule_name, value, threshold, severity FROM alert_events FINAL WHERE project_id = {project_id:UUID} AND triggered_at >= {since:DateTime64(3, 'UTC')} ORDER BY triggered_at DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-03 12:00:00.000', limit: 20 },
     },
   },
@@ -236,22 +236,22 @@ const GOLDEN: Golden[] = [
   {
     query: 'fields message, user.plan, properties | sort amount desc | limit 5',
     duckdb: {
-      sql: 'SELECT message AS f0, json_extract(properties, $p1) AS f1, properties AS f2 FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY TRY_CAST(json_extract_string(properties, $p2) AS DOUBLE) DESC, json_extract_string(properties, $p2) DESC LIMIT $limit',
+      sql: 'SELECT message AS f0, json_extract(properties, $p1) AS f1, properties AS f2 FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY TRY_CAST(json_extract_string(properties, $p2) AS DOUBLE) DESC, json_extract_string(properties, $p2) DESC, timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '/user.plan', p2: '/amount', limit: 5 },
     },
     clickhouse: {
-      sql: "SELECT message AS f0, if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS f1, if(mapContains(properties_num, {p1:String}), properties_num[{p1:String}], NULL) AS f1n, properties AS f2, properties_num AS f2n FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], toFloat64OrNull(properties[{p2:String}])) DESC, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) DESC LIMIT {limit:UInt32}",
+      sql: "SELECT message AS f0, if(mapContains(properties, {p1:String}), properties[{p1:String}], NULL) AS f1, if(mapContains(properties_num, {p1:String}), properties_num[{p1:String}], NULL) AS f1n, properties AS f2, properties_num AS f2n FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY if(mapContains(properties_num, {p2:String}), properties_num[{p2:String}], toFloat64OrNull(properties[{p2:String}])) DESC, if(mapContains(properties, {p2:String}), properties[{p2:String}], NULL) DESC, timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: 'user.plan', p2: 'amount', limit: 5 },
     },
   },
   {
     query: 'since:2020-01-01',
     duckdb: {
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', limit: 100 },
     },
   },
@@ -269,22 +269,22 @@ const GOLDEN: Golden[] = [
   {
     query: 'id:0190a0e0-0000-7000-8000-0000000000ff OR id:abc*',
     duckdb: {
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (id = $p1 OR starts_with(id, $p2)) ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND (id = $p1 OR starts_with(id, $p2)) ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 'abc', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (id = {p1:UUID} OR startsWith(toString(id), {p2:String})) ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND (id = {p1:UUID} OR startsWith(toString(id), {p2:String})) ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', p2: 'abc', limit: 100 },
     },
   },
   {
     query: 'from:errors release < 2.0 -environment >= prod | fields type | sort release asc',
     duckdb: {
-      sql: 'SELECT type AS f0 FROM errors WHERE project_id = $project_id AND timestamp >= $since AND release < $p1 AND coalesce(environment < $p2, true) ORDER BY release ASC LIMIT $limit',
+      sql: 'SELECT type AS f0 FROM errors WHERE project_id = $project_id AND timestamp >= $since AND release < $p1 AND coalesce(environment < $p2, true) ORDER BY release ASC, timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '2.0', p2: 'prod', limit: 100 },
     },
     clickhouse: {
-      sql: "SELECT type AS f0 FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND nullIf(release, '') < {p1:String} AND coalesce(nullIf(environment, '') < {p2:String}, true) ORDER BY nullIf(release, '') ASC LIMIT {limit:UInt32}",
+      sql: "SELECT type AS f0 FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND nullIf(release, '') < {p1:String} AND coalesce(nullIf(environment, '') < {p2:String}, true) ORDER BY nullIf(release, '') ASC, timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '2.0', p2: 'prod', limit: 100 },
     },
   },
@@ -405,15 +405,15 @@ describe('emit: golden SQL of a search read in time slices (runPlan reads the ne
 
   it('bounds the newest slice from below and the rest from above, beside the range and in both dialects', () => {
     expect(emit(plan, 'duckdb', guard, undefined, { from: split })).toMatchObject({
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp >= $slice_from AND severity = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp >= $slice_from AND severity = $p1 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
     });
     expect(emit({ ...plan, limit: 7 }, 'duckdb', guard, undefined, { before: split })).toMatchObject({
-      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp < $slice_before AND severity = $p1 ORDER BY timestamp DESC LIMIT $limit',
+      sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp < $slice_before AND severity = $p1 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_before: '2024-05-10 11:15:00.000', p1: 'error', limit: 7 },
     });
     expect(emit(plan, 'clickhouse', guard, undefined, { from: split })).toMatchObject({
-      sql: "SELECT timestamp, id, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp >= {slice_from:DateTime64(3, 'UTC')} AND severity = {p1:String} ORDER BY timestamp DESC LIMIT {limit:UInt32}",
+      sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp >= {slice_from:DateTime64(3, 'UTC')} AND severity = {p1:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
     });
   });

@@ -321,6 +321,9 @@ class ClickHouseEmitter extends Emitter {
     // Optional strings are stored as ''; results show them as null like DuckDB does.
     if (purpose === 'output' && column.nullable && column.kind === 'string') return { sql: `nullIf(${column.name}, '')`, nullable: true };
     if (purpose === 'output' && column.kind === 'json') return { sql: `nullIf(${column.name}, '')`, nullable: true };
+    // As text: ClickHouse orders UUIDs by their two 64-bit halves, low half first, where DuckDB and people order the
+    // text; groups tied on their value and sorts by id come out in the text's order in both.
+    if (purpose === 'output' && column.clickhouseType === 'UUID') return { sql: `toString(${column.name})`, nullable: false };
     return { sql: column.name, nullable: column.nullable && column.kind !== 'string' };
   }
   lookedUp(column: ColumnInfo): string {

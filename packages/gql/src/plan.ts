@@ -335,20 +335,28 @@ class Planner {
     return projection;
   }
 
+  /**
+   * The sort as written, then the source's default (newest first) and the row id for rows it leaves tied: every
+   * engine, and every run, lists the same rows in the same order, and a limit cuts the list in one place.
+   */
   private searchSort(): SortPlan[] {
     const keys = this.ast.sort?.keys ?? [];
-    if (keys.length === 0) {
-      const column = this.source.columns.get(this.source.defaultSort.column)!;
-      return [{ target: { field: { type: 'column', column } }, direction: this.source.defaultSort.direction }];
-    }
-    return keys.map((key) => {
+    const sorts: SortPlan[] = keys.map((key) => {
       const name = key.field.name.toLowerCase() === 'time' && this.source.timeColumn ? { ...key.field, name: this.source.timeColumn } : key.field;
       const field = this.field(name, 'read');
       if (this.kindOf(field) === 'json') this.fail(`cannot sort by ${key.field.name}, a JSON column`, key.field.pos);
       return { target: { field }, direction: key.direction };
     });
+    const sorted = (name: string) => sorts.some((sort) => 'field' in sort.target && sort.target.field.type === 'column' && sort.target.field.column.name === name);
+    const { column: defaultColumn, direction } = this.source.defaultSort;
+    for (const name of [defaultColumn, 'id']) {
+      const column = this.source.columns.get(name);
+      if (column && !sorted(name)) sorts.push({ target: { field: { type: 'column', column } }, direction });
+    }
+    return sorts;
   }
 
+  /** The sort as written, then every group not in it in ascending order: groups tied on the sort come out alike everywhere. */
   private aggregateSort(groups: GroupPlan[], series: boolean): SortPlan[] {
     const keys = this.ast.sort?.keys ?? [];
     if (keys.length === 0) {
@@ -356,13 +364,17 @@ class Planner {
       const time = groups.findIndex((group) => group.interval);
       return [time, ...groups.keys()].filter((group, index, all) => all.indexOf(group) === index).map((group) => ({ target: { group }, direction: 'asc' }));
     }
-    return keys.map((key) => {
+    const sorts: SortPlan[] = keys.map((key) => {
       const written = key.field.name;
       if (written === 'value') return { target: { value: true }, direction: key.direction };
       const group = groups.findIndex((candidate) => candidate.key === written || (written.toLowerCase() === 'time' && candidate.interval));
       if (group < 0) this.fail(`an aggregate sorts by value or by one of its groups, not ${written.slice(0, 60)}`, key.field.pos);
       return { target: { group }, direction: key.direction };
     });
+    for (const group of groups.keys()) {
+      if (!sorts.some((sort) => 'group' in sort.target && sort.target.group === group)) sorts.push({ target: { group }, direction: 'asc' });
+    }
+    return sorts;
   }
 }
 
