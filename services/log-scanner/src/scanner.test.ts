@@ -1,14 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { ANALYTICS_TABLES, DuckDBStore, errorRow, errorsTable, logsTable, type LogRow } from '@tlm/analytics-store';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, errorRow, errorsTable, logsTable, type AnalyticsStore, type LogRow } from '@tlm/analytics-store';
 import { EmbeddedBus, Topics, type Subscription } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
 import { PGliteStore, PostgresStore, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord } from '@tlm/signals';
 import { errorIdOfLog } from './records';
 import { runScanPass, type LogScannerDeps } from './scanner';
-import { TEST_POSTGRES_URL, postgresUnavailableReason } from '@tlm/testkit';
+import { TEST_POSTGRES_URL, clickhouseConnection, liveSuite, postgresUnavailableReason } from '@tlm/testkit';
 
-const NOW = Date.parse('2026-11-22T12:00:00.000Z');
+// Recent: ClickHouse may drop rows past their retention at any merge.
+const NOW = Math.floor(Date.now() / 60_000) * 60_000;
 const HOUR = 3_600_000;
 const OPTIONS = { lookbackMs: HOUR, maxRowsPerPass: 10_000 };
 const logger = createLogger('log-scanner', 'silent');
@@ -35,7 +36,7 @@ function logRow(projectId: string, overrides: Partial<LogRow> = {}): LogRow {
   };
 }
 
-let analytics: DuckDBStore;
+let analytics: AnalyticsStore;
 let metadata: MetadataStore;
 let bus: EmbeddedBus;
 let published: ErrorRecord[];
@@ -49,8 +50,11 @@ beforeAll(async () => {
 });
 afterAll(() => metadata.close());
 
+/** Where each test's analytics store comes from: DuckDB, or ClickHouse in its live suite. */
+let openAnalytics: () => Promise<AnalyticsStore> = () => DuckDBStore.open(':memory:');
+
 beforeEach(async () => {
-  analytics = await DuckDBStore.open(':memory:');
+  analytics = await openAnalytics();
   await analytics.migrate(ANALYTICS_TABLES);
   bus = new EmbeddedBus();
   published = [];
@@ -75,7 +79,8 @@ const storeErrors = (records: ErrorRecord[]) =>
     records.map((record, offset) => errorRow(record, { issueId: randomUUID(), fingerprintHash: 'f'.repeat(64), partition: 0, offset, stackId: null })),
   );
 
-describe('a log scanner pass', () => {
+/** The scanner's passes over whichever store `openAnalytics` opens; its SQL differs per engine. */
+const passes = () => {
   it('publishes the error and fatal logs of the last hour of every project, and nothing else', async () => {
     const [projectA, projectB] = [randomUUID(), randomUUID()];
     const traced = logRow(projectA, {
@@ -178,8 +183,22 @@ describe('a log scanner pass', () => {
     expect(errorIdOfLog(row.id)).not.toBe(row.id);
     expect(errorIdOfLog(row.id)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
-});
+};
 
+describe('a log scanner pass', passes);
+
+liveSuite('a log scanner pass on a live ClickHouse', 'CLICKHOUSE_URL', (target) => {
+  let database = '';
+  beforeAll(() => {
+    openAnalytics = () => ClickHouseStore.connect(clickhouseConnection(target(), (database = `tlm_scanner_${randomBytes(6).toString('hex')}`)));
+  });
+  // Before the store is closed (the file's own afterEach): each test's database goes with it.
+  afterEach(() => analytics.execute(`DROP DATABASE IF EXISTS ${database}`));
+  afterAll(() => {
+    openAnalytics = () => DuckDBStore.open(':memory:');
+  });
+  passes();
+});
 
 const postgresUnavailable = postgresUnavailableReason();
 if (postgresUnavailable) console.log(`skipping the scanner lock suite: ${TEST_POSTGRES_URL} does not answer (${postgresUnavailable})`);
