@@ -38,7 +38,9 @@ const EXTENSIONS = { csv: 'csv', json: 'json', gdpr_zip: 'zip' } as const;
 async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Row[]> {
   const { query, plan } = compileQuery(text);
   const run = (page: Plan): Promise<QueryAnswer> => runPlan(deps.analytics, query, page, guard);
-  if (plan.sort.length !== 1 || !readsNewestFirst(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
+  // Paged by time: keys after the time (the id, which every search ends with) only order the rows of one instant,
+  // which the boundary set below takes care of.
+  if (!readsNewestFirst(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
   // A search's own `limit` caps the export too; without one, the pages run to EXPORT_MAX_ROWS.
   const maxRows = query.limit !== null ? Math.min(plan.limit, deps.maxRows) : deps.maxRows;
   const timeColumn = plan.source.timeColumn!;
