@@ -6,6 +6,7 @@ import { fleetSection } from './fleetSection';
 import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
 import { replaySection } from './replaySection';
+import { clickhouseSection } from './clickhouseSection';
 import { soakSection } from './soakSection';
 import { spansSection } from './spansSection';
 import { webSection } from './webSection';
@@ -15,7 +16,7 @@ const SCALE = Number(process.env['BENCH_SCALE'] ?? '1');
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? '16');
 const PORT = Number(process.env['BENCH_PORT'] ?? '18080');
 const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'ingest,spans,errors,replay,query,web').split(',').map((name) => name.trim()));
-/** The fleet section (a broker, Postgres and six processes) and the soak section run only when BENCH_ONLY names them. The soak runs BENCH_SOAK_MINUTES long (fractions for a smoke run), at BENCH_SOAK_LOGS_PER_SECOND. */
+/** The fleet section (a broker, Postgres and six processes), the clickhouse section (chDB, installed by `make test`) and the soak section run only when BENCH_ONLY names them. The soak runs BENCH_SOAK_MINUTES long (fractions for a smoke run), at BENCH_SOAK_LOGS_PER_SECOND. */
 const SOAK_MINUTES = positiveNumber('BENCH_SOAK_MINUTES', '10');
 const SOAK_LOGS_PER_SECOND = positiveNumber('BENCH_SOAK_LOGS_PER_SECOND', '15000');
 
@@ -54,6 +55,9 @@ async function main(): Promise<void> {
   }
   if (ONLY.has('fleet')) {
     results['fleet'] = await fleetSection({ items: Math.round(200_000 * SCALE), concurrency: CONCURRENCY });
+  }
+  if (ONLY.has('clickhouse')) {
+    results['clickhouse'] = await clickhouseSection({ rows: Math.round(10_000_000 * SCALE) });
   }
   if (ONLY.has('soak')) {
     results['soak'] = await soakSection({ minutes: SOAK_MINUTES, logsPerSecond: SOAK_LOGS_PER_SECOND, port: PORT });

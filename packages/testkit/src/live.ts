@@ -53,16 +53,7 @@ const ENGINES: Record<LiveEngineVariable, LiveEngine> = {
       return 'module' in engine || dockerAvailable() ? undefined : `${engine.reason}, and no Docker engine`;
     },
     async start() {
-      if ('module' in chdb()) {
-        const dataDir = await mkdtemp(path.join(tmpdir(), 'tlm-chdb-'));
-        // The suite has closed its connections; chDB may still be finishing with them, and one process holds one
-        // data directory at a time, so the next suite's waits for that.
-        const stop = async () => {
-          await (createRequire(CHDB_PROJECT)('chdb') as { drainPending(): Promise<void> }).drainPending();
-          await rm(dataDir, { recursive: true, force: true });
-        };
-        return { target: `${CHDB_SCHEME}${dataDir}`, stop };
-      }
+      if ('module' in chdb()) return startChdb();
       const { ClickHouseContainer } = await import('@testcontainers/clickhouse');
       const container = await new ClickHouseContainer('clickhouse/clickhouse-server:25.3').start();
       const url = new URL(container.getHttpUrl());
@@ -150,6 +141,23 @@ function inDatabase(connection: ChdbConnection, database: string): ChdbConnectio
 
 /** Where `make test` installs chDB (deploy/clickhouse/package.json pins it). */
 const CHDB_PROJECT = path.join(__dirname, '..', '..', '..', 'deploy', 'clickhouse', 'package.json');
+
+/**
+ * chDB on a fresh data directory in this process: `target` is for clickhouseConnection, and `stop` removes the
+ * directory once its connections are closed. Rejects, saying why, where chDB is not installed.
+ */
+export async function startChdb(): Promise<{ target: string; stop(): Promise<void> }> {
+  const engine = chdb();
+  if (!('module' in engine)) throw new Error(engine.reason);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tlm-chdb-'));
+  // chDB may still be finishing with the closed connections, and one process holds one data directory at a time:
+  // the next start waits for that.
+  const stop = async () => {
+    await (createRequire(CHDB_PROJECT)('chdb') as { drainPending(): Promise<void> }).drainPending();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { target: `${CHDB_SCHEME}${dataDir}`, stop };
+}
 
 /** chDB's connection for @clickhouse/client, or why it cannot be loaded here. */
 function chdb(): { module: ChdbConnectionModule } | { reason: string } {
