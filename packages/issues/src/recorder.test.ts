@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { ANALYTICS_TABLES, DuckDBStore, issuesTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, issuesTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
 import { createLogger } from '@tlm/core';
 import { PGliteStore, PostgresStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
-import { openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
+import { clickhouseConnection, liveSuite, openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 import { IssueCounter, PartitionTakenError } from './counter';
 import { fingerprintOf } from './fingerprint';
 import { groupError, issueIdOf } from './grouping';
@@ -56,7 +56,7 @@ const frame = (fn: string, filename: string): StackFrame => ({
   context_line: null,
 });
 
-const errorOf = (projectId: string, overrides: Partial<ErrorRecord> = {}): ErrorRecord => ({
+const errorAt = (projectId: string, overrides: Partial<ErrorRecord> = {}): ErrorRecord => ({
   id: randomUUID(),
   projectId,
   timestamp: T0,
@@ -129,7 +129,7 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
       projectId = randomUUID();
     });
 
-    const error = (overrides: Partial<ErrorRecord> = {}) => errorOf(projectId, overrides);
+    const error = (overrides: Partial<ErrorRecord> = {}) => errorAt(projectId, overrides);
 
     /** Stores errors, then counts them and writes their snapshots. */
     async function recordErrors(records: ErrorRecord[], by = recorder) {
@@ -545,19 +545,30 @@ if (unavailable) {
   suite('issues on Postgres and DuckDB', openPostgres, true);
 }
 
-describe('a standalone restart (PGlite and DuckDB)', () => {
+/**
+ * A standalone processor's restarts over an analytics store from `openAnalytics` (a fresh one per test, dropped by
+ * `dropAnalytics` before it is closed): DuckDB, and ClickHouse in its live suite, whose reads of the stream differ.
+ */
+const restarts = (openAnalytics: () => Promise<AnalyticsStore>, dropAnalytics: (store: AnalyticsStore) => Promise<void> = async () => undefined) => () => {
   let metadata: PGliteStore;
-  let analytics: DuckDBStore;
+  let analytics: AnalyticsStore;
   let stores: IssueStores;
+  // Recent: ClickHouse may drop rows past their retention at any merge.
+  const errorOf = (projectId: string, overrides: Partial<ErrorRecord> = {}) => errorAt(projectId, { timestamp: Date.now() - 60_000, ...overrides });
+  const issueTitled = (pattern: string) =>
+    analytics.dialect === 'clickhouse'
+      ? analytics.query('SELECT title, user_count, culprit FROM issues FINAL WHERE title LIKE {t:String}', { t: pattern })
+      : analytics.query('SELECT title, user_count, culprit FROM issues WHERE title LIKE $t', { t: pattern });
 
   beforeEach(async () => {
     metadata = await PGliteStore.open();
     await migrate(metadata);
-    analytics = await DuckDBStore.open(':memory:');
+    analytics = await openAnalytics();
     await analytics.migrate(ANALYTICS_TABLES);
     stores = { metadata, analytics };
   });
   afterEach(async () => {
+    await dropAnalytics(analytics);
     await analytics.close();
     await metadata.close();
   });
@@ -594,7 +605,7 @@ describe('a standalone restart (PGlite and DuckDB)', () => {
         ['CountedError', 2],
         ['NewError', 1],
       ]);
-      expect((await analytics.query('SELECT title, user_count, culprit FROM issues WHERE title LIKE $t', { t: 'NewError%' }))[0]).toMatchObject({
+      expect((await issueTitled('NewError%'))[0]).toMatchObject({
         user_count: 1,
         // The culprit frame read back through the stack the row names.
         culprit: 'charge in src/billing.ts',
@@ -654,4 +665,15 @@ describe('a standalone restart (PGlite and DuckDB)', () => {
     await restarted.close();
     expect(await counts()).toEqual([['LateError', 1]]);
   });
+};
+
+describe('a standalone restart (PGlite and DuckDB)', restarts(() => DuckDBStore.open(':memory:')));
+
+liveSuite('a standalone restart (PGlite and a live ClickHouse)', 'CLICKHOUSE_URL', (target) => {
+  const database = () => `tlm_issues_${randomBytes(6).toString('hex')}`;
+  let opened = '';
+  restarts(
+    () => ClickHouseStore.connect(clickhouseConnection(target(), (opened = database()))),
+    (store) => store.execute(`DROP DATABASE IF EXISTS ${opened}`),
+  )();
 });
