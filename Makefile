@@ -27,10 +27,11 @@ start: build
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} exec node services/standalone/dist/main.js
 
 ## chDB, ClickHouse's engine as a library, for the live ClickHouse suites: pinned by deploy/clickhouse's lock and kept
-## out of the workspace, so `make start` never downloads its 180 MB. Platforms without a chDB build fail here.
+## out of the workspace, so `make start` never downloads its 180 MB. Where it cannot be installed (no chDB build for
+## the platform, no registry) the suites skip, saying why, unless CLICKHOUSE_URL names a server.
 deploy/clickhouse/node_modules/.package-lock.json: deploy/clickhouse/package.json deploy/clickhouse/package-lock.json
-	npm install --prefix deploy/clickhouse --no-save --no-audit --no-fund --ignore-scripts
-	@touch $@
+	npm install --prefix deploy/clickhouse --no-save --no-audit --no-fund --ignore-scripts || echo "chDB was not installed: the live ClickHouse suites will be skipped"
+	-@touch $@ 2>/dev/null
 
 ## Type-checks sources and tests, then runs every jest suite. The live Kafka suites run against one single-node broker
 ## started for the run (deploy/kafka, needs Java 17 and Maven) unless KAFKA_BROKERS names one; it stops afterwards.

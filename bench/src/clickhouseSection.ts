@@ -49,7 +49,13 @@ export async function clickhouseSection(options: { rows: number }): Promise<Reco
     console.log(`  skipped: ${(error as Error).message} (make deploy/clickhouse/node_modules/.package-lock.json installs it)`);
     return {};
   }
-  const store = await ClickHouseStore.connect(clickhouseConnection(engine.target, 'bench'));
+  let store: ClickHouseStore;
+  try {
+    store = await ClickHouseStore.connect(clickhouseConnection(engine.target, 'bench'));
+  } catch (error) {
+    await engine.stop();
+    throw error;
+  }
   try {
     await store.migrate([logsTable as unknown as TableDefinition<object>]);
     const loading = performance.now();

@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { clickhouseSection } from './clickhouseSection';
 import { errorsSection } from './errorsSection';
 import { fleetSection } from './fleetSection';
 import { ingestSection } from './ingestSection';
 import { querySection } from './querySection';
 import { replaySection } from './replaySection';
-import { clickhouseSection } from './clickhouseSection';
 import { soakSection } from './soakSection';
 import { spansSection } from './spansSection';
 import { webSection } from './webSection';

@@ -278,6 +278,18 @@ const GOLDEN: Golden[] = [
     },
   },
   {
+    // UUIDs compare and group as their text in ClickHouse too; groups are formed on the UUIDs themselves.
+    query: 'from:errors issue_id > 0190a0e0-0000-7000-8000-0000000000ff | count by issue_id',
+    duckdb: {
+      sql: 'SELECT issue_id AS g0, count(*) AS agg, count(*) OVER () AS total_groups FROM errors WHERE project_id = $project_id AND timestamp >= $since AND issue_id > $p1 GROUP BY g0 ORDER BY agg DESC, g0 ASC LIMIT $limit',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', limit: 1000 },
+    },
+    clickhouse: {
+      sql: 'SELECT toString(issue_id) AS g0, count() AS agg, count() OVER () AS total_groups FROM errors FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, \'UTC\')} AND toString(issue_id) > {p1:String} GROUP BY issue_id ORDER BY agg DESC, g0 ASC LIMIT {limit:UInt32}',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-04-26 12:00:00.000', p1: '0190a0e0-0000-7000-8000-0000000000ff', limit: 1000 },
+    },
+  },
+  {
     query: 'from:errors release < 2.0 -environment >= prod | fields type | sort release asc',
     duckdb: {
       sql: 'SELECT type AS f0 FROM errors WHERE project_id = $project_id AND timestamp >= $since AND release < $p1 AND coalesce(environment < $p2, true) ORDER BY release ASC, timestamp DESC, id DESC LIMIT $limit',

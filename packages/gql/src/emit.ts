@@ -139,10 +139,11 @@ abstract class Emitter {
     return this.placeholder(name, type);
   }
 
-  abstract paramType(param: Param, field: FieldRef): string;
+  /** `ordered`: the value is compared by <, <=, > or >= with the field read as results show it. */
+  abstract paramType(param: Param, field: FieldRef, ordered: boolean): string;
 
-  bindParam(param: Param, field: FieldRef): string {
-    const type = this.paramType(param, field);
+  bindParam(param: Param, field: FieldRef, ordered = false): string {
+    const type = this.paramType(param, field, ordered);
     return this.bind(param.type === 'timestamp' ? sqlTime(param.value) : param.value, type);
   }
 
@@ -189,6 +190,11 @@ abstract class Emitter {
     return this.read(field, 'string');
   }
 
+  /** What a group named `alias` in the SELECT is grouped on. */
+  groupKey(_field: FieldRef, alias: string): string {
+    return alias;
+  }
+
   private compare(predicate: Extract<Predicate, { kind: 'compare' }>): string {
     const { field, values, negated } = predicate;
     // A missing bag key reads as '' in ClickHouse's map, which never equals a non-empty value: the index-friendly form.
@@ -201,7 +207,7 @@ abstract class Emitter {
       field.type === 'bag' && predicate.readAs === 'string'
         ? this.bagText(field.bag, field.key, missingAsEmpty)
         : this.read(field, predicate.readAs, ordered ? 'output' : 'filter');
-    const bound = values.map((value) => this.bindParam(value, field));
+    const bound = values.map((value) => this.bindParam(value, field, ordered));
     let test: string;
     if (predicate.op === 'in' && bound.length > 1) test = `${read.sql} ${negated ? 'NOT IN' : 'IN'} (${bound.join(', ')})`;
     else {
@@ -311,11 +317,12 @@ class ClickHouseEmitter extends Emitter {
     // Every table is a ReplacingMergeTree: a redelivered batch or an older snapshot collapses only under FINAL.
     return `${this.source.table} FINAL`;
   }
-  paramType(param: Param, field: FieldRef): string {
+  paramType(param: Param, field: FieldRef, ordered: boolean): string {
     if (param.type === 'number') return 'Float64';
     if (param.type === 'bool') return 'Bool';
     if (param.type === 'timestamp') return this.timeParamType;
-    return field.type === 'column' && field.column.clickhouseType === 'UUID' ? 'UUID' : 'String';
+    // An ordered comparison reads a UUID column as its text (column(), 'output'), as DuckDB compares it.
+    return field.type === 'column' && field.column.clickhouseType === 'UUID' && !ordered ? 'UUID' : 'String';
   }
   column(column: ColumnInfo, purpose: 'filter' | 'output'): Read {
     // Optional strings are stored as ''; results show them as null like DuckDB does.
@@ -366,6 +373,10 @@ class ClickHouseEmitter extends Emitter {
   override prefixRead(field: FieldRef): Read {
     if (field.type === 'column' && field.column.clickhouseType === 'UUID') return { sql: `toString(${field.column.name})`, nullable: false };
     return super.prefixRead(field);
+  }
+  /** A UUID column's groups are formed on its 16 bytes, and shown and sorted as its text (column()). */
+  override groupKey(field: FieldRef, alias: string): string {
+    return field.type === 'column' && field.column.clickhouseType === 'UUID' ? field.column.name : alias;
   }
   startsWith(read: string, pattern: string): string {
     return `startsWith(${read}, ${pattern})`;
@@ -515,7 +526,7 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTH
     if (aggregate.groups.length > 0) {
       countsGroups = true;
       select.push(`${emitter.countAll()} OVER () AS total_groups`);
-      groupBy = ` GROUP BY ${aggregate.groups.map((_, index) => `g${index}`).join(', ')}`;
+      groupBy = ` GROUP BY ${aggregate.groups.map((group, index) => (group.field ? emitter.groupKey(group.field, `g${index}`) : `g${index}`)).join(', ')}`;
     }
   }
 

@@ -8,7 +8,10 @@ import path from 'node:path';
 export type LiveEngineVariable = 'KAFKA_BROKERS' | 'CLICKHOUSE_URL';
 
 interface StartedEngine {
-  /** What the variable would hold: `host:port` brokers for Kafka, an HTTP URL (credentials included) for ClickHouse. */
+  /**
+   * What the variable would hold: `host:port` brokers for Kafka; for ClickHouse an HTTP URL (credentials included), or
+   * `chdb:<data directory>` for chDB (clickhouseConnection reads both).
+   */
   target: string;
   stop(): Promise<unknown>;
 }
@@ -127,13 +130,18 @@ interface ChdbConnectionModule {
 function inDatabase(connection: ChdbConnection, database: string): ChdbConnection {
   const quoted = `\`${database.replace(/`/g, '``')}\``;
   const ready = connection.chdb.queryAsync(`CREATE DATABASE IF NOT EXISTS ${quoted}`).then(() => connection.chdb.queryAsync(`USE ${quoted}`));
+  // Each call reports a failed switch itself; close needs none, so a session that could not switch still closes.
+  ready.catch(() => undefined);
   return new Proxy(connection, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || property === 'chdb') return value;
+    get(target, property) {
+      // Read from the connection itself: its getters use private fields, which the proxy does not have.
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...given: unknown[]) => unknown;
+      if (property === 'close') return method.bind(target);
       return async (...args: unknown[]) => {
         await ready;
-        return (value as (...given: unknown[]) => unknown).apply(target, args);
+        return method.apply(target, args);
       };
     },
   });

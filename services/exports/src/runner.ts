@@ -43,20 +43,40 @@ async function collect(deps: RunnerDeps, text: string, guard: Guard): Promise<Ro
   if (!readsNewestFirst(plan)) return (await run({ ...plan, limit: Math.min(plan.limit, deps.maxRows) })).data.results;
   // A search's own `limit` caps the export too; without one, the pages run to EXPORT_MAX_ROWS.
   const maxRows = query.limit !== null ? Math.min(plan.limit, deps.maxRows) : deps.maxRows;
-  const timeColumn = plan.source.timeColumn!;
+  const { paged, time, id, own } = withPageKeys(plan);
   const rows: Row[] = [];
   let until = plan.until;
   let boundary = new Set<unknown>();
   for (;;) {
     const limit = Math.min(LIMITS.maxRows, maxRows - rows.length + boundary.size);
-    const page = (await run({ ...plan, limit, until })).data.results;
-    const fresh = page.filter((row) => !boundary.has(row['id']));
-    rows.push(...fresh.slice(0, maxRows - rows.length));
+    const page = (await run({ ...paged, limit, until })).data.results;
+    const fresh = page.filter((row) => !boundary.has(row[id]));
+    rows.push(...fresh.slice(0, maxRows - rows.length).map(own));
     if (page.length < limit || rows.length >= maxRows || fresh.length === 0) return rows;
-    const last = Date.parse(String(page.at(-1)![timeColumn]));
-    boundary = new Set(page.filter((row) => Date.parse(String(row[timeColumn])) === last).map((row) => row['id']));
+    const last = Date.parse(String(page.at(-1)![time]));
+    boundary = new Set(page.filter((row) => Date.parse(String(row[time])) === last).map((row) => row[id]));
     until = { at: new Date(last + 1) };
   }
+}
+
+/** Keys of the time and id a page is cut by, when the search's own `fields` leave them out. */
+const PAGE_TIME = '\u0000page_time';
+const PAGE_ID = '\u0000page_id';
+
+/**
+ * A search read newest first as its pages need it: with its time and id in every row, under keys of their own when
+ * the search's `fields` leave them out (`own` then takes them off each row it keeps).
+ */
+function withPageKeys(plan: Plan): { paged: Plan; time: string; id: string; own: (row: Row) => Row } {
+  const timeColumn = plan.source.timeColumn!;
+  if (plan.projection.length === 0) return { paged: plan, time: timeColumn, id: 'id', own: (row) => row };
+  const column = (name: string) => ({ type: 'column' as const, column: plan.source.columns.get(name)! });
+  const paged = { ...plan, projection: [...plan.projection, { key: PAGE_TIME, field: column(timeColumn) }, { key: PAGE_ID, field: column('id') }] };
+  const own = (row: Row): Row => {
+    const { [PAGE_TIME]: _time, [PAGE_ID]: _id, ...kept } = row;
+    return kept;
+  };
+  return { paged, time: PAGE_TIME, id: PAGE_ID, own };
 }
 
 async function render(deps: RunnerDeps, job: ExportJobRow, guard: Guard): Promise<{ body: Buffer; rows: number }> {

@@ -91,6 +91,14 @@ describe('exports', () => {
     expect(job.rows).toBe(10_500);
     const rows = JSON.parse((await download(job.download_url)).body.toString('utf8')) as { id: string }[];
     expect(new Set(rows.map((row) => row.id)).size).toBe(10_500);
+
+    // Fields without the time and the id, and a sort with a key after the time: paged alike, each row as asked.
+    const fields = await server.api.post('/v1/exports', { token: big.secretKey, body: { format: 'json', query: 'from:logs | fields message | sort timestamp desc, severity' } });
+    const fieldsJob = await finished(fields.body.id, big.secretKey, 30_000);
+    expect(fieldsJob.rows).toBe(10_500);
+    const messages = JSON.parse((await download(fieldsJob.download_url)).body.toString('utf8')) as Record<string, unknown>[];
+    expect(new Set(messages.map((row) => row['message'])).size).toBe(10_500);
+    expect(messages.every((row) => Object.keys(row).length === 1)).toBe(true);
   });
 
   it('stops serving a download link once its project is deleted, and again after a restore', async () => {
