@@ -347,11 +347,13 @@ class Planner {
       if (this.kindOf(field) === 'json') this.fail(`cannot sort by ${key.field.name}, a JSON column`, key.field.pos);
       return { target: { field }, direction: key.direction };
     });
-    const sorted = (name: string) => sorts.some((sort) => 'field' in sort.target && sort.target.field.type === 'column' && sort.target.field.column.name === name);
+    const on = (name: string) => sorts.find((sort) => 'field' in sort.target && sort.target.field.type === 'column' && sort.target.field.column.name === name);
     const { column: defaultColumn, direction } = this.source.defaultSort;
-    for (const name of [defaultColumn, 'id']) {
+    // The id follows the time's direction: `sort timestamp asc` lists the rows of one instant by ascending id.
+    const timeDirection = on(defaultColumn)?.direction ?? direction;
+    for (const [name, tieDirection] of [[defaultColumn, direction], ['id', timeDirection]] as const) {
       const column = this.source.columns.get(name);
-      if (column && !sorted(name)) sorts.push({ target: { field: { type: 'column', column } }, direction });
+      if (column && !on(name)) sorts.push({ target: { field: { type: 'column', column } }, direction: tieDirection });
     }
     return sorts;
   }

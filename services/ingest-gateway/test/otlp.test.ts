@@ -147,7 +147,8 @@ describe('POST /v1/otlp/v1/traces with the OpenTelemetry SDK and OTLPTraceExport
     handled.end();
     request.end();
     await Promise.all([frontend.provider.forceFlush(), backend.provider.forceFlush()]);
-    const spans = await gql(`from:spans trace_id:${request.spanContext().traceId} | sort timestamp asc`);
+    // By service after the start: the two spans may start in the same millisecond.
+    const spans = await gql(`from:spans trace_id:${request.spanContext().traceId} | sort timestamp asc, service asc`);
     expect(spans.map((span) => [span['service'], span['name'], span['parent_span_id']])).toEqual([
       ['frontend', 'GET /pay', null],
       ['payments', 'handle payment', request.spanContext().spanId],
@@ -507,7 +508,7 @@ describe('OTLP/HTTP with protobuf bodies (application/x-protobuf)', () => {
     expect(result).toEqual({ code: EXPORT_SUCCESS });
 
     const root = spans.find((span) => span.name === 'GET /proto')!;
-    const rows = await gql(`from:spans trace_id:${root.spanContext().traceId} | sort timestamp asc | fields name, span_id, parent_span_id, kind, status, duration_ms, attributes, events`);
+    const rows = await gql(`from:spans trace_id:${root.spanContext().traceId} | sort timestamp asc, name asc | fields name, span_id, parent_span_id, kind, status, duration_ms, attributes, events`);
     expect(rows).toEqual([
       { name: 'GET /proto', span_id: root.spanContext().spanId, parent_span_id: null, kind: 'server', status: 'ok', duration_ms: 12.345, attributes: expect.any(Object), events: [] },
       {
