@@ -371,7 +371,8 @@ class ClickHouseEmitter extends Emitter {
     return `${column.name} ${negated ? 'IS NULL' : 'IS NOT NULL'}`;
   }
   override prefixRead(field: FieldRef): Read {
-    if (field.type === 'column' && field.column.clickhouseType === 'UUID') return { sql: `toString(${field.column.name})`, nullable: false };
+    // A UUID column's prefix is one of its text, as results show it.
+    if (field.type === 'column' && field.column.clickhouseType === 'UUID') return this.column(field.column, 'output');
     return super.prefixRead(field);
   }
   /** A UUID column's groups are formed on its 16 bytes, and shown and sorted as its text (column()). */
