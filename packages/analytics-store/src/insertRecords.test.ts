@@ -1,10 +1,24 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { EventRecord, LogRecord, Properties } from '@tlm/signals';
+import type { ErrorRecord, EventRecord, LogRecord, Properties } from '@tlm/signals';
 import { DuckDBStore } from './duckdb';
 import type { RecordMapping, TableDefinition } from './store';
-import { ANALYTICS_TABLES, eventRecordMapping, eventRow, eventsTable, issuesTable, logRecordMapping, logRow, logsTable, type StreamPosition } from './tables';
+import {
+  ANALYTICS_TABLES,
+  errorRecordMapping,
+  errorRow,
+  errorsTable,
+  eventRecordMapping,
+  eventRow,
+  eventsTable,
+  issuesTable,
+  logRecordMapping,
+  logRow,
+  logsTable,
+  type ErrorGrouping,
+  type StreamPosition,
+} from './tables';
 
 /**
  * A batch the bus journaled goes to DuckDB as the journal's own JSON of its records (AnalyticsStore.insertRecords):
@@ -39,6 +53,45 @@ const eventRecords = (count: number): EventRecord[] =>
     properties: { plan: 'pro', amount: index },
     retentionDays: 30,
   }));
+
+const errorRecords = (count: number): ErrorRecord[] =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `0190a0e0-0000-7000-a000-${String(index).padStart(12, '0')}`,
+    projectId: PROJECT,
+    timestamp: T0 + index,
+    receivedAt: T0 + 3_000,
+    type: index % 3 === 0 ? '' : 'TypeError',
+    value: `cannot read "id" of undefined ✓ ${index}`,
+    level: index % 2 === 0 ? 'error' : 'fatal',
+    release: index % 4 === 0 ? null : 'shop@1.2.0',
+    environment: 'production',
+    platform: index % 5 === 0 ? null : 'javascript',
+    source: index % 2 === 0 ? 'window.onerror' : null,
+    traceId: index % 2 === 0 ? '0af7651916cd43dd8448eb211c80319c' : null,
+    spanId: index % 2 === 0 ? 'b7ad6b7169203331' : null,
+    user: (index % 3 === 0 ? {} : { id: `u${index}`, email: `u${index}@example.com` }) as Properties,
+    tags: { route: '/checkout', browser: 'Chrome 120' },
+    extra: (index % 2 === 0 ? { 'sdk.name': 'sentry.javascript.browser', chain: [{ type: 'Error', value: 'inner', relation: 'cause' }] } : {}) as Properties,
+    frames:
+      index % 3 === 0
+        ? []
+        : [
+            { function: 'pay', filename: 'app.js', module: null, lineno: 10, colno: 5, in_app: true, abs_path: null, context_line: null },
+            { function: null, filename: 'vendor.js', module: null, lineno: 1, colno: 900, in_app: false, abs_path: 'https://example.com/vendor.js', context_line: 'x()' },
+          ],
+    breadcrumbs: index % 2 === 0 ? [] : [{ category: 'ui.click', message: 'pay', timestamp: '2026-03-04T05:06:06.000Z' }, { message: 'no time', data: { a: 1 } }],
+    fingerprint: null,
+    retentionDays: 90,
+  }));
+
+/** Errors with a stack name it (`stack_id`), but for every fifth, which keeps its frames in the row. */
+const groupingOf = (record: ErrorRecord, index: number): ErrorGrouping => ({
+  issueId: `0190a0e0-0000-8000-8000-${String(index % 7).padStart(12, '0')}`,
+  fingerprintHash: `fp${index % 7}`,
+  partition: 0,
+  offset: 40 + index,
+  stackId: record.frames.length === 0 || index % 5 === 0 ? null : `stack-${index % 2}`,
+});
 
 const positions = (count: number, first: number): StreamPosition[] => Array.from({ length: count }, (_, index) => ({ partition: 0, offset: first + index }));
 
@@ -121,6 +174,24 @@ describe('DuckDBStore.insertRecords', () => {
     expect(stored).toEqual(await everyRow(byRows, 'events'));
   });
 
+  it('stores error rows from the journaled JSON of their records as insert stores them from errorRow', async () => {
+    const records = errorRecords(60);
+    await byRows.insert(errorsTable, records.map((record, index) => errorRow(record, groupingOf(record, index))));
+    const computed = records.map((record, index) => errorRecordMapping.computed(record, groupingOf(record, index)));
+    await byRecords.insertRecords(errorsTable as unknown as TableDefinition<object>, errorRecordMapping.fields, journaled(records, [1, 30]), computed);
+    const stored = await everyRow(byRecords, 'errors');
+    expect(stored).toHaveLength(60);
+    expect(stored).toEqual(await everyRow(byRows, 'errors'));
+    // Every column's value is there: the bags, a row's own frames, a named stack, absent breadcrumb fields left out.
+    expect(stored[1]).toMatchObject({ type: 'TypeError', release: 'shop@1.2.0', stack_id: 'stack-1', frames: null, span_id: null, source: null });
+    expect(JSON.parse(stored[1]!['breadcrumbs'] as string)).toEqual(records[1]!.breadcrumbs);
+    expect(JSON.parse(stored[5]!['frames'] as string)).toEqual([
+      { function: 'pay', filename: 'app.js', lineno: 10, colno: 5, in_app: true },
+      { filename: 'vendor.js', lineno: 1, colno: 900, in_app: false, abs_path: 'https://example.com/vendor.js', context_line: 'x()' },
+    ]);
+    expect(JSON.parse(stored[2]!['extra'] as string)).toEqual(records[2]!.extra);
+  });
+
   it('writes the promoted columns from the records, as the INSERT from rows does', async () => {
     for (const store of [byRows, byRecords]) {
       await store.promote(logsTable, 'properties', 'route', false);
@@ -152,10 +223,10 @@ describe('DuckDBStore.insertRecords', () => {
 });
 
 describe('record mappings', () => {
-  it('make the rows logRow and eventRow make, with and without a stream position', () => {
-    const mapped = <R extends object>(mapping: RecordMapping<R>, record: R, position: StreamPosition | undefined) => ({
+  it('make the rows logRow, eventRow and errorRow make, with and without a stream position', () => {
+    const mapped = <R extends object, Known>(mapping: RecordMapping<R, Known>, record: R, known: Known) => ({
       ...Object.fromEntries(Object.entries(mapping.fields).map(([column, field]) => [column, (record as Record<string, unknown>)[field]])),
-      ...mapping.computed(record, position),
+      ...mapping.computed(record, known),
     });
     for (const record of logRecords(6)) {
       expect(mapped(logRecordMapping, record, { partition: 0, offset: 3 })).toStrictEqual(logRow(record, { partition: 0, offset: 3 }));
@@ -164,5 +235,8 @@ describe('record mappings', () => {
     for (const record of eventRecords(3)) {
       expect(mapped(eventRecordMapping, record, { partition: 2, offset: 9 })).toStrictEqual(eventRow(record, { partition: 2, offset: 9 }));
     }
+    errorRecords(10).forEach((record, index) => {
+      expect(mapped(errorRecordMapping, record, groupingOf(record, index))).toStrictEqual(errorRow(record, groupingOf(record, index)));
+    });
   });
 });

@@ -94,10 +94,13 @@ export type RecordFields = Readonly<Record<string, string>>;
  * How a table's row is made from the bus's record of it, for AnalyticsStore.insertRecords: columns copied from the
  * record's fields, and the rest computed. The table's own row function makes the same row (a test holds them equal).
  */
-export interface RecordMapping<R> {
+export interface RecordMapping<R, Known = StreamPosition | undefined> {
   fields: RecordFields;
-  /** The columns not copied from a field, and the record's `id` (AnalyticsStore.insertRecords checks it). */
-  computed(record: R, position: StreamPosition | undefined): object;
+  /**
+   * The columns not copied from a field, and the record's `id` (AnalyticsStore.insertRecords checks it), from the
+   * record and what its writer knows of it beside (its stream position; an error's issue and stack).
+   */
+  computed(record: R, known: Known): object;
 }
 
 /** The columns a promoted key's value is read from. */

@@ -233,6 +233,55 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
       expect(await errorRows()).toHaveLength(2);
     });
 
+    it('takes the rows from the records as the bus journaled them when it stores every error of the batch, else from the records', async () => {
+      const inserts: string[] = [];
+      const watched: AnalyticsStore = {
+        ...failable(analytics),
+        insert: async (table, rows) => {
+          inserts.push(`${table.name} from rows`);
+          await analytics.insert(table, rows);
+        },
+        insertRecords: async (table, fields, encoded, computed) => {
+          inserts.push(`${table.name} from records`);
+          await analytics.insertRecords(table, fields, encoded, computed);
+        },
+      };
+      const own = await ErrorRecorder.start({ metadata: metadata.store, analytics: watched }, logger, { positions: 'bus' });
+      const partition = nextPartition++;
+      const at = (offset: number) => ({ partition, offset });
+      try {
+        const crumbs = [{ category: 'ui.click', message: 'pay', timestamp: new Date(T0 - 1_000).toISOString() }, { message: 'loaded' }];
+        const journaledErrors = [
+          error({ type: 'JournaledError', user: { id: 'u1' }, tags: { route: '/pay' }, breadcrumbs: crumbs }),
+          error({ type: 'JournaledError', frames: [], extra: { 'sdk.name': 'sentry.javascript.node' } }),
+        ];
+        const encoded = [Buffer.from(JSON.stringify(journaledErrors.slice(0, 1))), Buffer.from(JSON.stringify(journaledErrors.slice(1)))];
+        await (await own.record(journaledErrors.map(groupError), [at(0), at(1)], false, encoded)).counted;
+        expect(inserts.filter((insert) => insert.startsWith('errors'))).toEqual(['errors from records']);
+        const stored = await analytics.query(
+          'SELECT id, issue_id, type, "user", tags, extra, breadcrumbs, frames, stack_id, stream_partition, stream_offset FROM errors WHERE project_id = $project ORDER BY stream_offset',
+          { project: projectId },
+        );
+        expect(stored.map((row) => ({ ...row, user: JSON.parse(String(row['user'])), tags: JSON.parse(String(row['tags'])), extra: JSON.parse(String(row['extra'])), breadcrumbs: JSON.parse(String(row['breadcrumbs'])) }))).toMatchObject([
+          { id: journaledErrors[0]!.id, issue_id: issueOf(journaledErrors[0]!), type: 'JournaledError', user: { id: 'u1' }, tags: { route: '/pay' }, extra: {}, breadcrumbs: crumbs, frames: null, stream_partition: partition, stream_offset: 0 },
+          { id: journaledErrors[1]!.id, issue_id: issueOf(journaledErrors[1]!), user: {}, extra: { 'sdk.name': 'sentry.javascript.node' }, breadcrumbs: [], frames: '[]', stack_id: null, stream_offset: 1 },
+        ]);
+        expect(stored[0]!['stack_id']).toEqual(expect.any(String));
+
+        // A batch holding an error stored before is written from its records: the journaled bytes hold the repeat too.
+        inserts.length = 0;
+        const fresh = error({ type: 'JournaledError' });
+        const again = [journaledErrors[0]!, fresh];
+        await (await own.record(again.map(groupError), [at(2), at(3)], false, [Buffer.from(JSON.stringify(again))])).counted;
+        expect(inserts.filter((insert) => insert.startsWith('errors'))).toEqual(['errors from rows']);
+        expect((await errorRows()).map((row) => row['id']).sort()).toEqual([...journaledErrors, fresh].map((record) => record.id).sort());
+        // The repeat is not counted twice: the first fingerprint's two errors, the second's one.
+        expect((await storedIssues()).map((issue) => issue.event_count).sort()).toEqual([1, 2]);
+      } finally {
+        await own.close();
+      }
+    });
+
     it('remembers nothing of a batch whose rows could not be stored, so its retry is stored and counted in full', async () => {
       const store = failable(analytics);
       const own = await ErrorRecorder.start({ metadata: metadata.store, analytics: store }, logger, { positions: 'bus' });

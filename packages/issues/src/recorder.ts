@@ -1,11 +1,13 @@
 import {
   countedErrorIds,
+  errorRecordMapping,
   errorRow,
   errorsTable,
   lastErrorOffset,
   stacksTable,
   storedIds,
   uncountedErrors,
+  type ErrorGrouping,
   type Stack,
   type StackRow,
   type StoredError,
@@ -111,14 +113,16 @@ export class ErrorRecorder {
 
   /**
    * Stores a batch of grouped errors, in order, skipping the ones stored before; `positions` (from a bus that
-   * redelivers) give each error's place in the stream, else the recorder numbers them. Rejects when the rows could not
-   * be stored: nothing of the batch is then remembered or counted.
+   * redelivers) give each error's place in the stream, else the recorder numbers them. `encoded`, the records as the
+   * bus journaled them (JSON arrays, in order), lets a store that reads them (insertRecords) take the rows from those
+   * bytes when every error of the batch is stored. Rejects when the rows could not be stored: nothing of the batch is
+   * then remembered or counted.
    */
-  record(errors: readonly GroupedError[], positions?: readonly StreamPosition[], redelivered = false): Promise<Recorded> {
+  record(errors: readonly GroupedError[], positions?: readonly StreamPosition[], redelivered = false, encoded?: readonly Buffer[]): Promise<Recorded> {
     if ((positions !== undefined) !== (this.options.positions === 'bus')) {
       return Promise.reject(new Error(`errors recorded with ${this.options.positions} positions must ${positions ? 'not ' : ''}come with positions`));
     }
-    const recorded = this.queue.then(() => this.recordInOrder(errors, positions, redelivered));
+    const recorded = this.queue.then(() => this.recordInOrder(errors, positions, redelivered, encoded));
     this.queue = recorded.catch(() => undefined);
     return recorded;
   }
@@ -140,7 +144,12 @@ export class ErrorRecorder {
     await this.snapshots.flush().catch((error: unknown) => this.logger.error({ err: error }, 'issue snapshots left unwritten at close'));
   }
 
-  private async recordInOrder(errors: readonly GroupedError[], positions: readonly StreamPosition[] | undefined, redelivered: boolean): Promise<Recorded> {
+  private async recordInOrder(
+    errors: readonly GroupedError[],
+    positions: readonly StreamPosition[] | undefined,
+    redelivered: boolean,
+    encoded: readonly Buffer[] | undefined,
+  ): Promise<Recorded> {
     if (positions) for (const partition of new Set(positions.map((position) => position.partition))) await this.load(partition);
     const kept: { error: GroupedError; partition: number; offset: number }[] = [];
     const inBatch = errors.length > 1 ? new Set<string>() : undefined;
@@ -167,14 +176,27 @@ export class ErrorRecorder {
     if (unwritten.length > 0) await this.stores.analytics.insert(stacksTable, unwritten);
     // A redelivery may bring errors stored but not counted (a crash between the two): they are counted, not stored again.
     const stored = redelivered ? await storedIds(this.stores.analytics, 'errors', kept.map(({ error }) => error.record.id)) : new Set<string>();
-    await this.stores.analytics.insert(
-      errorsTable,
-      kept
-        .map(({ error, partition, offset }, index) =>
-          errorRow(error.record, { issueId: error.issueId, fingerprintHash: error.fingerprint.hash, partition, offset, stackId: stacks[index]?.id ?? null }),
-        )
-        .filter((row) => !stored.has(row.id)),
-    );
+    const groupings = kept.map(({ error, partition, offset }, index): ErrorGrouping => ({
+      issueId: error.issueId,
+      fingerprintHash: error.fingerprint.hash,
+      partition,
+      offset,
+      stackId: stacks[index]?.id ?? null,
+    }));
+    const { analytics } = this.stores;
+    if (encoded && analytics.insertRecords && kept.length === errors.length && stored.size === 0) {
+      await analytics.insertRecords(
+        errorsTable,
+        errorRecordMapping.fields,
+        encoded,
+        kept.map(({ error }, index) => errorRecordMapping.computed(error.record, groupings[index]!)),
+      );
+    } else {
+      await analytics.insert(
+        errorsTable,
+        kept.map(({ error }, index) => errorRow(error.record, groupings[index]!)).filter((row) => !stored.has(row.id)),
+      );
+    }
     this.rememberStacks(unwritten);
     for (const { error } of kept) this.recent.add(error.record.projectId, error.record.id);
     const counted = this.counter.add(

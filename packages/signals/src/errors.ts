@@ -29,14 +29,18 @@ export interface StackFrame {
   readonly minified?: { filename: string | null; function: string | null; lineno: number | null; colno: number | null };
 }
 
+/**
+ * Absent fields are left out rather than null: the issues processor stores the record's breadcrumbs as they are (the
+ * errors table keeps no absent fields, which cost bytes in every row).
+ */
 export interface Breadcrumb {
-  category: string | null;
-  message: string | null;
+  category?: string;
+  message?: string;
   /** ISO 8601. */
-  timestamp: string | null;
-  level: string | null;
-  type: string | null;
-  data: Record<string, unknown> | null;
+  timestamp?: string;
+  level?: string;
+  type?: string;
+  data?: Record<string, unknown>;
 }
 
 export interface ErrorRecord {
@@ -479,15 +483,16 @@ function breadcrumbsOf(event: SentryEvent): Breadcrumb[] {
   const given = event.breadcrumbs;
   const all = !given ? [] : Array.isArray(given) ? given : (given.values ?? []);
   return all.slice(-MAX_BREADCRUMBS).map((crumb) => {
+    const kept: Breadcrumb = {};
+    if (crumb.category != null) kept.category = crumb.category;
+    if (crumb.message != null) kept.message = crumb.message;
     const time = timeOf(crumb.timestamp);
-    return {
-      category: crumb.category ?? null,
-      message: crumb.message ?? null,
-      timestamp: time === undefined || time < 0 ? null : (isoTime(time) ?? null),
-      level: crumb.level ?? null,
-      type: crumb.type ?? null,
-      data: crumb.data ?? null,
-    };
+    const timestamp = time === undefined || time < 0 ? undefined : isoTime(time);
+    if (timestamp !== undefined) kept.timestamp = timestamp;
+    if (crumb.level != null) kept.level = crumb.level;
+    if (crumb.type != null) kept.type = crumb.type;
+    if (crumb.data != null) kept.data = crumb.data;
+    return kept;
   });
 }
 

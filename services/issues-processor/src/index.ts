@@ -66,7 +66,9 @@ export async function startIssuesProcessor(deps: IssuesProcessorDeps): Promise<I
     async (records, positions, delivery) => {
       let enriched = records;
       for (const enrich of enrichers) enriched = await enrich(enriched);
-      await pipeline.submit(enriched.map(groupError), positions, delivery?.redelivered ?? false);
+      // The journaled bytes stand for the records only while no enricher replaced one (a symbolicated stack).
+      const encoded = enriched.every((record, index) => record === records[index]) ? delivery?.encoded : undefined;
+      await pipeline.submit(enriched.map(groupError), positions, delivery?.redelivered ?? false, encoded);
     },
   );
   return {
@@ -81,6 +83,8 @@ interface Waiting {
   errors: GroupedError[];
   positions: readonly MessagePosition[] | undefined;
   redelivered: boolean;
+  /** The records as the bus journaled them, when it did and they are unchanged (Delivery.encoded). */
+  encoded: readonly Buffer[] | undefined;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -104,10 +108,10 @@ class ErrorPipeline {
     private readonly waitForCount: boolean,
   ) {}
 
-  submit(errors: GroupedError[], positions: readonly MessagePosition[] | undefined, redelivered: boolean): Promise<void> {
+  submit(errors: GroupedError[], positions: readonly MessagePosition[] | undefined, redelivered: boolean, encoded: readonly Buffer[] | undefined): Promise<void> {
     if (errors.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ errors, positions, redelivered, resolve, reject });
+      this.waiting.push({ errors, positions, redelivered, encoded, resolve, reject });
       this.waitingErrors += errors.length;
       this.storeNext();
     });
@@ -139,8 +143,9 @@ class ErrorPipeline {
   private async store(batch: Waiting[]): Promise<void> {
     const errors = batch.length === 1 ? batch[0]!.errors : batch.flatMap((waiting) => waiting.errors);
     const positions = batch[0]!.positions && (batch.length === 1 ? batch[0]!.positions : batch.flatMap((waiting) => waiting.positions!));
+    const encoded = batch.every((waiting) => waiting.encoded) ? batch.flatMap((waiting) => waiting.encoded!) : undefined;
     try {
-      const recorded = await this.recorder.record(errors, positions, batch.some((waiting) => waiting.redelivered));
+      const recorded = await this.recorder.record(errors, positions, batch.some((waiting) => waiting.redelivered), encoded);
       if (this.waitForCount || recorded.createsIssues) {
         recorded.counted.then(
           () => batch.forEach((waiting) => waiting.resolve()),

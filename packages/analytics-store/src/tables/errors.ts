@@ -1,6 +1,6 @@
 import type { ErrorRecord, Properties, StackFrame } from '@tlm/signals';
-import type { AnalyticsStore, ResultRow, TableDefinition } from '../store';
-import { storedFrames, withoutNulls } from './stacks';
+import type { AnalyticsStore, RecordMapping, ResultRow, TableDefinition } from '../store';
+import { storedFrames } from './stacks';
 
 /** A captured error event; the GQL source `errors`. Rows are written by the issues processor. */
 export interface ErrorRow {
@@ -162,10 +162,7 @@ SETTINGS index_granularity = 8192`,
  * The stored row of an error once the issues processor has fingerprinted it, knows its issue, its stream position and
  * the id of its stack (stackOf), whose frames the `stacks` table holds.
  */
-export function errorRow(
-  record: ErrorRecord,
-  grouping: { issueId: string; fingerprintHash: string; partition: number; offset: number; stackId: string | null },
-): ErrorRow {
+export function errorRow(record: ErrorRecord, grouping: ErrorGrouping): ErrorRow {
   return {
     project_id: record.projectId,
     timestamp: record.timestamp,
@@ -185,7 +182,7 @@ export function errorRow(
     tags: record.tags,
     extra: record.extra,
     frames: grouping.stackId === null ? storedFrames(record.frames) : null,
-    breadcrumbs: record.breadcrumbs.map(withoutNulls),
+    breadcrumbs: record.breadcrumbs,
     received_at: record.receivedAt,
     retention_days: record.retentionDays,
     stream_partition: grouping.partition,
@@ -193,6 +190,51 @@ export function errorRow(
     stack_id: grouping.stackId,
   };
 }
+
+/** What the issues processor knows of an error beside its record: its issue, its stream position and its stack. */
+export interface ErrorGrouping {
+  issueId: string;
+  fingerprintHash: string;
+  partition: number;
+  offset: number;
+  stackId: string | null;
+}
+
+/**
+ * errorRow as a mapping, for a store that reads the journaled records' JSON itself (AnalyticsStore.insertRecords):
+ * an error's record holds most of its row as the row has it, so the issues processor serialises only the grouping.
+ */
+export const errorRecordMapping: RecordMapping<ErrorRecord, ErrorGrouping> = {
+  fields: {
+    project_id: 'projectId',
+    timestamp: 'timestamp',
+    id: 'id',
+    type: 'type',
+    value: 'value',
+    level: 'level',
+    release: 'release',
+    environment: 'environment',
+    platform: 'platform',
+    source: 'source',
+    trace_id: 'traceId',
+    span_id: 'spanId',
+    user: 'user',
+    tags: 'tags',
+    extra: 'extra',
+    breadcrumbs: 'breadcrumbs',
+    received_at: 'receivedAt',
+    retention_days: 'retentionDays',
+  },
+  computed: (record, grouping) => ({
+    id: record.id,
+    issue_id: grouping.issueId,
+    fingerprint_hash: grouping.fingerprintHash,
+    frames: grouping.stackId === null ? storedFrames(record.frames) : null,
+    stream_partition: grouping.partition,
+    stream_offset: grouping.offset,
+    stack_id: grouping.stackId,
+  }),
+};
 
 /** What the issues processor reads back of an error row to count it: the row's grouping, times, release and user. */
 export interface StoredError {
