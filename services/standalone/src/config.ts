@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { aiProviderConfig } from '@tlm/ai';
 import { billingConfig, remoteAnalyticsConfig, signupConfig } from '@tlm/dashboard-api';
 import { evaluatorConfig } from '@tlm/alerts';
-import { DEFAULT_CHECKPOINT_THRESHOLD } from '@tlm/analytics-store';
+import { DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_INSERT_YIELD_MS } from '@tlm/analytics-store';
 import { keyAccessConfig } from '@tlm/auth';
 import { kafkaConfig } from '@tlm/bus';
 import { exportsConfig } from '@tlm/exports';
@@ -56,6 +56,13 @@ export const StandaloneConfig = Type.Object({
         "Directory of the ingest journal, where accepted telemetry is written before it is answered and then flushed to disk (JOURNAL_SYNC); default DATA_DIR/journal. On a disk of its own, its fdatasyncs do not wait behind the analytics store's writes. One server's alone: never share it.",
     }),
   ),
+  INSERT_YIELD_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: DEFAULT_INSERT_YIELD_MS,
+    description:
+      'How long a write of accepted telemetry into the analytics store waits while queries run before it starts anyway; 0 never waits. Queries (dashboards, alert rules) then have the cores to themselves, and rows become readable up to this much later under a steady query load.',
+  }),
   DUCKDB_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: "Worker threads of the analytics store (DuckDB); default one per core." })),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: POSTGRES_URL_PATTERN, secret: true, description: 'Postgres connection string to use instead of the embedded PGlite metadata store.' }),

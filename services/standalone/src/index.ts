@@ -109,6 +109,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
     checkpointThreshold: config.DUCKDB_CHECKPOINT_THRESHOLD,
     memoryLimitBytes: budget.duckdbBytes,
     tempDirectory: path.join(dataDir, 'duckdb-spill'),
+    insertYieldMs: config.INSERT_YIELD_MS,
     ...(config.DUCKDB_THREADS === undefined ? {} : { threads: config.DUCKDB_THREADS }),
   });
   logger.info(describeBudget(budget), 'memory budget');
