@@ -312,19 +312,20 @@ export class DuckDBStore implements AnalyticsStore {
     });
   }
 
-  async query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
-    const connection = await this.acquire();
-    try {
-      return await this.reads.read(async () => {
+  /** A read counts for ReadPriority from the call, while it waits for a connection too. */
+  query(sql: string, params: QueryParams = {}): Promise<ResultRow[]> {
+    return this.reads.read(async () => {
+      const connection = await this.acquire();
+      try {
         const statement = await this.preparedOn(connection, sql);
         statement.bind(params, parameterTypes(params));
         // run() answers a materialized result: its chunks are read synchronously, without a thread-pool hop per chunk
         // that runAndReadAll's fetching would take (two for a one-chunk answer).
         return rowsOf(await statement.run());
-      });
-    } finally {
-      this.release(connection);
-    }
+      } finally {
+        this.release(connection);
+      }
+    });
   }
 
   async execute(sql: string, params: QueryParams = {}): Promise<void> {

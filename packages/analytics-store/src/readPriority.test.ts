@@ -95,9 +95,9 @@ describe('DuckDBStore with reads before inserts', () => {
 
   it('starts an insert asked for during a read once the read has answered, and stores every row', async () => {
     await store.insert(logsTable, [row(0)]);
-    // A read long enough to be running when the insert is asked for: a count over a generated series.
+    // A read long enough to be running when the insert is asked for: a count over a generated series. It counts as
+    // running from the call, while it waits for a connection too.
     const reading = store.query('SELECT count(*) AS n FROM range(300000000)');
-    await turns();
     const inserting = store.insert(logsTable, [row(1), row(2)]);
     const order: string[] = [];
     await Promise.all([reading.then(() => order.push('read')), inserting.then(() => order.push('insert'))]);
