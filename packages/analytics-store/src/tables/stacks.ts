@@ -74,8 +74,11 @@ export function storedFrames(frames: readonly StackFrame[]): Record<string, unkn
   return frames.map(withoutNulls);
 }
 
-/** Frames and breadcrumbs are stored without their absent fields: error rows are mostly frames, and bytes cost. */
-export function withoutNulls(value: object): Record<string, unknown> {
+/**
+ * Frames are stored without their absent fields: stacks are mostly frames, and bytes cost. (Breadcrumbs leave them out
+ * in the error's record already, signals' Breadcrumb.)
+ */
+function withoutNulls(value: object): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   // for-in rather than Object.entries: no array of pairs per frame (this runs for every frame of every error).
   for (const key in value) {
