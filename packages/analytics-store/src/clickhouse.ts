@@ -188,7 +188,11 @@ WHERE database = currentDatabase() AND table = {table:String} AND NOT is_done AN
  * this one's queries within it. Until then its queries read the bag, which answers the same.
  */
 const PROMOTIONS_REFRESH_MS = 30_000;
-/** How often a running fill is checked for its end. */
+/**
+ * How often a running fill is checked for its end: first after FIRST_FILL_POLL_MS, then twice as long each time, up to
+ * FILL_POLL_MS, so the fill of a small partition is seen done within milliseconds and a long one costs a read a second.
+ */
+const FIRST_FILL_POLL_MS = 25;
 const FILL_POLL_MS = 1_000;
 
 const NO_COLUMNS: ReadonlyMap<string, PromotedColumns> = new Map();
@@ -332,13 +336,13 @@ export class ClickHouseStore implements AnalyticsStore {
    * ClickHouse's last attempt at one failed: ClickHouse tries it again, and the promoter's next pass waits for it.
    */
   private async filled(promotion: PromotedProperty): Promise<void> {
-    for (;;) {
+    for (let pollMs = FIRST_FILL_POLL_MS; ; pollMs = Math.min(pollMs * 2, FILL_POLL_MS)) {
       if (this.closed) throw new Error('the analytics store is closed');
       const [row] = await this.query(UNFINISHED_FILLS_SQL, { table: promotion.table, column: promotion.column });
       const failure = String(row?.['failure'] ?? '');
       if (failure !== '') throw new Error(`ClickHouse has not filled ${promotion.table}.${promotion.column} yet: ${failure}`);
       if (Number(row?.['unfinished'] ?? 0) === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, FILL_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   }
 
