@@ -217,14 +217,12 @@ if (skipReason) console.log(`skipping the fleet processes suite: ${skipReason}`)
       const value = async (q: string) => (await gateway.api.post('/v1/gql/query', { token: key.key, body: { q } })).body.data?.results?.[0];
       await drained();
       // The restarted storage node may not answer queries yet when the topics are drained: its first answer is read.
-      const answered = async (q: string) => {
-        let result: { value?: number } | undefined;
-        await eventually(async () => {
-          result = await value(q);
+      const answered = (q: string) =>
+        eventually(async () => {
+          const result = await value(q);
           expect(result).toBeDefined();
+          return result.value as number;
         }, 30_000, 250);
-        return result!.value as number;
-      };
       const stored = { logs: await answered('from:logs | count'), errors: await answered('from:errors | count') };
       expect(stored.logs).toBeGreaterThanOrEqual(accepted.logs);
       expect(stored.logs).toBeLessThanOrEqual(accepted.logs + unanswered.logs);
