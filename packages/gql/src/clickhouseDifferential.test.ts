@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, eventsTable, logsTable, textSignature, type AnalyticsStore, type Column, type TableDefinition } from '@tlm/analytics-store';
 import { clickhouseConnection, liveSuite, seededRandom } from '@tlm/testkit';
-import { decodeResults, emit } from './emit';
+import { decodeResults, emit, type PercentileForm } from './emit';
 import { compileQuery } from './plan';
 import { clickhouseColumnTypes, SOURCES, type SourceDefinition } from './sources';
 
@@ -210,14 +210,19 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
     return answer;
   }
 
-  /** The store's answer, reading its promoted columns unless `bags` asks for the property bags themselves. */
-  async function answer(store: AnalyticsStore, text: string, bags = false) {
+  /**
+   * The store's answer, reading its promoted columns unless `bags` asks for the property bags themselves; a DuckDB
+   * percentile in the form asked (`quantile_cont` unless said).
+   */
+  async function exactAnswer(store: AnalyticsStore, text: string, bags = false, percentiles?: PercentileForm) {
     const { plan } = compileQuery(text);
-    const compiled = emit(plan, store.dialect, guard, bags ? undefined : store.promotedColumns?.(plan.source.table));
-    return rounded(decodeResults(compiled, await store.query(compiled.sql, compiled.params)));
+    const compiled = emit(plan, store.dialect, guard, bags ? undefined : store.promotedColumns?.(plan.source.table), percentiles ? { percentiles } : {});
+    return decodeResults(compiled, await store.query(compiled.sql, compiled.params));
   }
+  const answer = async (store: AnalyticsStore, text: string, bags = false) => rounded(await exactAnswer(store, text, bags));
 
   const QUERIES_PER_SOURCE = 150;
+  let percentilesCompared = 0;
 
   /** Compares random queries of a source: ClickHouse against DuckDB, and with `bags` each against its bag reads too. */
   async function compareRandomQueries(source: SourceDefinition, bags: boolean): Promise<void> {
@@ -232,6 +237,12 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
       }
       const [fromClickHouse, fromDuckDB] = await Promise.all([settled(clickhouse, text), settled(duckdb, text)]);
       expect({ text, answer: fromClickHouse }).toEqual({ text, answer: fromDuckDB });
+      // DuckDB's percentile from counts answers as its quantile_cont does, to the last bit.
+      if (/\bp\d\d\(/.test(text)) {
+        const [fromValues, fromCounts] = await Promise.all(['values', 'counts'].map((form) => exactAnswer(duckdb, text, false, form as PercentileForm)));
+        expect({ text, answer: fromCounts }).toEqual({ text, answer: fromValues });
+        percentilesCompared += 1;
+      }
       if (bags) expect({ text, answer: fromDuckDB }).toEqual({ text, answer: await settled(duckdb, text, true) });
       compared += 1;
     }
@@ -240,6 +251,10 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
   }
 
   it.each(SOURCES.map((source) => source.name))('from:%s', (name) => compareRandomQueries(SOURCES.find((candidate) => candidate.name === name)!, false), 120_000);
+
+  it('compared DuckDB percentiles from counts with quantile_cont along the way', () => {
+    expect(percentilesCompared).toBeGreaterThan(QUERIES_PER_SOURCE / 10);
+  });
 
   describe('once busy keys are promoted to columns in both engines', () => {
     // Text, numbers, numbers sent as text, a key with a dot, and a key holding numbers and text.

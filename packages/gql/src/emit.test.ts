@@ -1,4 +1,4 @@
-import { emit, type Guard } from './emit';
+import { emit, percentileProbe, type Guard } from './emit';
 import { compileQuery } from './plan';
 
 const guard: Guard = { projectId: '0190a0e0-0000-7000-8000-00000000000a', retentionDays: 14, now: new Date('2024-05-10T12:00:00.000Z') };
@@ -368,6 +368,22 @@ describe('emit: golden SQL with promoted properties (DuckDB)', () => {
     );
   });
 
+  it('computes a percentile from counts of each value when asked, and probes the first values of the range to choose', () => {
+    const plan = compileQuery('p95(duration_ms) by route | last 1h').plan;
+    expect(emit(plan, 'duckdb', guard, promoted, { percentiles: 'counts' }).sql).toBe(
+      'SELECT g0, CASE WHEN p_d = 0 THEN p_lo ELSE p_lo * (1 - p_d) + p_hi * p_d END AS agg, count(*) OVER () AS total_groups FROM (SELECT g0, min(pv) FILTER (WHERE p_upto > floor(p_rank)) AS p_lo, min(pv) FILTER (WHERE p_upto > ceil(p_rank)) AS p_hi, any_value(p_rank - floor(p_rank)) AS p_d FROM (SELECT g0, pv, sum(pn) OVER (PARTITION BY g0 ORDER BY pv NULLS LAST ROWS UNBOUNDED PRECEDING) AS p_upto, (coalesce(sum(pn) FILTER (WHERE pv IS NOT NULL) OVER (PARTITION BY g0), 0) - 1)::DOUBLE * 0.95::DOUBLE AS p_rank FROM (SELECT "properties__p1" AS g0, "properties__p2_number" AS pv, count(*) AS pn FROM logs WHERE project_id = $project_id AND timestamp >= $since GROUP BY g0, pv)) GROUP BY g0) ORDER BY agg DESC, g0 ASC LIMIT $limit',
+    );
+    expect(percentileProbe(plan, guard, promoted)).toEqual({
+      sql: 'SELECT sum(pn) AS sampled, count(*) AS distinct_values FROM (SELECT g0, pv, count(*) AS pn FROM (SELECT "properties__p1" AS g0, "properties__p2_number" AS pv FROM logs WHERE project_id = $project_id AND timestamp >= $since AND "properties__p2_number" IS NOT NULL LIMIT 65536) GROUP BY g0, pv)',
+      params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-10 11:00:00.000' },
+    });
+    // A column is read in DOUBLE, as quantile_cont interpolates it; with no group there is one row, partitioned by nothing.
+    expect(emit(compileQuery('from:spans op:db | p50(duration_ms) | last 1h').plan, 'duckdb', guard, promoted, { percentiles: 'counts' }).sql).toBe(
+      'SELECT CASE WHEN p_d = 0 THEN p_lo ELSE p_lo * (1 - p_d) + p_hi * p_d END AS agg FROM (SELECT min(pv) FILTER (WHERE p_upto > floor(p_rank)) AS p_lo, min(pv) FILTER (WHERE p_upto > ceil(p_rank)) AS p_hi, any_value(p_rank - floor(p_rank)) AS p_d FROM (SELECT pv, sum(pn) OVER (ORDER BY pv NULLS LAST ROWS UNBOUNDED PRECEDING) AS p_upto, (coalesce(sum(pn) FILTER (WHERE pv IS NOT NULL) OVER (), 0) - 1)::DOUBLE * 0.5::DOUBLE AS p_rank FROM (SELECT CAST(duration_ms AS DOUBLE) AS pv, count(*) AS pn FROM spans WHERE project_id = $project_id AND timestamp >= $since AND op = $p1 GROUP BY pv)))',
+    );
+    // ClickHouse's percentile is its own exact function whichever form is asked.
+    expect(emit(plan, 'clickhouse', guard, promoted, { percentiles: 'counts' }).sql).toContain('quantileExactInclusiveOrNull(0.95)');
+  });
 });
 
 describe('emit: golden SQL with promoted properties (ClickHouse)', () => {
@@ -416,15 +432,15 @@ describe('emit: golden SQL of a search read in time slices (runPlan reads the ne
   const plan = compileQuery('severity:error last:24h limit:20').plan;
 
   it('bounds the newest slice from below and the rest from above, beside the range and in both dialects', () => {
-    expect(emit(plan, 'duckdb', guard, undefined, { from: split })).toMatchObject({
+    expect(emit(plan, 'duckdb', guard, undefined, { slice: { from: split } })).toMatchObject({
       sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp >= $slice_from AND severity = $p1 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
     });
-    expect(emit({ ...plan, limit: 7 }, 'duckdb', guard, undefined, { before: split })).toMatchObject({
+    expect(emit({ ...plan, limit: 7 }, 'duckdb', guard, undefined, { slice: { before: split } })).toMatchObject({
       sql: 'SELECT timestamp, id, severity, message, properties, trace_id, span_id FROM logs WHERE project_id = $project_id AND timestamp >= $since AND timestamp < $slice_before AND severity = $p1 ORDER BY timestamp DESC, id DESC LIMIT $limit',
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_before: '2024-05-10 11:15:00.000', p1: 'error', limit: 7 },
     });
-    expect(emit(plan, 'clickhouse', guard, undefined, { from: split })).toMatchObject({
+    expect(emit(plan, 'clickhouse', guard, undefined, { slice: { from: split } })).toMatchObject({
       sql: "SELECT timestamp, toString(id) AS f1, severity, message, properties, properties_num, nullIf(trace_id, '') AS f5, nullIf(span_id, '') AS f6 FROM logs FINAL WHERE project_id = {project_id:UUID} AND timestamp >= {since:DateTime64(3, 'UTC')} AND timestamp >= {slice_from:DateTime64(3, 'UTC')} AND severity = {p1:String} ORDER BY timestamp DESC, toString(id) DESC LIMIT {limit:UInt32}",
       params: { project_id: '0190a0e0-0000-7000-8000-00000000000a', since: '2024-05-09 12:00:00.000', slice_from: '2024-05-10 11:15:00.000', p1: 'error', limit: 20 },
     });

@@ -438,13 +438,24 @@ export interface TimeSlice {
 }
 
 /**
- * Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied;
- * `promoted` are the source table's promoted properties (AnalyticsStore.promotedColumns), read instead of the bag;
- * `slice` narrows the time range further (a search read newest part first, `runPlan`).
+ * How a DuckDB percentile is computed; both answer exactly what `quantile_cont` answers. `values`: `quantile_cont`
+ * itself, which holds every value it reads in memory outside DuckDB's limit (about 16 bytes a row). `counts`: a grouped
+ * count of each distinct value, within DuckDB's limit and spilled past it, then a running sum to the two ranks around
+ * the percentile, interpolated as `quantile_cont` does; far cheaper for values of few distinct kinds, far dearer for
+ * values that are mostly distinct (docs/performance.md "Percentiles from counts").
  */
-export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTHING_PROMOTED, slice: TimeSlice = {}): CompiledQuery {
+export type PercentileForm = 'values' | 'counts';
+
+export interface EmitOptions {
+  /** Narrows the time range further (a search read newest part first, `runPlan`). */
+  slice?: TimeSlice;
+  /** DuckDB percentiles: `values` unless said (`percentileProbe` tells which suits the data). */
+  percentiles?: PercentileForm;
+}
+
+/** The guard's conditions (project, time range, base filters) over a plan's source, and the range they read. */
+function guarded(plan: Plan, emitter: Emitter, guard: Guard, slice: TimeSlice): { conditions: string[]; rangeStart: number; rangeEnd: number } {
   const source = plan.source;
-  const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source, promoted) : new ClickHouseEmitter(source, promoted);
   const conditions = [`project_id = ${emitter.bindNamed('project_id', guard.projectId, emitter.projectParamType)}`];
   const now = guard.now.getTime();
   let rangeStart = now;
@@ -464,11 +475,99 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTH
     conditions.push(`received_at > ${emitter.bindNamed('received_after', sqlTime(guard.receivedAfter), emitter.timeParamType)}`);
   }
   for (const filter of source.baseFilters) conditions.push(`${filter.column} = ${filter.value ? 'true' : 'false'}`);
+  return { conditions, rangeStart, rangeEnd };
+}
+
+/** An aggregate's groups as `expression AS g<i>`, with their output columns; a time bucket's count is checked. */
+function groupOutputs(plan: Plan, emitter: Emitter, rangeStart: number, rangeEnd: number): { select: string[]; columns: OutputColumn[] } {
+  const select: string[] = [];
+  const columns: OutputColumn[] = [];
+  plan.aggregate!.groups.forEach((group, index) => {
+    const alias = `g${index}`;
+    if (group.interval) {
+      const buckets = (rangeEnd - rangeStart) / durationMs(group.interval);
+      if (buckets > LIMITS.maxBuckets) {
+        throw new GqlQueryError(
+          `time(${group.interval.text}) makes ${Math.ceil(buckets)} buckets over the time range; at most ${LIMITS.maxBuckets} are allowed, so choose a longer interval or a shorter range`,
+        );
+      }
+      select.push(`${emitter.bucket(plan.source.timeColumn!, group.interval)} AS ${alias}`);
+      columns.push({ alias, key: group.key, decode: 'timestamp' });
+    } else {
+      const field = group.field!;
+      select.push(`${emitter.read(field, 'string', 'output').sql} AS ${alias}`);
+      columns.push({ alias, key: group.key, decode: field.type === 'column' ? decodeOf(field.column) : 'plain' });
+    }
+  });
+  return { select, columns };
+}
+
+/** True when a plan's aggregate is a percentile. */
+export const aggregatesPercentile = (plan: Plan): boolean => plan.mode === 'aggregate' && QUANTILES[plan.aggregate!.func] !== undefined;
+
+/** Rows of a percentile's source the probe reads at most: the first non-null values of the range, wherever they lie. */
+export const PERCENTILE_PROBE_ROWS = 65_536;
+
+/**
+ * A DuckDB statement answering `{sampled, distinct_values}` over the first PERCENTILE_PROBE_ROWS non-null values of a
+ * percentile plan's field in the guard's range (groups and value together, as the counted form keeps them). It reads
+ * no further than that, and leaves out the query's own filter, whose rows are a part of the range's. `percentileForm`
+ * turns its answer into the form to emit.
+ */
+export function percentileProbe(plan: Plan, guard: Guard, promoted = NOTHING_PROMOTED): { sql: string; params: QueryParams } {
+  const emitter = new DuckDBEmitter(plan.source, promoted);
+  const { conditions, rangeStart, rangeEnd } = guarded(plan, emitter, guard, {});
+  const { select } = groupOutputs(plan, emitter, rangeStart, rangeEnd);
+  const value = emitter.read(plan.aggregate!.field!, 'number', 'output').sql;
+  const keys = [...select.map((_, index) => `g${index}`), 'pv'].join(', ');
+  const sample = `SELECT ${[...select, `${value} AS pv`].join(', ')} FROM ${emitter.from()} WHERE ${conditions.join(' AND ')} AND ${value} IS NOT NULL LIMIT ${PERCENTILE_PROBE_ROWS}`;
+  return { sql: `SELECT sum(pn) AS sampled, count(*) AS distinct_values FROM (SELECT ${keys}, count(*) AS pn FROM (${sample}) GROUP BY ${keys})`, params: emitter.params };
+}
+
+/**
+ * The counted form when the probe's values repeat, each kind of value at least twice on average (about 40,000 kinds
+ * or fewer among the first PERCENTILE_PROBE_ROWS): there a running sum over the counts costs less than the values'
+ * selection, and holds far less.
+ */
+export function percentileForm(probe: ResultRow | undefined): PercentileForm {
+  const sampled = Number(probe?.['sampled'] ?? 0);
+  return sampled > 0 && Number(probe?.['distinct_values']) * 2 <= sampled ? 'counts' : 'values';
+}
+
+/**
+ * A percentile from counts (PercentileForm `counts`) in DuckDB: each group's count of each value, the running count up
+ * to each value in order, and the values at the ranks `floor` and `ceil` of `(n - 1) * q`, interpolated as
+ * `quantile_cont` does (`lo * (1 - d) + hi * d`, in DOUBLE, so the answers are bit for bit its own). A group whose
+ * values are all missing keeps its row, with no value.
+ */
+function countedPercentile(groupSelect: string[], value: string, level: string, from: string, where: string): string {
+  const groups = groupSelect.map((_, index) => `g${index}`);
+  const partition = groups.length > 0 ? `PARTITION BY ${groups.join(', ')} ` : '';
+  const counted = `SELECT ${[...groupSelect, `${value} AS pv`].join(', ')}, count(*) AS pn FROM ${from} WHERE ${where} GROUP BY ${[...groups, 'pv'].join(', ')}`;
+  const ranked =
+    `SELECT ${[...groups, 'pv'].join(', ')}, sum(pn) OVER (${partition}ORDER BY pv NULLS LAST ROWS UNBOUNDED PRECEDING) AS p_upto, ` +
+    `(coalesce(sum(pn) FILTER (WHERE pv IS NOT NULL) OVER (${partition.trimEnd()}), 0) - 1)::DOUBLE * ${level}::DOUBLE AS p_rank FROM (${counted})`;
+  const picked =
+    `SELECT ${[...groups, 'min(pv) FILTER (WHERE p_upto > floor(p_rank)) AS p_lo', 'min(pv) FILTER (WHERE p_upto > ceil(p_rank)) AS p_hi', 'any_value(p_rank - floor(p_rank)) AS p_d'].join(', ')} ` +
+    `FROM (${ranked})${groups.length > 0 ? ` GROUP BY ${groups.join(', ')}` : ''}`;
+  const interpolated = 'CASE WHEN p_d = 0 THEN p_lo ELSE p_lo * (1 - p_d) + p_hi * p_d END AS agg';
+  return `SELECT ${[...groups, interpolated, ...(groups.length > 0 ? ['count(*) OVER () AS total_groups'] : [])].join(', ')} FROM (${picked})`;
+}
+
+/**
+ * Turns a plan into one SQL statement of the dialect, with the guard's project and retention bound applied;
+ * `promoted` are the source table's promoted properties (AnalyticsStore.promotedColumns), read instead of the bag.
+ */
+export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTHING_PROMOTED, options: EmitOptions = {}): CompiledQuery {
+  const source = plan.source;
+  const emitter = dialect === 'duckdb' ? new DuckDBEmitter(source, promoted) : new ClickHouseEmitter(source, promoted);
+  const { conditions, rangeStart, rangeEnd } = guarded(plan, emitter, guard, options.slice ?? {});
 
   const select: string[] = [];
   const columns: OutputColumn[] = [];
   let groupBy = '';
   let countsGroups = false;
+  let counted: ((where: string) => string) | null = null;
 
   if (plan.mode === 'search') {
     if (plan.projection.length === 0) {
@@ -505,29 +604,21 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTH
     }
   } else {
     const aggregate = plan.aggregate!;
-    aggregate.groups.forEach((group, index) => {
-      const alias = `g${index}`;
-      if (group.interval) {
-        const buckets = (rangeEnd - rangeStart) / durationMs(group.interval);
-        if (buckets > LIMITS.maxBuckets) {
-          throw new GqlQueryError(
-            `time(${group.interval.text}) makes ${Math.ceil(buckets)} buckets over the time range; at most ${LIMITS.maxBuckets} are allowed, so choose a longer interval or a shorter range`,
-          );
-        }
-        select.push(`${emitter.bucket(source.timeColumn!, group.interval)} AS ${alias}`);
-        columns.push({ alias, key: group.key, decode: 'timestamp' });
-      } else {
-        const field = group.field!;
-        select.push(`${emitter.read(field, 'string', 'output').sql} AS ${alias}`);
-        columns.push({ alias, key: group.key, decode: field.type === 'column' ? decodeOf(field.column) : 'plain' });
+    const groups = groupOutputs(plan, emitter, rangeStart, rangeEnd);
+    columns.push(...groups.columns, { alias: 'agg', key: 'value', decode: 'plain' });
+    countsGroups = aggregate.groups.length > 0;
+    const level = QUANTILES[aggregate.func];
+    if (dialect === 'duckdb' && options.percentiles === 'counts' && level) {
+      // quantile_cont interpolates a column of integers in DOUBLE, as the counted form does with its values.
+      const read = emitter.read(aggregate.field!, 'number', 'output').sql;
+      const value = aggregate.field!.type === 'column' ? `CAST(${read} AS DOUBLE)` : read;
+      counted = (where) => countedPercentile(groups.select, value, level, emitter.from(), where);
+    } else {
+      select.push(...groups.select, `${emitter.aggregate(aggregate.func, aggregate.field)} AS agg`);
+      if (countsGroups) {
+        select.push(`${emitter.countAll()} OVER () AS total_groups`);
+        groupBy = ` GROUP BY ${aggregate.groups.map((group, index) => (group.field ? emitter.groupKey(group.field, `g${index}`) : `g${index}`)).join(', ')}`;
       }
-    });
-    select.push(`${emitter.aggregate(aggregate.func, aggregate.field)} AS agg`);
-    columns.push({ alias: 'agg', key: 'value', decode: 'plain' });
-    if (aggregate.groups.length > 0) {
-      countsGroups = true;
-      select.push(`${emitter.countAll()} OVER () AS total_groups`);
-      groupBy = ` GROUP BY ${aggregate.groups.map((group, index) => (group.field ? emitter.groupKey(group.field, `g${index}`) : `g${index}`)).join(', ')}`;
     }
   }
 
@@ -554,7 +645,8 @@ export function emit(plan: Plan, dialect: Dialect, guard: Guard, promoted = NOTH
     tail += ` ORDER BY ${orderOf(plan.keep ?? plan.sort).join(', ')}${limit}`;
     if (plan.keep) outerOrder = ` ORDER BY ${orderOf(plan.sort).join(', ')}`;
   }
-  const inner = `SELECT ${select.join(', ')} FROM ${emitter.from()} WHERE ${conditions.join(' AND ')}${tail}`;
+  const where = conditions.join(' AND ');
+  const inner = counted ? `${counted(where)}${tail}` : `SELECT ${select.join(', ')} FROM ${emitter.from()} WHERE ${where}${tail}`;
   const sql = outerOrder ? `SELECT * FROM (${inner})${outerOrder}` : inner;
   return { sql, params: emitter.params, mode: plan.mode, table: source.table, columns, countsGroups };
 }

@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { decodeResults, emit, timeRange, type CompiledQuery, type Guard, type TimeSlice } from './emit';
+import { aggregatesPercentile, decodeResults, emit, percentileForm, percentileProbe, timeRange, type CompiledQuery, type EmitOptions, type Guard, type PercentileForm, type TimeSlice } from './emit';
 import type { GqlQuery } from './parse';
 import { compileQuery, type Plan } from './plan';
 
@@ -18,8 +18,20 @@ export interface QueryAnswer {
 export const NEWEST_SLICE = 1 / 32;
 
 /** A plan as SQL for the store: its dialect, and the promoted properties of the source's table it keeps. */
-export function emitFor(store: AnalyticsStore, plan: Plan, guard: Guard, slice?: TimeSlice): CompiledQuery {
-  return emit(plan, store.dialect, guard, store.promotedColumns?.(plan.source.table), slice);
+export function emitFor(store: AnalyticsStore, plan: Plan, guard: Guard, options?: EmitOptions): CompiledQuery {
+  return emit(plan, store.dialect, guard, store.promotedColumns?.(plan.source.table), options);
+}
+
+/**
+ * How a DuckDB percentile is computed for this plan and data: from counts when the field's first values in the range
+ * repeat (`percentileProbe`), so its memory stays within the store's limit; otherwise by `quantile_cont`. Both give the
+ * same answer. ClickHouse and other aggregates need no choice.
+ */
+export async function percentilesFor(store: AnalyticsStore, plan: Plan, guard: Guard): Promise<PercentileForm | undefined> {
+  if (store.dialect !== 'duckdb' || !aggregatesPercentile(plan)) return undefined;
+  const probe = percentileProbe(plan, guard, store.promotedColumns?.(plan.source.table));
+  const [answer] = await store.query(probe.sql, probe.params);
+  return percentileForm(answer);
 }
 
 /** True when a search is ordered newest first by its time column (any further sort keys order rows of one instant). */
@@ -44,8 +56,9 @@ export function readsNewestFirst(plan: Plan): boolean {
  * instant, so every row of the first sorts before every row of the second and the answer is the one query's.
  */
 export async function runPlan(store: AnalyticsStore, query: GqlQuery, plan: Plan, guard: Guard): Promise<QueryAnswer> {
+  const percentiles = await percentilesFor(store, plan, guard);
   const read = async (part: Plan, slice?: TimeSlice) => {
-    const compiled = emitFor(store, part, guard, slice);
+    const compiled = emitFor(store, part, guard, { slice, percentiles });
     return decodeResults(compiled, await store.query(compiled.sql, compiled.params));
   };
   const answer = (data: { results: Record<string, unknown>[]; total_groups: number }): QueryAnswer => ({
