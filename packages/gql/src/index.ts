@@ -18,7 +18,7 @@ export {
   type QueryAst,
 } from './parse';
 export { LIMITS, compileQuery, metricProblem, planQuery, type CompiledText, type FieldRef, type Plan, type Predicate } from './plan';
-export { decodeResults, emit, percentileProbe, type CompiledQuery, type EmitOptions, type Guard, type OutputColumn, type PercentileForm, type TimeSlice } from './emit';
+export { decodeResults, emit, type CompiledQuery, type EmitOptions, type Guard, type OutputColumn, type PercentileForm, type TimeSlice } from './emit';
 export { SOURCES, defineSource, findSource, type SourceDefinition, type SourceOptions } from './sources';
 export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';
 export { emitFor, percentilesFor, readsNewestFirst, runPlan, runQuery, type QueryAnswer } from './run';
