@@ -148,7 +148,7 @@ describe('the web vitals page', () => {
         const counts = { good: samples(route, name, 'good'), 'needs-improvement': samples(route, name, 'needs-improvement'), poor: samples(route, name, 'poor') };
         const total = counts.good + counts['needs-improvement'] + counts.poor;
         const share = (count: number) => `${Math.round((count / total) * 100)}%`;
-        const bar = `${VITALS[name].short}: ${share(counts.good)} good, ${share(counts['needs-improvement'])} needs improvement, ${share(counts.poor)} poor (${total} samples)`;
+        const bar = `${VITALS[name].short}: ${share(counts.good)} good, ${share(counts['needs-improvement'])} needs improvement, ${share(counts.poor)} poor (${total} ${total === 1 ? 'sample' : 'samples'})`;
         await cells.nth(index).getByRole('img', { name: bar, exact: true }).waitFor();
       }
     }
