@@ -40,12 +40,13 @@ const ALERT_RULES = [
 /** What one minute of the run saw; the last one may be shorter. */
 interface Minute {
   accepted: Record<SignalName, number>;
+  requests: number;
   slowestRequestMs: number;
   longestGapMs: number;
   queryMs: number[][];
 }
 
-const emptyMinute = (): Minute => ({ accepted: { logs: 0, errors: 0, events: 0 }, slowestRequestMs: 0, longestGapMs: 0, queryMs: QUERIES.map(() => []) });
+const emptyMinute = (): Minute => ({ accepted: { logs: 0, errors: 0, events: 0 }, requests: 0, slowestRequestMs: 0, longestGapMs: 0, queryMs: QUERIES.map(() => []) });
 
 /** Interpolated between the two nearest values, as DuckDB's quantile_cont. */
 function percentile(values: readonly number[], p: number): number {
@@ -101,6 +102,15 @@ function journalBuckets(text: string, kind: 'sync' | 'write'): Map<number, numbe
   return buckets;
 }
 
+/** The sum of a counter's samples whose labels include `labels` (as written, e.g. `pending="commit"`). */
+function counterSum(text: string, name: string, labels: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) && line.includes(labels)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
 /**
  * The longest journal sync or write between two scrapes, as the upper bound of the smallest bucket that holds every
  * one made in between, in ms; undefined when there was none.
@@ -115,9 +125,10 @@ function longestMs(before: Map<number, number>, after: Map<number, number>): num
 
 /**
  * The server's V8 heap used (prom-client's default metric, under the `tlm_` prefix of collectProcessMetrics) and the
- * analytics store's own memory by its kinds (DuckDB's buffers and operators in memory, its spill files, its limit).
+ * analytics store's own memory by its kinds (DuckDB's buffers and operators in memory, its spill files, its limit), and
+ * the ingest answers given before their rows were readable (the commit wait passed first).
  */
-async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number; loopMaxMs?: number; syncBuckets?: Map<number, number>; writeBuckets?: Map<number, number> }> {
+async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMemory?: number; storeSpilled?: number; storeLimit?: number; answeredBeforeCommit?: number; loopMaxMs?: number; syncBuckets?: Map<number, number>; writeBuckets?: Map<number, number> }> {
   try {
     const text = await (await fetch(`${url}/metrics`)).text();
     const loopMax = metricValue(text, 'tlm_nodejs_eventloop_lag_max_seconds');
@@ -128,6 +139,7 @@ async function serverGauges(url: string): Promise<{ heapUsed?: number; storeInMe
       storeInMemory: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="in_memory"}'),
       storeSpilled: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="spilled"}'),
       storeLimit: metricValue(text, 'tlm_analytics_store_memory_bytes{kind="limit"}'),
+      answeredBeforeCommit: counterSum(text, 'tlm_ingest_answered_early_total', 'pending="commit"'),
       syncBuckets: journalBuckets(text, 'sync'),
       writeBuckets: journalBuckets(text, 'write'),
     };
@@ -192,6 +204,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
     const onAnswer = (answer: IngestAnswer) => {
       const minute = minuteAt(answer.answeredAt);
       minute.accepted[answer.signal] += answer.accepted;
+      minute.requests++;
       minute.slowestRequestMs = Math.max(minute.slowestRequestMs, answer.answeredAt - answer.sentAt);
       minute.longestGapMs = Math.max(minute.longestGapMs, answer.answeredAt - lastAnswerAt);
       lastAnswerAt = answer.answeredAt;
@@ -238,15 +251,16 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
 
     console.log(
       `  per minute, at its end in MiB: RSS, heap (V8 used), store and spill (tlm_analytics_store_memory_bytes in_memory and spilled; limit ${mib(startGauges.storeLimit)}), data (du DATA_DIR); accepted/s; ` +
-        'slowest ingest request and longest time without an ingest answer, the server\'s and the bench client\'s own longest event-loop delay, the ingest journal\'s longest write and longest fdatasync (each as the bound of its histogram bucket), in ms; queries p50/p95 in ms',
+        'slowest ingest request, longest time without an ingest answer, answers given before their rows were readable (INGEST_COMMIT_WAIT_MS passed first) as a share of the requests, the server\'s and the bench client\'s own longest event-loop delay, the ingest journal\'s longest write and longest fdatasync (each as the bound of its histogram bucket), in ms; queries p50/p95 in ms',
     );
     console.log(
       `  ${'minute'.padStart(6)} ${'RSS'.padStart(6)} ${'heap'.padStart(5)} ${'store'.padStart(6)} ${'spill'.padStart(5)} ${'data'.padStart(6)} ${'logs/s'.padStart(7)} ${'err/s'.padStart(6)} ${'ev/s'.padStart(5)} ` +
-        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'server'.padStart(6)} ${'client'.padStart(6)} ${'write'.padStart(6)} ${'sync'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
+        `${'slowest'.padStart(7)} ${'gap'.padStart(6)} ${'early'.padStart(6)} ${'server'.padStart(6)} ${'client'.padStart(6)} ${'write'.padStart(6)} ${'sync'.padStart(6)}  ${QUERIES.map((query) => query.name.padStart(11)).join(' ')}`,
     );
     const rows: Record<string, unknown>[] = [];
     let syncBuckets = startGauges.syncBuckets ?? new Map<number, number>();
     let writeBuckets = startGauges.writeBuckets ?? new Map<number, number>();
+    let answeredBeforeCommit = startGauges.answeredBeforeCommit ?? 0;
     const printMinute = async (index: number, endMs: number) => {
       const minute = minutes[index] ?? emptyMinute();
       const seconds = (endMs - index * 60_000) / 1000;
@@ -258,6 +272,9 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       if (gauges.syncBuckets) syncBuckets = gauges.syncBuckets;
       const writeMs = gauges.writeBuckets ? longestMs(writeBuckets, gauges.writeBuckets) : undefined;
       if (gauges.writeBuckets) writeBuckets = gauges.writeBuckets;
+      const early = gauges.answeredBeforeCommit === undefined ? undefined : gauges.answeredBeforeCommit - answeredBeforeCommit;
+      answeredBeforeCommit = gauges.answeredBeforeCommit ?? answeredBeforeCommit;
+      const earlyShare = early === undefined || minute.requests === 0 ? '–' : `${((early / minute.requests) * 100).toFixed(1)}%`;
       const bound = (value: number | undefined) => (value === undefined ? '–' : `≤${ms(value)}`).padStart(6);
       clientLag.reset();
       const perSecond = (signal: SignalName) => minute.accepted[signal] / seconds;
@@ -266,7 +283,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       console.log(
         `  ${label.padStart(6)} ${mib(memory.rss).padStart(6)} ${mib(gauges.heapUsed).padStart(5)} ${mib(gauges.storeInMemory).padStart(6)} ${mib(gauges.storeSpilled).padStart(5)} ${mib(data).padStart(6)} ` +
           `${Math.round(perSecond('logs')).toLocaleString('en-US').padStart(7)} ${perSecond('errors').toFixed(1).padStart(6)} ${perSecond('events').toFixed(1).padStart(5)} ` +
-          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${ms(gauges.loopMaxMs ?? NaN).padStart(6)} ${ms(lag).padStart(6)} ${bound(writeMs)} ${bound(syncMs)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
+          `${ms(minute.slowestRequestMs).padStart(7)} ${ms(minute.longestGapMs).padStart(6)} ${earlyShare.padStart(6)} ${ms(gauges.loopMaxMs ?? NaN).padStart(6)} ${ms(lag).padStart(6)} ${bound(writeMs)} ${bound(syncMs)}  ${queryCells.map((cell) => cell.padStart(11)).join(' ')}`,
       );
       rows.push({
         minute: endMs / 60_000,
@@ -280,6 +297,8 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
         events_per_second: perSecond('events'),
         slowest_request_ms: minute.slowestRequestMs,
         longest_gap_ms: minute.longestGapMs,
+        requests: minute.requests,
+        answered_before_commit: early ?? null,
         server_event_loop_max_ms: gauges.loopMaxMs ?? null,
         client_event_loop_max_ms: lag,
         journal_write_max_ms_bound: writeMs ?? null,
@@ -322,9 +341,12 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       `  RSS: peak ${mib(peakRss)} MiB during the load (VmHWM ${mib(highWater)} MiB, start-up included); slope over the second half ${rssSlope >= 0 ? '+' : ''}${rssSlope.toFixed(2)} MiB/min (least squares, ${secondHalf.length} samples ${SAMPLE_EVERY_MS / 1000} s apart)   ` +
         `target < ${TARGET_RSS_SLOPE_MIB_PER_MINUTE} MiB/min ${verdict(rssSlope < TARGET_RSS_SLOPE_MIB_PER_MINUTE)}`,
     );
+    const requests = rows.reduce((sum, row) => sum + (row['requests'] as number), 0);
+    const answeredEarly = rows.reduce((sum, row) => sum + ((row['answered_before_commit'] as number | null) ?? 0), 0);
     console.log(
       `  stalls: slowest ingest request ${ms(slowestRequestMs)} ms, longest time without an ingest answer ${ms(longestGapMs)} ms   ` +
-        `target <= ${TARGET_STALL_MS} ms ${verdict(slowestRequestMs <= TARGET_STALL_MS && longestGapMs <= TARGET_STALL_MS)}`,
+        `target <= ${TARGET_STALL_MS} ms ${verdict(slowestRequestMs <= TARGET_STALL_MS && longestGapMs <= TARGET_STALL_MS)}; ` +
+        `answered before their rows were readable: ${answeredEarly.toLocaleString('en-US')} of ${requests.toLocaleString('en-US')} requests (${((answeredEarly / requests) * 100).toFixed(2)}%)`,
     );
 
     // Nothing lost or counted twice: the rows against the answers, once the log scanner has made its last pass.
@@ -372,6 +394,8 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       rss_high_water_bytes: highWater,
       slowest_request_ms: slowestRequestMs,
       longest_gap_ms: longestGapMs,
+      requests,
+      answered_before_commit: answeredEarly,
       checks,
       queries: queryResults,
       per_minute: rows,

@@ -206,6 +206,10 @@ export class EmbeddedBus implements Bus {
     await written;
     // Delivered once in the file, while its fdatasync runs: a commit and a sync that wait on the same disk overlap.
     const delivered = Promise.all(queues.map((queue) => this.deliver(journal, queue, { ...entry, values, payload }, false, () => answered)));
+    let committed = false;
+    let flushed = false;
+    delivered.then(() => (committed = true), () => undefined);
+    synced.then(() => (flushed = true), () => undefined);
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -219,6 +223,8 @@ export class EmbeddedBus implements Bus {
     } finally {
       clearTimeout(timer);
     }
+    if (answered && !committed) metrics.ingestAnsweredEarly.inc({ topic, pending: 'commit' });
+    else if (answered && !flushed) metrics.ingestAnsweredEarly.inc({ topic, pending: 'sync' });
   }
 
   /**

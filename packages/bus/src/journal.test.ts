@@ -167,6 +167,35 @@ describe('the ingest journal', () => {
     expect(await syncs(Topics.errors)).toBe(errorsBefore);
   });
 
+  it('counts in tlm_ingest_answered_early_total each answer the commit wait gave before the rows or the sync were done', async () => {
+    const early = async (pending: string) =>
+      (await metrics.ingestAnsweredEarly.get()).values.find((value) => value.labels['topic'] === Topics.logs && value.labels['pending'] === pending)?.value ?? 0;
+    const before = { commit: await early('commit'), sync: await early('sync') };
+    const disk = heldDisk();
+    const bus = journaledBus({ commitWaitMs: 200, datasync: disk.datasync });
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    let slowConsumer = true;
+    await bus.subscribe<number>(Topics.logs, GROUP, async () => {
+      if (slowConsumer) await slow;
+    });
+    // The consumer and the disk both held: answered before the rows were committed.
+    await bus.publish(Topics.logs, messages(1));
+    expect(await early('commit')).toBe(before.commit + 1);
+    expect(await early('sync')).toBe(before.sync);
+    // The rows committed at once, the disk still held: answered before the sync.
+    slowConsumer = false;
+    release();
+    await bus.publish(Topics.logs, messages(2));
+    expect(await early('commit')).toBe(before.commit + 1);
+    expect(await early('sync')).toBe(before.sync + 1);
+    // Both done within the wait: not counted.
+    disk.release();
+    await bus.publish(Topics.logs, messages(3));
+    expect(await early('commit')).toBe(before.commit + 1);
+    expect(await early('sync')).toBe(before.sync + 1);
+  });
+
   it('delivers again, marked as redelivered, what a stopped process answered but never processed', async () => {
     const first = journaledBus({ commitWaitMs: 10 });
     await first.subscribe<number>(Topics.logs, GROUP, never);

@@ -53,6 +53,12 @@ export const journalWriteDuration = new Histogram({
   buckets: JOURNAL_BUCKETS,
 });
 
+export const ingestAnsweredEarly = new Counter({
+  name: 'tlm_ingest_answered_early_total',
+  help: "Journaled ingest publishes of the standalone server answered when INGEST_COMMIT_WAIT_MS passed, by topic and by what was still under way: commit (the rows were not yet readable) or sync (readable, the journal's fdatasync not yet confirmed). Each publish counts once, in tlm_bus_publish_duration_seconds_count too.",
+  labelNames: ['topic', 'pending'] as const,
+});
+
 export const busConsumerLag = new Gauge({
   name: 'tlm_bus_consumer_lag',
   help: 'Messages published but not yet processed, by topic and consumer group.',
