@@ -117,7 +117,7 @@ export interface EmbeddedBusOptions {
   journal?: IngestJournal;
   /**
    * How long a journaled publish, once in the journal's file, waits for its consumers and the journal's fdatasync
-   * before it is answered anyway; default 100 ms.
+   * before it is answered anyway; default 50 ms.
    */
   commitWaitMs?: number;
   /**
@@ -166,7 +166,7 @@ export class EmbeddedBus implements Bus {
     this.journal = options.journal;
     this.deadLetters = options.deadLetters ?? DEFAULT_DEAD_LETTER_POLICY;
     this.closing = new Promise((resolve) => (this.signalClosing = resolve));
-    this.commitWaitMs = options.commitWaitMs ?? 100;
+    this.commitWaitMs = options.commitWaitMs ?? 50;
     this.journalSync = options.journalSync ?? 'bounded';
     this.maxBehind = options.maxBehind ?? 200_000;
     this.logger = options.logger;

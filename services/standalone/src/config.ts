@@ -40,9 +40,9 @@ export const StandaloneConfig = Type.Object({
   INGEST_COMMIT_WAIT_MS: Type.Integer({
     minimum: 0,
     maximum: 60_000,
-    default: 100,
+    default: 50,
     description:
-      "How long an ingest request, once its items are written to the ingest journal (JOURNAL_DIR), waits for their rows to be committed and for the journal's fdatasync before it is answered anyway. The answer is durable either way (the journal's file survives a crash of the process); the wait keeps what was just sent readable at once except while the analytics store checkpoints.",
+      "How long an ingest request, once its items are written to the ingest journal (JOURNAL_DIR), waits for their rows to be committed and for the journal's fdatasync before it is answered anyway. The answer is durable either way (the journal's file survives a crash of the process); the wait keeps what was just sent readable at once unless the analytics store is checkpointing or its inserts are yielding to running queries (INSERT_YIELD_MS). A longer wait makes more answers come after their rows are readable (tlm_ingest_answered_early_total counts those that do not) and makes the slowest answers slower.",
   }),
   JOURNAL_SYNC: StringEnum(['bounded', 'always'], {
     default: 'bounded',
