@@ -197,7 +197,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
 
     const minutes: Minute[] = [];
     const minuteAt = (at: number) => (minutes[Math.min(Math.floor((at - started) / 60_000), Math.ceil(durationMs / 60_000) - 1)] ??= emptyMinute());
-    const totals = { accepted: { logs: 0, errors: 0, events: 0 }, errorLogs: 0, rejected: 0, failed: 0, firstFailure: '' };
+    const totals = { accepted: { logs: 0, errors: 0, events: 0 }, requests: 0, errorLogs: 0, rejected: 0, failed: 0, firstFailure: '' };
     const queryTimes = QUERIES.map((): { at: number; ms: number }[] => []);
     let queryFailures = 0;
     let lastAnswerAt = 0;
@@ -209,6 +209,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       minute.longestGapMs = Math.max(minute.longestGapMs, answer.answeredAt - lastAnswerAt);
       lastAnswerAt = answer.answeredAt;
       totals.accepted[answer.signal] += answer.accepted;
+      totals.requests++;
       totals.errorLogs += answer.errorLogs;
       totals.rejected += answer.rejected;
       if (answer.failure !== undefined) {
@@ -341,12 +342,11 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       `  RSS: peak ${mib(peakRss)} MiB during the load (VmHWM ${mib(highWater)} MiB, start-up included); slope over the second half ${rssSlope >= 0 ? '+' : ''}${rssSlope.toFixed(2)} MiB/min (least squares, ${secondHalf.length} samples ${SAMPLE_EVERY_MS / 1000} s apart)   ` +
         `target < ${TARGET_RSS_SLOPE_MIB_PER_MINUTE} MiB/min ${verdict(rssSlope < TARGET_RSS_SLOPE_MIB_PER_MINUTE)}`,
     );
-    const requests = rows.reduce((sum, row) => sum + (row['requests'] as number), 0);
-    const answeredEarly = rows.reduce((sum, row) => sum + ((row['answered_before_commit'] as number | null) ?? 0), 0);
+    const answeredEarly = answeredBeforeCommit - (startGauges.answeredBeforeCommit ?? 0);
     console.log(
       `  stalls: slowest ingest request ${ms(slowestRequestMs)} ms, longest time without an ingest answer ${ms(longestGapMs)} ms   ` +
         `target <= ${TARGET_STALL_MS} ms ${verdict(slowestRequestMs <= TARGET_STALL_MS && longestGapMs <= TARGET_STALL_MS)}; ` +
-        `answered before their rows were readable: ${answeredEarly.toLocaleString('en-US')} of ${requests.toLocaleString('en-US')} requests (${((answeredEarly / requests) * 100).toFixed(2)}%)`,
+        `answered before their rows were readable: ${answeredEarly.toLocaleString('en-US')} of ${totals.requests.toLocaleString('en-US')} requests (${((answeredEarly / totals.requests) * 100).toFixed(2)}%)`,
     );
 
     // Nothing lost or counted twice: the rows against the answers, once the log scanner has made its last pass.
@@ -394,7 +394,7 @@ export async function soakSection(options: { minutes: number; logsPerSecond: num
       rss_high_water_bytes: highWater,
       slowest_request_ms: slowestRequestMs,
       longest_gap_ms: longestGapMs,
-      requests,
+      requests: totals.requests,
       answered_before_commit: answeredEarly,
       checks,
       queries: queryResults,
