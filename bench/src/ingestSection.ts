@@ -35,7 +35,7 @@ export async function ingestSection(options: { items: number; concurrency: numbe
         results[`${signal}_batch_${batchSize}`] = median(runs);
         results[`${signal}_batch_${batchSize}_server_cpu_us_per_item`] = cpuPerItem;
         console.log(
-          `  ${signal.padEnd(6)} batch ${String(batchSize).padEnd(4)} ${rate(median(runs)).padStart(12)}   server CPU ${cpuPerItem.toFixed(1)} us/item`,
+          `  ${signal.padEnd(6)} batch ${String(batchSize).padEnd(4)} ${rate(median(runs)).padStart(12)}   server CPU ${cpuPerItem.toFixed(1)} us/item   runs ${runs.map(rate).join(', ')}`,
         );
       }
     }
