@@ -143,6 +143,32 @@ describe('a newcomer in the browser', () => {
     await screenshot(page, '10-explorer-aggregate');
   });
 
+  it('builds queries from the schema: a log property into the query, an event name into a query of events', async () => {
+    const sent = await server.api.post('/v1/events', { token: state.key, body: { batch: [{ event: 'purchase', distinctId: 'user-1', properties: { plan: 'pro' } }] } });
+    expect(sent.status).toBe(202);
+    const editor = page.getByRole('textbox', { name: 'GQL query' });
+    const schema = page.getByRole('complementary', { name: 'Schema' });
+    // The schema is tallied from the stored rows on a timer; a fresh page shows it once the event is counted.
+    await eventually(async () => {
+      await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs last:1h')}`);
+      await schema.getByRole('region', { name: 'Event names' }).getByRole('button', { name: /^purchase/ }).waitFor({ timeout: 2_000 });
+    });
+    // Nobody placed the cursor: the field goes after the filters, waiting for its value.
+    await schema.getByRole('region', { name: 'Log properties' }).getByRole('button', { name: /^route/ }).click();
+    expect(await editor.textContent()).toBe('from:logs last:1h properties.route:');
+    await page.keyboard.insertText('/checkout');
+    await page.keyboard.press('Control+Enter');
+    await page.getByText('checkout step 5 error').waitFor();
+    expect(decodeURIComponent(new URL(page.url()).searchParams.get('q') ?? '')).toBe('from:logs last:1h properties.route:/checkout');
+    await screenshot(page, '10b-explorer-schema-property');
+
+    await schema.getByRole('region', { name: 'Event names' }).getByRole('button', { name: /^purchase/ }).click();
+    expect(await editor.textContent()).toBe('from:events last:1h event_name:purchase');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: /1 row from events/ }).waitFor();
+    await screenshot(page, '10c-explorer-schema-event');
+  });
+
   it('follows the live tail: a log sent after it started appears', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:15m')}`);
     await page.getByText('checkout step 5 error').waitFor();

@@ -3,10 +3,12 @@ import {
   equalsCondition,
   errorSpan,
   explorePath,
+  filtersEnd,
   propertyCondition,
   queryFromSearch,
   readSource,
   readTimeRange,
+  schemaTermQuery,
   searchForQuery,
   setSource,
   setTimeRange,
@@ -95,10 +97,31 @@ describe('fields and conditions', () => {
     expect(equalsCondition('event_name', 'page view')).toBe("event_name:'page view'");
   });
 
-  it('adds the spaces that keep an insertion one term', () => {
-    expect(spacedInsertion('from:logs', 'properties.route:', '')).toBe(' properties.route:');
-    expect(spacedInsertion('from:logs ', 'properties.route:', ' last:1h')).toBe('properties.route:');
-    expect(spacedInsertion('a', 'b', 'c')).toBe(' b ');
+  it('adds the spaces that keep an insertion one term, the cursor after it', () => {
+    expect(spacedInsertion('from:logs', 'properties.route:', '')).toEqual({ text: ' properties.route:', cursor: 18 });
+    expect(spacedInsertion('from:logs ', 'properties.route:', ' last:1h')).toEqual({ text: 'properties.route:', cursor: 17 });
+    expect(spacedInsertion('a', 'b', 'c')).toEqual({ text: ' b ', cursor: 3 });
+  });
+
+  it('keeps a field waiting for its value apart from the text after it, the cursor after its colon', () => {
+    // Before the query's first term: 'properties.route:from:logs' would read as one broken condition.
+    expect(spacedInsertion('', 'properties.route:', 'from:logs last:1h')).toEqual({ text: 'properties.route: ', cursor: 17 });
+  });
+
+  it('puts a term nobody placed the cursor for after the filters, before the first segment', () => {
+    expect(filtersEnd('from:logs last:1h')).toBe('from:logs last:1h'.length);
+    expect(filtersEnd('from:logs severity:error  | count by route | last:1h')).toBe('from:logs severity:error'.length);
+    expect(filtersEnd("from:logs message:'a | b' | count")).toBe("from:logs message:'a | b'".length);
+    expect(filtersEnd('')).toBe(0);
+  });
+
+  it("starts a query of a schema term's source when the query reads another", () => {
+    expect(schemaTermQuery('from:logs last:1h', 'event_name:purchase', 'events')).toBe('from:events last:1h event_name:purchase');
+    expect(schemaTermQuery('from:logs severity:error | count by route | last:24h', 'properties.plan:', 'events')).toBe('from:events last:24h properties.plan:');
+    expect(schemaTermQuery('from:alerts', 'properties.route:', 'logs')).toBe('from:logs properties.route:');
+    // GQL reads logs when the text names no source.
+    expect(schemaTermQuery('severity:error', 'properties.route:', 'logs')).toBeUndefined();
+    expect(schemaTermQuery('from:events last:1h', 'event_name:purchase', 'events')).toBeUndefined();
   });
 });
 

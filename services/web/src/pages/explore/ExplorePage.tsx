@@ -7,7 +7,7 @@ import { HistoryMenu, NaturalLanguageBox, SourcePicker, TimeRangePicker } from '
 import { GqlEditor, type GqlEditorHandle, type QueryError } from './GqlEditor';
 import { useGqlAnswer, useQueryHistory, useSourceHasRows, type TimedAnswer } from './hooks';
 import { LiveTail } from './LiveTail';
-import { queryFromSearch, readSource, setTimeRange } from './queryText';
+import { queryFromSearch, readSource, schemaTermQuery, setTimeRange } from './queryText';
 import { ResultsTable } from './ResultsTable';
 import { SchemaSidebar } from './SchemaSidebar';
 
@@ -95,6 +95,16 @@ export default function ExplorePage() {
     [urlQuery, refetch, setParams],
   );
 
+  // A term of the query's own source goes into it; one of another source starts a query of that source.
+  const insertSchemaTerm = (term: string, source: string) => {
+    const started = schemaTermQuery(draft, term, source);
+    if (started === undefined) editor.current?.insert(term);
+    else {
+      setDraft(started);
+      editor.current?.focus();
+    }
+  };
+
   const current = answer.isPlaceholderData ? undefined : answer.data;
   const queryError = useMemo(() => (answer.isError ? queryErrorOf(answer.error, urlQuery) : null), [answer.isError, answer.error, urlQuery]);
   const tailable = current?.answer.query.source === 'logs' && current.answer.data.mode === 'search';
@@ -169,7 +179,7 @@ export default function ExplorePage() {
           )}
         </section>
       </div>
-      <SchemaSidebar org={org} project={project} onInsert={(text) => editor.current?.insert(text)} />
+      <SchemaSidebar org={org} project={project} onInsert={insertSchemaTerm} />
     </div>
   );
 }

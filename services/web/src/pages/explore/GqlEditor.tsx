@@ -7,10 +7,13 @@ import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
 import { toCompletionResult } from './completion';
 import { gqlHighlighting, gqlLanguage } from './gqlLanguage';
 import { fetchSuggestions } from './hooks';
-import { errorSpan, spacedInsertion } from './queryText';
+import { errorSpan, filtersEnd, spacedInsertion } from './queryText';
 
 export interface GqlEditorHandle {
-  /** Inserts text at the cursor (with the spaces that keep it a term of its own) and focuses the editor. */
+  /**
+   * Inserts text at the cursor (with the spaces that keep it a term of its own) and focuses the editor; until someone
+   * places the cursor in this query, after its filters.
+   */
   insert(text: string): void;
   focus(): void;
 }
@@ -46,6 +49,8 @@ const theme = EditorView.theme({
 export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: GqlEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
+  /** Whether the cursor stands where someone put it: set when the editor gets focus, unset when a new query replaces the text. */
+  const placed = useRef(false);
   const latest = useRef({ org, project, onChange, onRun });
   latest.current = { org, project, onChange, onRun };
 
@@ -90,6 +95,7 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
           placeholder('from:logs severity:error last:1h | count by route'),
           EditorView.contentAttributes.of({ 'aria-label': 'GQL query', spellcheck: 'false', autocapitalize: 'off' }),
           EditorView.updateListener.of((update) => {
+            if (update.focusChanged && update.view.hasFocus) placed.current = true;
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
           }),
           theme,
@@ -107,6 +113,7 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
   useEffect(() => {
     const editor = view.current;
     if (!editor || editor.state.doc.toString() === value) return;
+    placed.current = false;
     editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value }, selection: { anchor: value.length } });
   }, [value]);
 
@@ -128,10 +135,11 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
       insert(text: string) {
         const editor = view.current;
         if (!editor) return;
-        const { from, to } = editor.state.selection.main;
         const doc = editor.state.doc;
+        const end = filtersEnd(doc.toString());
+        const { from, to } = placed.current ? editor.state.selection.main : { from: end, to: end };
         const insertion = spacedInsertion(doc.sliceString(0, from), text, doc.sliceString(to));
-        editor.dispatch({ changes: { from, to, insert: insertion }, selection: { anchor: from + insertion.length }, scrollIntoView: true });
+        editor.dispatch({ changes: { from, to, insert: insertion.text }, selection: { anchor: from + insertion.cursor }, scrollIntoView: true });
         editor.focus();
       },
       focus() {

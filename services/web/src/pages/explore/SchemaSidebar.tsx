@@ -15,7 +15,7 @@ function PropertyList({ title, source, properties, filter, onInsert }: {
   source: string;
   properties: SchemaProperty[];
   filter: string;
-  onInsert: (text: string) => void;
+  onInsert: (text: string, source: string) => void;
 }) {
   const shown = properties.filter((property) => property.key.toLowerCase().includes(filter));
   return (
@@ -33,7 +33,7 @@ function PropertyList({ title, source, properties, filter, onInsert }: {
               const insertion = propertyCondition('properties', property.key);
               return (
                 <li key={property.key}>
-                  <button type="button" className="explore-schema-item" title={`Insert ${insertion}`} onClick={() => onInsert(insertion)}>
+                  <button type="button" className="explore-schema-item" title={`Insert ${insertion}`} onClick={() => onInsert(insertion, source)}>
                     <span className="mono explore-schema-key">{property.key}</span>
                     <span className="badge">{property.type}</span>
                     <span className="muted explore-schema-volume">{property.volume.toLocaleString()}</span>
@@ -48,8 +48,11 @@ function PropertyList({ title, source, properties, filter, onInsert }: {
   );
 }
 
-/** The project's discovered schema; clicking an entry inserts it into the query at the cursor. */
-export function SchemaSidebar({ org, project, onInsert }: { org: string; project: string; onInsert: (text: string) => void }) {
+/**
+ * The project's discovered schema; clicking an entry inserts it into the query at the cursor, or starts a query of
+ * its source when the query reads another.
+ */
+export function SchemaSidebar({ org, project, onInsert }: { org: string; project: string; onInsert: (text: string, source: string) => void }) {
   const schema = useSchema(org, project);
   const [filter, setFilter] = useState('');
   const needle = filter.trim().toLowerCase();
@@ -79,7 +82,7 @@ export function SchemaSidebar({ org, project, onInsert }: { org: string; project
                     const insertion = equalsCondition('event_name', event.name);
                     return (
                       <li key={event.name}>
-                        <button type="button" className="explore-schema-item" title={`Insert ${insertion}`} onClick={() => onInsert(insertion)}>
+                        <button type="button" className="explore-schema-item" title={`Insert ${insertion}`} onClick={() => onInsert(insertion, 'events')}>
                           <span className="mono explore-schema-key">{event.name}</span>
                           <span className="muted explore-schema-volume">{event.volume.toLocaleString()}</span>
                         </button>

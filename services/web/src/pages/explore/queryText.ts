@@ -196,11 +196,35 @@ export function equalsCondition(field: string, value: string, quote = false): st
   return `${fieldText(field)}:${quote ? `'${value.replace(/[\\']/g, '\\$&')}'` : valueText(value)}`;
 }
 
-/** Text to insert at a cursor between `before` and `after`, with the spaces that keep it one term. */
-export function spacedInsertion(before: string, insertion: string, after: string): string {
+/**
+ * Text to insert at a cursor between `before` and `after`, with the spaces that keep it one term, and where the cursor
+ * goes in it: after the term, or right after the colon of a field that waits for its value (`properties.route:`), the
+ * space that parts it from the text after kept for when the value is typed.
+ */
+export function spacedInsertion(before: string, insertion: string, after: string): { text: string; cursor: number } {
   const leading = before && !/\s$/.test(before) ? ' ' : '';
-  const trailing = after && !/^\s/.test(after) && !insertion.endsWith(':') ? ' ' : '';
-  return leading + insertion + trailing;
+  const trailing = after && !/^\s/.test(after) ? ' ' : '';
+  const cursor = leading.length + insertion.length + (insertion.endsWith(':') ? 0 : trailing.length);
+  return { text: leading + insertion + trailing, cursor };
+}
+
+/**
+ * Where a term goes when nobody placed the cursor: after the query's filters, which is the end of its first segment
+ * (before the first `|`), or the end of the text.
+ */
+export function filtersEnd(text: string): number {
+  const pipe = lexGql(text).find((token) => token.type === 'punct' && token.text === '|');
+  return pipe ? text.slice(0, pipe.from).trimEnd().length : text.length;
+}
+
+/**
+ * The query a term of the schema starts when the query reads another source: that source, the query's time range and
+ * the term last, so a field that waits for its value has the cursor at the end; undefined when the query reads the
+ * term's source (the term goes into it).
+ */
+export function schemaTermQuery(query: string, term: string, source: string): string | undefined {
+  if ((readSource(query) ?? 'logs') === source) return undefined;
+  return `${setTimeRange(`from:${source}`, readTimeRange(query))} ${term}`;
 }
 
 /** The explorer's URL search string for a query: the query is the page's state, so views can be shared. */
