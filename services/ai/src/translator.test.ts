@@ -164,4 +164,13 @@ describe("the project's vocabulary", () => {
     expect(ask('thanks!')).toMatchObject({ gql: null, smallTalk: true });
     expect(ask('hi, how many signups today?')).toEqual({ gql: 'from:events event_name:signup | count | since:2024-05-10' });
   });
+
+  it.each([
+    ['how many errors today', 'from:errors | count | since:2024-05-10'],
+    ['errors in staging', 'from:errors environment:staging | last:24h'],
+    ['how many Errors', 'from:errors | count | last:24h'],
+  ])('reads "errors" as the source, not as the stored exception type Error: %s → %s', (prompt, gql) => {
+    const withError = { ...values, errors: { ...values.errors, type: ['TypeError', 'Error'] } };
+    expect(translate({ prompt, mode: 'explorer', schema: shop, values: withError, now })).toEqual({ gql });
+  });
 });

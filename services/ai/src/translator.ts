@@ -356,6 +356,8 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
     for (const match of scan(value.pattern, value.caseSensitive)) {
       // "error" in "errors" on the errors source, "crash" on sessions are the source's own words, not conditions.
       if (value.source === 'logs' && value.field === 'severity' && errorsSaid && value.value === 'error') continue;
+      // "errors" names the errors source, not its exception type `Error` (nor "exceptions" a type `Exception`).
+      if (value.source === 'errors' && /^(?:errors?|exceptions?)$/i.test(match[0])) continue;
       condition(value.field, value.value);
       take(match.index, match.index + match[0].length);
     }
