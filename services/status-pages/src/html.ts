@@ -155,7 +155,7 @@ ${components}
 </section>
 <section aria-labelledby="history-title">
 <h2 id="history-title">Incident history</h2>
-${history.length > 0 ? history.map(incidentHtml).join('\n') : `<p class="empty">No incidents in the last ${UPTIME_WINDOW_DAYS} days.</p>`}
+${history.length > 0 ? history.map(incidentHtml).join('\n') : `<p class="empty">No incidents resolved in the last ${UPTIME_WINDOW_DAYS} days.</p>`}
 </section>
 <footer>Times in UTC. Uptime counts the time outside major and critical incidents.</footer>`,
   );

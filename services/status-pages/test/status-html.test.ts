@@ -148,6 +148,18 @@ describe('the public HTML page', () => {
     expect(history).not.toContain('API errors');
   });
 
+  it('says of an empty history that nothing was resolved, not that nothing happened, while an incident is open', async () => {
+    const quiet = `${slug}-open`;
+    expect((await server.api.post(base, { token: owner.token, body: { slug: quiet, title: 'Open only', components: [{ name: 'API' }] } })).status).toBe(201);
+    const opened = await server.api.post(`${base}/${quiet}/incidents`, { token: owner.token, body: { title: 'Checkout failing', status: 'investigating', impact: 'major' } });
+    expect(opened.status).toBe(201);
+    const page = await server.api.get(`/status/${quiet}`, { headers: HTML });
+    const history = page.text.slice(page.text.indexOf('id="history-title"'));
+    expect(history).toContain('No incidents resolved in the last 90 days.');
+    expect(page.text).not.toContain('No incidents in the last');
+    expect(page.text.slice(page.text.indexOf('Active incidents'), page.text.indexOf('id="components-title"'))).toContain('Checkout failing');
+  });
+
   it('is cacheable: a short max-age, an ETag, 304 on a match and a new ETag after a change', async () => {
     const first = await server.api.get(`/status/${slug}`, { headers: HTML });
     expect(first.headers.get('cache-control')).toBe('public, max-age=30');
