@@ -108,8 +108,14 @@ describe('a newcomer in the browser', () => {
     );
     expect(reply.status).toBe(202);
     expect(reply.body.accepted).toBe(6);
+    // An event its client dated three hours back arrived just now, and the setup page says so.
+    const backdated = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    const event = await server.api.post('/v1/events', { token: state.key, body: { batch: [{ event: 'app_opened', distinctId: 'user-0', timestamp: backdated }] } });
+    expect(event.status).toBe(202);
     await page.goto(`/orgs/${state.org}/projects/${state.project}/onboarding`);
     await page.getByText(/first log received/i).waitFor({ timeout: 20_000 });
+    await page.getByText(/first event received/i).waitFor();
+    await expect(page.getByText(/first event received/i).textContent()).resolves.toMatch(/First event received (just now|\d+ s ago)/);
     await screenshot(page, '07-onboarding-received');
 
     await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:1h')}`);

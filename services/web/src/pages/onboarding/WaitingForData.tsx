@@ -39,7 +39,7 @@ function Arrival({ org, project, source }: { org: string; project: string; sourc
   return (
     <li role="status">
       <span className="received">
-        ✓ First {name} received {row.data.timestamp ? relativeTime(row.data.timestamp, now) : 'just now'}
+        ✓ First {name} received {row.data.received_at ? relativeTime(row.data.received_at, now) : 'just now'}
       </span>{' '}
       <Link to={explore}>See it in the explorer</Link>
     </li>

@@ -30,15 +30,17 @@ export function useCreateStarterKeys(org: string, project: string) {
 
 export type Source = 'logs' | 'events' | 'errors';
 export const latestQuery = (source: Source) => `from:${source} | sort timestamp desc | limit 1`;
+/** The row of a source the server received first: its own timestamp may be set back by the client. */
+export const firstQuery = (source: Source) => `from:${source} | sort received_at asc | limit 1`;
 
-/** The newest row of a source, asked every 2 s until one is there. */
+/** When a source's first row reached the server, asked every 2 s until one is there. */
 export function useFirstRow(org: string, project: string, source: Source) {
   return useQuery({
     queryKey: ['orgs', org, 'projects', project, 'onboarding', source],
     queryFn: ({ signal }) =>
       api
-        .get<GqlAnswer>(`${projectPath(org, project)}/gql`, { signal, query: { q: latestQuery(source) } })
-        .then((answer) => (answer.data.results[0] as { timestamp?: string } | undefined) ?? null),
+        .get<GqlAnswer>(`${projectPath(org, project)}/gql`, { signal, query: { q: firstQuery(source) } })
+        .then((answer) => (answer.data.results[0] as { received_at?: string } | undefined) ?? null),
     enabled: Boolean(org && project),
     refetchInterval: (query) => (query.state.data ? false : 2_000),
     refetchIntervalInBackground: false,
