@@ -288,4 +288,17 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await pages.getByText('Unresolved issues 1–100, more on the next page.').waitFor();
     expect(new URL(page.url()).searchParams.get('page')).toBeNull();
   });
+
+  it('says a link to an issue cut short names no issue, without asking the server', async () => {
+    const asked: string[] = [];
+    const listen = (request: { url(): string }) => {
+      if (request.url().includes('/gql?')) asked.push(request.url());
+    };
+    page.on('request', listen);
+    await page.goto(`${issuesPath()}/5ae095a8-3a06-4bd4-e5de-06ef`);
+    await page.getByText('No such issue in this project').waitFor();
+    page.off('request', listen);
+    expect(await page.getByText(/VALIDATION_ERROR/).count()).toBe(0);
+    expect(asked.filter((url) => decodeURIComponent(url).includes('5ae095a8'))).toEqual([]);
+  });
 });

@@ -43,11 +43,16 @@ export function useSparklines(org: string, project: string, issueIds: string[]) 
 
 /** One issue, whatever its status; `undefined` data when there is no such issue in the project. */
 export function useIssue(org: string, project: string, id: string) {
-  const answer = useGql(org, project, issueQuery(id));
+  // An id that is no UUID (a link cut short) names no issue: nothing to ask the server.
+  const wellFormed = ISSUE_ID.test(id);
+  const answer = useGql(org, project, issueQuery(id), { enabled: wellFormed });
+  if (!wellFormed) return { ...answer, isPending: false, isError: false as const, error: null, issue: null };
   // Another issue's answer, kept while this one loads, is not shown as this one.
   const rows = answer.isPlaceholderData ? undefined : answer.rows;
   return { ...answer, isPending: answer.isPending || answer.isPlaceholderData, issue: rows ? ((rows[0] as unknown as Issue | undefined) ?? null) : undefined };
 }
+
+const ISSUE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function useIssueChart(org: string, project: string, id: string, range: ChartRange) {
   return useGql(org, project, issueChartQuery(id, range));
