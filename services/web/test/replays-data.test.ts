@@ -2,6 +2,7 @@ import { traceReplayId } from '../src/pages/traces/traces';
 import {
   clickMarks,
   errorCountsOf,
+  errorClock,
   errorCountsQueries,
   errorMarks,
   formatClock,
@@ -12,6 +13,7 @@ import {
 } from '../src/pages/replays/replays';
 
 const START = Date.parse('2026-11-27T10:00:00.000Z');
+const error = (timestamp: string): ReplayError => ({ timestamp, id: timestamp, issue_id: 'i-1', type: 'TypeError', value: 'x', level: 'error' });
 
 describe('replay data', () => {
   it('reads Sentry custom events timed in seconds as milliseconds, and drops entries without a time', () => {
@@ -44,10 +46,16 @@ describe('replay data', () => {
   });
 
   it('marks errors within the replay: one before its first event at 0, one after its last at the end', () => {
-    const error = (timestamp: string): ReplayError => ({ timestamp, id: timestamp, issue_id: 'i-1', type: 'TypeError', value: 'x', level: 'error' });
     const marks = errorMarks([error('2026-11-27T09:59:59.000Z'), error('2026-11-27T10:00:03.250Z'), error('2026-11-27T10:01:00.000Z')], START, 10_000);
     expect(marks.map((mark) => mark.offsetMs)).toEqual([0, 3_250, 10_000]);
     expect(marks[1]).toEqual({ kind: 'error', offsetMs: 3_250, label: 'TypeError: x', issueId: 'i-1' });
+  });
+
+  it('says of an error after the recording ended when it came, its mark and its seek at the end', () => {
+    const [mark] = errorMarks([error('2026-11-27T10:40:00.000Z')], START, 4_000);
+    expect(mark).toEqual({ kind: 'error', offsetMs: 4_000, label: 'at 40:00, after the recording ends: TypeError: x', issueId: 'i-1' });
+    expect(errorClock('2026-11-27T10:40:00.000Z', START, 4_000)).toEqual({ offsetMs: 4_000, text: '40:00, after the recording ends' });
+    expect(errorClock('2026-11-27T10:00:03.250Z', START, 4_000)).toEqual({ offsetMs: 3_250, text: '0:03' });
   });
 
   it('counts errors per replay by the tag and by the context, taking the larger count of the two', () => {

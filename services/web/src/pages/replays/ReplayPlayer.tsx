@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { Replayer, type eventWithTime } from 'rrweb';
 import 'rrweb/dist/style.css';
-import { clickMarks, errorMarks, formatClock, type RecordedEvent, type ReplayError, type TimelineMark } from './replays';
+import { clickMarks, errorClock, errorMarks, formatClock, type RecordedEvent, type ReplayError, type TimelineMark } from './replays';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 
@@ -211,11 +211,11 @@ export function ReplayPlayer({ events, loading, errors, issueBase, openAt }: {
           <h2>Errors</h2>
           <ul>
             {errors.map((error) => {
-              const offset = meta ? Math.max(0, Date.parse(error.timestamp) - meta.startTime) : 0;
+              const clock = meta ? errorClock(error.timestamp, meta.startTime, total) : { offsetMs: 0, text: formatClock(0) };
               return (
                 <li key={error.id}>
-                  <button type="button" className="button button-small" onClick={() => seek(offset)}>
-                    {formatClock(offset)}
+                  <button type="button" className="button button-small" onClick={() => seek(clock.offsetMs)}>
+                    {clock.text}
                   </button>{' '}
                   <Link to={`${issueBase}/${encodeURIComponent(error.issue_id)}`}>
                     <strong>{error.type}</strong>: {error.value}

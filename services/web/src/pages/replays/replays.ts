@@ -127,12 +127,22 @@ export function clickMarks(events: RecordedEvent[], startTime: number): Timeline
 
 /** The replay's errors as offsets from `startTime`, kept within the replay's length. */
 export function errorMarks(errors: ReplayError[], startTime: number, totalMs: number): TimelineMark[] {
-  return errors.map((error) => ({
-    kind: 'error',
-    offsetMs: Math.min(Math.max(0, Date.parse(error.timestamp) - startTime), totalMs),
-    label: `${error.type}: ${error.value}`,
-    issueId: error.issue_id,
-  }));
+  return errors.map((error) => {
+    const offsetMs = Math.max(0, Date.parse(error.timestamp) - startTime);
+    const after = offsetMs > totalMs;
+    return {
+      kind: 'error',
+      offsetMs: Math.min(offsetMs, totalMs),
+      label: `${after ? `at ${formatClock(offsetMs)}, after the recording ends: ` : ''}${error.type}: ${error.value}`,
+      issueId: error.issue_id,
+    };
+  });
+}
+
+/** An error's time in the replay's list: its offset from the start, and whether the recording had ended by then. */
+export function errorClock(timestamp: string, startTime: number, totalMs: number): { offsetMs: number; text: string } {
+  const offsetMs = Math.max(0, Date.parse(timestamp) - startTime);
+  return offsetMs > totalMs ? { offsetMs: totalMs, text: `${formatClock(offsetMs)}, after the recording ends` } : { offsetMs, text: formatClock(offsetMs) };
 }
 
 /** Below this an event's `timestamp` is seconds, as Sentry writes its custom events; rrweb's own are milliseconds. */
