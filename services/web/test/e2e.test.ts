@@ -254,6 +254,21 @@ describe('a newcomer in the browser', () => {
     await page.getByText('checkout step 5 error').waitFor();
   });
 
+  it('says a link to a project or organization that is not there names none, the switchers saying so too', async () => {
+    const unknown = '0190a5b0-0000-7000-8000-000000000000';
+    await page.goto(`/orgs/${state.org}/projects/${unknown}/issues`);
+    await page.getByRole('heading', { name: 'No such project in this organization' }).waitFor();
+    await expect(page.getByRole('combobox', { name: 'Project' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).resolves.toBe('Unknown project');
+    expect(await page.getByRole('navigation', { name: 'Project' }).count()).toBe(0);
+    await screenshot(page, '14b-unknown-project');
+    await page.goto(`/orgs/${unknown}/projects`);
+    await page.getByRole('heading', { name: 'No such organization' }).waitFor();
+    await expect(page.getByRole('combobox', { name: 'Organization' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).resolves.toBe('Unknown organization');
+    expect(await page.getByRole('button', { name: 'Create project' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Your organizations' }).click();
+    await page.waitForURL(new RegExp(`/orgs/${state.org}/`));
+  });
+
   it('logs out', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/\/login/);

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { NavLink, Outlet, useNavigate, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { useMe, useProjects } from '../api/hooks';
-import { ErrorNotice, Loading } from './States';
+import { EmptyState, ErrorNotice, Loading } from './States';
 
 /** The signed-in shell: organization and project switchers, the project's pages, the user and log-out. */
 export function Layout() {
@@ -23,7 +23,13 @@ export function Layout() {
   if (me.isError) return <ErrorNotice error={me.error} />;
 
   const organizations = me.data.organizations;
-  const base = org && project ? `/orgs/${org}/projects/${project}` : '';
+  // An organization or project the URL names but the user's fresh lists do not hold: a wrong or stale link, said so
+  // once, instead of each page's own not-found error under switchers that show another one.
+  const orgListed = !org || organizations.some((organization) => organization.id === org);
+  const projectListed = !project || !projects.data || projects.data.some((candidate) => candidate.id === project);
+  const orgUnknown = !orgListed && !me.isFetching;
+  const projectUnknown = !orgUnknown && !projectListed && !projects.isFetching;
+  const base = org && project && !orgUnknown && !projectUnknown ? `/orgs/${org}/projects/${project}` : '';
   return (
     <div className="shell">
       <header className="topbar">
@@ -34,6 +40,7 @@ export function Layout() {
           <span className="visually-hidden">Organization</span>
           <select aria-label="Organization" value={org} onChange={(event) => navigate(`/orgs/${event.target.value}/projects`)}>
             {org ? null : <option value="">Choose an organization</option>}
+            {orgListed ? null : <option value={org}>Unknown organization</option>}
             {organizations.map((organization) => (
               <option key={organization.id} value={organization.id}>
                 {organization.name}
@@ -52,6 +59,7 @@ export function Layout() {
               }
             >
               {project ? null : <option value="">Choose a project</option>}
+              {projectListed ? null : <option value={project}>Unknown project</option>}
               {(projects.data ?? []).map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
                   {candidate.name}
@@ -107,7 +115,19 @@ export function Layout() {
           </nav>
         ) : null}
         <main className="content">
-          <Outlet />
+          {orgUnknown ? (
+            <EmptyState title="No such organization">
+              <p>You are not a member of it, or it was deleted.</p>
+              <Link to="/">Your organizations</Link>
+            </EmptyState>
+          ) : projectUnknown ? (
+            <EmptyState title="No such project in this organization">
+              <p>It may have been deleted, or belong to another organization.</p>
+              <Link to={`/orgs/${org}/projects`}>This organization's projects</Link>
+            </EmptyState>
+          ) : (
+            <Outlet />
+          )}
         </main>
       </div>
     </div>
