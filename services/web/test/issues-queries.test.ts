@@ -1,5 +1,7 @@
+import { compileQuery } from '@tlm/gql';
 import {
   eventQuery,
+  filterErrorMessage,
   frameGroups,
   gqlValue,
   hasMinified,
@@ -120,5 +122,32 @@ describe('the rows of the issue pages', () => {
 
   it('lists releases without the rows that named none', () => {
     expect(releaseNames([{ release: 'a', value: 2 }, { release: null, value: 9 }, { release: 'b', value: 1 }])).toEqual(['a', 'b']);
+  });
+});
+
+describe('a filter that is not GQL', () => {
+  /** The message the server answers for the tab's query with `filter` in it. */
+  const serverMessage = (filter: string) => {
+    try {
+      compileQuery(issuesQuery('unresolved', 'last_seen', filter));
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`${filter} compiled`);
+  };
+
+  it('says where in the filter the error is, not where in the query the page built', () => {
+    expect(serverMessage('level:: foo')).toBe("expected a value after 'level:' at column 38");
+    expect(filterErrorMessage(serverMessage('level:: foo'), 'unresolved', 'level:: foo')).toBe("expected a value after 'level:' at column 7 of the filter");
+    // Spaces typed before the filter count; a filter with its own `|` goes into the query without parentheses.
+    expect(filterErrorMessage(serverMessage('  level:: foo'), 'unresolved', '  level:: foo')).toBe("expected a value after 'level:' at column 9 of the filter");
+    expect(filterErrorMessage(serverMessage('level:: x | count'), 'unresolved', 'level:: x | count')).toBe("expected a value after 'level:' at column 7 of the filter");
+  });
+
+  it('says an error outside the filter lies in what the page puts around it', () => {
+    expect(filterErrorMessage(serverMessage('level:error | limit 0'), 'unresolved', 'level:error | limit 0')).toBe(
+      "'limit' appears twice; the second is in the sort and limit the page puts after the filter",
+    );
+    expect(filterErrorMessage('unexpected text at column 3', 'unresolved', 'level:error')).toBe("unexpected text in the tab's own conditions, before the filter");
   });
 });

@@ -6,7 +6,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
-import { explorePath, ISSUE_LIST_LIMIT, ISSUE_LIST_MAX_PAGE, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
+import { explorePath, filterErrorMessage, ISSUE_LIST_LIMIT, ISSUE_LIST_MAX_PAGE, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
 import './issues.css';
 
 const TAB_LABELS: Record<IssueStatus, string> = { unresolved: 'Unresolved', regressed: 'Regressed', resolved: 'Resolved', ignored: 'Ignored' };
@@ -127,7 +127,7 @@ export default function IssuesPage() {
   };
 
   const base = `/orgs/${org}/projects/${project}`;
-  const filterError = list.isError && list.error instanceof ApiError && list.error.code === 'VALIDATION_ERROR';
+  const filterError = list.isError && list.error instanceof ApiError && list.error.code === 'VALIDATION_ERROR' ? list.error : undefined;
 
   return (
     <div className="issues">
@@ -202,7 +202,7 @@ export default function IssuesPage() {
           <Loading what="issues" />
         ) : list.isError ? (
           <ErrorNotice
-            error={list.error}
+            error={filterError ? new ApiError(filterError.status, filterError.code, filterErrorMessage(filterError.message, status, filter), filterError.details) : list.error}
             next={
               filterError ? (
                 <>

@@ -99,6 +99,22 @@ function withConditions(base: string, filter: string): string {
   return conditions.includes('|') ? `${base} ${conditions}` : `${base} (${conditions})`;
 }
 
+/**
+ * A parse error of a tab's query as the filter's own: the message's `at column N` counted in the filter as typed
+ * (the query puts the tab's conditions before it), or said to lie in what the page puts before or after it.
+ */
+export function filterErrorMessage(message: string, status: IssueStatus, filter: string): string {
+  const conditions = filter.trim();
+  const base = `from:issues status:${status}`;
+  const start = withConditions(base, filter).length - conditions.length - (conditions.includes('|') ? 0 : 1);
+  const leading = filter.length - filter.trimStart().length;
+  return message.replace(/ at column (\d+)$/, (_, column: string) => {
+    const inFilter = Number(column) - start + leading;
+    if (inFilter < 1) return " in the tab's own conditions, before the filter";
+    return inFilter <= filter.length + 1 ? ` at column ${inFilter} of the filter` : ' in the sort and limit the page puts after the filter';
+  });
+}
+
 /** The last page of a list: a search reads at most 10,000 rows (docs/gql.md), and a page needs one row past its own. */
 export const ISSUE_LIST_MAX_PAGE = Math.floor((10_000 - 1) / ISSUE_LIST_LIMIT);
 
