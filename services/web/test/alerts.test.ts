@@ -188,6 +188,13 @@ describe('the alert pages', () => {
     expect(await app.getByLabel('Signing secret of channel 2').inputValue()).toBe(saved.channels[1].secret);
     await screenshot(app, 'alerts-rule-channels');
   });
+
+  it('answers the edit page of a rule that is not there with the error and a link back to the rules', async () => {
+    await app.goto(projectPage('alerts/0190a5b0-0000-7000-8000-000000000000/edit'));
+    await app.getByRole('alert').getByText(/NOT_FOUND/).waitFor();
+    await app.getByRole('link', { name: 'Go back to the alert rules and open the rule again.' }).click();
+    await app.waitForURL(/\/alerts$/);
+  });
 });
 
 describe('the SLO page', () => {

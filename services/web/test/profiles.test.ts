@@ -260,6 +260,8 @@ describe('the profile pages on chunks from @sentry/browser', () => {
   it('answers a chunk that is not there with the API\'s error and a way back', async () => {
     await app.goto(`${profilesPath()}/no-such-chunk`);
     await app.getByRole('alert').getByText(/NOT_FOUND: profile chunk no-such-chunk not found/).waitFor();
+    // No body to download either.
+    expect(await app.getByRole('link', { name: 'Download the raw body' }).count()).toBe(0);
     await app.getByRole('link', { name: 'Go back to the list of profiles.' }).click();
     await app.getByRole('heading', { level: 1, name: 'Profiles' }).waitFor();
   });

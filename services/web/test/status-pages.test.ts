@@ -46,6 +46,8 @@ describe('the status page admin pages', () => {
     await app.getByRole('button', { name: 'Create status page' }).click();
     await app.getByRole('heading', { name: 'Acme Cloud', level: 1 }).waitFor();
     await app.getByRole('heading', { name: 'No active incidents' }).waitFor();
+    // The breadcrumb names the page after the list.
+    await app.getByText(`Status pages / ${slug}`).waitFor();
     const stored = await server.api.get(`/api/orgs/${owner.organization.id}/status-pages/${slug}`, { token: owner.token });
     expect(stored.body.components).toEqual([{ name: 'API' }, { name: 'Dashboard' }, { name: 'Ingest' }]);
   });

@@ -192,7 +192,9 @@ export default function AlertRuleFormPage() {
   const { org = '', project = '', rule: ruleId } = useParams();
   const existing = useAlertRule(org, project, ruleId);
   if (ruleId && existing.isPending) return <Loading what="the alert rule" />;
-  if (ruleId && existing.isError) return <ErrorNotice error={existing.error} next="Go back to the alert rules and open the rule again." />;
+  if (ruleId && existing.isError) {
+    return <ErrorNotice error={existing.error} next={<Link to={`/orgs/${org}/projects/${project}/alerts`}>Go back to the alert rules and open the rule again.</Link>} />;
+  }
   return <AlertRuleForm key={ruleId ?? 'new'} org={org} project={project} rule={existing.data} />;
 }
 

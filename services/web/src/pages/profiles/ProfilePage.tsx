@@ -208,9 +208,11 @@ export default function ProfilePage() {
         <h1>
           Profile chunk <span className="mono" title={chunkId}>{shortId(chunkId)}</span>
         </h1>
-        <a className="button button-small" href={rawLink} download={`profile-${chunkId}.json`}>
-          Download the raw body
-        </a>
+        {body.isError ? null : (
+          <a className="button button-small" href={rawLink} download={`profile-${chunkId}.json`}>
+            Download the raw body
+          </a>
+        )}
       </header>
       {body.isError ? (
         <ErrorNotice error={body.error} next={<Link to={list}>Go back to the list of profiles.</Link>} />

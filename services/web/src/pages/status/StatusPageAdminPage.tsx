@@ -36,7 +36,7 @@ export default function StatusPageAdminPage() {
   return (
     <>
       <p className="muted">
-        <Link to={`/orgs/${org}/status-pages`}>Status pages</Link> /
+        <Link to={`/orgs/${org}/status-pages`}>Status pages</Link> / {page.data.slug}
       </p>
       <div className="row status-admin-head">
         <h1>{page.data.title}</h1>
