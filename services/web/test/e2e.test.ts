@@ -124,6 +124,13 @@ describe('a newcomer in the browser', () => {
     await page.getByText('checkout step 5 error').click();
     await page.getByText('/checkout').first().waitFor();
     await screenshot(page, '09-explorer-row');
+
+    // A search cut at its limit says so; one that holds every match says nothing more.
+    await runQuery('from:logs | last:1h | limit 3');
+    await page.getByRole('status').filter({ hasText: /3 rows from logs .* the first 3, the query's limit: more may match/ }).waitFor();
+    await runQuery('from:logs | last:1h | limit 50');
+    await page.getByRole('status').filter({ hasText: /6 rows from logs/ }).waitFor();
+    expect(await page.getByRole('status').filter({ hasText: /the query's limit/ }).count()).toBe(0);
   });
 
   it('runs an aggregate and draws its bar chart from the data', async () => {

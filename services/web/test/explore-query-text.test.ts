@@ -9,6 +9,7 @@ import {
   readSource,
   readTimeRange,
   schemaTermQuery,
+  searchLimitReached,
   searchForQuery,
   setSource,
   setTimeRange,
@@ -150,5 +151,16 @@ describe('errorSpan', () => {
   it('underlines the last character for an offset at the end', () => {
     expect(errorSpan('severity:', 9)).toEqual({ from: 8, to: 9 });
     expect(errorSpan('', 0)).toEqual({ from: 0, to: 0 });
+  });
+});
+
+describe('searchLimitReached', () => {
+  it('says a search answered as many rows as its limit may have left rows out', () => {
+    expect(searchLimitReached('search', 100, null)).toBe(100);
+    expect(searchLimitReached('search', 99, null)).toBeUndefined();
+    expect(searchLimitReached('search', 3, 3)).toBe(3);
+    expect(searchLimitReached('search', 3, 20)).toBeUndefined();
+    // An aggregate's groups have totals of their own.
+    expect(searchLimitReached('aggregate', 100, null)).toBeUndefined();
   });
 });

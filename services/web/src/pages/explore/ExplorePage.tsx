@@ -7,7 +7,7 @@ import { HistoryMenu, NaturalLanguageBox, SourcePicker, TimeRangePicker } from '
 import { GqlEditor, type GqlEditorHandle, type QueryError } from './GqlEditor';
 import { useGqlAnswer, useQueryHistory, useSourceHasRows, type TimedAnswer } from './hooks';
 import { LiveTail } from './LiveTail';
-import { queryFromSearch, readSource, schemaTermQuery, setTimeRange } from './queryText';
+import { MAX_SEARCH_ROWS, queryFromSearch, readSource, schemaTermQuery, searchLimitReached, setTimeRange } from './queryText';
 import { ResultsTable } from './ResultsTable';
 import { SchemaSidebar } from './SchemaSidebar';
 
@@ -29,9 +29,18 @@ function Summary({ timed, stale }: { timed: TimedAnswer; stale: boolean }) {
       : data.total_groups > data.results.length
         ? `${plural(data.results.length, 'group')} of ${data.total_groups.toLocaleString()}`
         : plural(data.total_groups, 'group');
+  const limit = searchLimitReached(data.mode, data.results.length, timed.answer.query.limit);
   return (
     <p className="explore-summary" role="status" aria-live="polite">
       <strong>{count}</strong> <span className="muted">from {data.table} in {timed.elapsedMs.toLocaleString()} ms</span>
+      {limit === undefined ? null : limit < MAX_SEARCH_ROWS ? (
+        <span className="muted">
+          {' '}
+          · the first {limit.toLocaleString()}, the query's limit: more may match (<code>| limit {Math.min(MAX_SEARCH_ROWS, limit * 10)}</code> reads more)
+        </span>
+      ) : (
+        <span className="muted"> · the first {limit.toLocaleString()}, the most a search reads: more may match, so narrow its conditions or time range</span>
+      )}
       {stale ? (
         <span className="muted">
           {' '}

@@ -217,6 +217,19 @@ export function filtersEnd(text: string): number {
   return pipe ? text.slice(0, pipe.from).trimEnd().length : text.length;
 }
 
+/** The rows a search answers when it names no limit, and the most it answers (GQL's own, docs/gql.md). */
+export const DEFAULT_SEARCH_LIMIT = 100;
+export const MAX_SEARCH_ROWS = 10_000;
+
+/**
+ * The limit a search's answer stopped at, or undefined when it holds every row that matched: a search answers at most
+ * its `limit` rows, so an answer that long may have left rows out.
+ */
+export function searchLimitReached(mode: 'search' | 'aggregate', rows: number, limit: number | null | undefined): number | undefined {
+  const effective = limit ?? DEFAULT_SEARCH_LIMIT;
+  return mode === 'search' && rows >= effective ? effective : undefined;
+}
+
 /**
  * The query a term of the schema starts when the query reads another source: that source, the query's time range and
  * the term last, so a field that waits for its value has the cursor at the end; undefined when the query reads the
