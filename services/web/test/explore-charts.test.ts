@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -75,5 +75,17 @@ describe('bucketStart and rangeBounds', () => {
     expect(rangeBounds({ last: '1h' }, now)).toEqual({ from: Date.parse('2024-05-10T11:00:00Z'), to: now });
     expect(rangeBounds({ since: '2024-05-10T10:00:00.000Z', until: '1h' }, now)).toEqual({ from: Date.parse('2024-05-10T10:00:00Z'), to: Date.parse('2024-05-10T11:00:00Z') });
     expect(rangeBounds(null, now)).toEqual({});
+  });
+});
+
+describe('bar labels', () => {
+  it('writes every label when each bar has room for the widest, and fewer as the bars narrow', () => {
+    const routes = ['/checkout', '/cart', '/search'];
+    expect(barLabelEvery(routes, 900)).toBe(1);
+    // 15 groups named like `/checkout · lcp` on an axis of 700 px: about 47 px a bar for labels of 18 characters.
+    const groups = Array.from({ length: 15 }, (_, index) => `/checkout/step-${index} · lcp`);
+    expect(barLabelEvery(groups, 700)).toBe(3);
+    expect(barLabelEvery(groups, 2_400)).toBe(1);
+    expect(barLabelEvery([], 700)).toBe(1);
   });
 });

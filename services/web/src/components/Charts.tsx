@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { barData, barSummary, lineSummary, type AggregateShape, type SeriesData } from './charts';
+import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, lineSummary, type AggregateShape, type SeriesData } from './charts';
 
 const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9', '#ff5a1f', '#057a55', '#d61f69', '#6b7280', '#1c64f2', '#8e4b10'];
 const CHART_HEIGHT = 280;
@@ -26,14 +26,13 @@ function UPlot({ options, data, height = CHART_HEIGHT }: { options: Omit<uPlot.O
   return <div ref={host} className="explore-chart" />;
 }
 
-const shorten = (label: string, length = 18) => (label.length > length ? `${label.slice(0, length - 1)}…` : label);
+const shorten = (label: string, length = BAR_LABEL_CHARS) => (label.length > length ? `${label.slice(0, length - 1)}…` : label);
 
 /** Groups and their values as bars, one per group, in the answer's order. */
 export function BarChart({ results, shape }: { results: Record<string, unknown>[]; shape: AggregateShape }) {
   const bars = useMemo(() => barData(results, shape.groupBy), [results, shape]);
   const data = useMemo<uPlot.AlignedData>(() => [bars.labels.map((_, index) => index), bars.values], [bars]);
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(() => {
-    const every = Math.max(1, Math.ceil(bars.labels.length / 24));
     return {
       legend: { show: false },
       cursor: { points: { show: false } },
@@ -41,7 +40,10 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
       axes: [
         {
           splits: () => bars.labels.map((_, index) => index),
-          values: (_chart, splits) => splits.map((split) => (split % every === 0 ? shorten(bars.labels[split] ?? '') : '')),
+          values: (chart, splits) => {
+            const every = barLabelEvery(bars.labels, chart.bbox.width / uPlot.pxRatio);
+            return splits.map((split) => (split % every === 0 ? shorten(bars.labels[split] ?? '') : ''));
+          },
           gap: 6,
           size: 48,
         },

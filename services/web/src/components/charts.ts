@@ -145,3 +145,19 @@ export function barSummary(shape: AggregateShape, bars: number): string {
 export function lineSummary(shape: AggregateShape, data: SeriesData): string {
   return `Line chart: ${aggregateLabel(shape)}, ${plural(data.series.length, 'series', 'series')}, ${plural(data.xs.length, 'point')}`;
 }
+
+/** Characters a bar's label keeps before it is cut with an ellipsis. */
+export const BAR_LABEL_CHARS = 18;
+/** Width of a label's character on the axis (12px sans-serif) and the room kept between two labels, in CSS pixels. */
+const LABEL_CHAR_PX = 7;
+const LABEL_GAP_PX = 10;
+
+/**
+ * Every how many bars a label is written, so labels never run into each other: the widest (cut) label against the
+ * width each bar has on the axis.
+ */
+export function barLabelEvery(labels: readonly string[], plotWidthPx: number): number {
+  if (labels.length === 0 || plotWidthPx <= 0) return 1;
+  const widest = Math.min(BAR_LABEL_CHARS, Math.max(...labels.map((label) => label.length))) * LABEL_CHAR_PX + LABEL_GAP_PX;
+  return Math.max(1, Math.ceil(widest / (plotWidthPx / labels.length)));
+}
