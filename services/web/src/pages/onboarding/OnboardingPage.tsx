@@ -32,9 +32,7 @@ export default function OnboardingPage() {
   const publicKey = created?.publicKey.key ?? PUBLIC_PLACEHOLDER;
   const secretKey = created?.secretKey?.key ?? SECRET_PLACEHOLDER;
   const origin = window.location.origin;
-  const dsnWith = (key: string) => `${window.location.protocol}//${key}@${window.location.host}/${projectQuery.data.dsn_id}`;
-  const dsn = dsnWith(publicKey);
-  const serverDsn = dsnWith(secretKey);
+  const dsn = `${window.location.protocol}//${publicKey}@${window.location.host}/${projectQuery.data.dsn_id}`;
   const quota = quotaClosed ? undefined : quotaDetails(create.error);
 
   return (
@@ -92,13 +90,7 @@ export default function OnboardingPage() {
         <h2 id="step-connect" className="panel-title">
           2. Connect your app
         </h2>
-        <SecretValue label="Sentry DSN" value={dsn} copyLabel="Copy DSN" hint="For Sentry SDKs in browsers and apps (errors, traces): the public key and the project's DSN id." />
-        <SecretValue
-          label="Sentry DSN for servers"
-          value={serverDsn}
-          copyLabel="Copy server DSN"
-          hint="For Sentry SDKs on servers (errors, traces, logs): the secret key, whose logs need no browser setting."
-        />
+        <SecretValue label="Sentry DSN" value={dsn} copyLabel="Copy DSN" hint="For Sentry SDKs (errors, traces, logs): the public key and the project's DSN id." />
         <SecretValue
           label="OTLP endpoint"
           value={`${origin}/v1/otlp`}
@@ -111,7 +103,7 @@ export default function OnboardingPage() {
             errors and traces need nothing more.
           </p>
         ) : null}
-        <Snippets values={{ origin, dsn, serverDsn, publicKey, secretKey }} />
+        <Snippets values={{ origin, dsn, publicKey, secretKey }} />
       </section>
 
       <section className="panel" aria-labelledby="step-data">

@@ -1,10 +1,7 @@
 /** What the snippets are filled with: real key values when known, else placeholders naming the key to use. */
 export interface SnippetValues {
   origin: string;
-  /** The Sentry DSN with the public key, for browsers and apps. */
   dsn: string;
-  /** The Sentry DSN with the secret key, for servers: its logs are taken without "Allow browser logs". */
-  serverDsn: string;
   publicKey: string;
   secretKey: string;
 }
@@ -17,19 +14,18 @@ export interface Snippet {
   code: string;
 }
 
-export function snippets({ origin, dsn, serverDsn, publicKey, secretKey }: SnippetValues): Snippet[] {
+export function snippets({ origin, dsn, publicKey, secretKey }: SnippetValues): Snippet[] {
   const json = JSON.stringify;
   return [
     {
       id: 'sentry-node',
       title: 'Sentry (Node)',
-      intro:
-        "Errors, traces and logs from Node with the unmodified Sentry SDK: give it the server DSN, which carries the secret key (a public key's logs need \"Allow browser logs\").",
+      intro: 'Errors, traces and logs from Node with the unmodified Sentry SDK: give it the DSN.',
       install: 'npm install @sentry/node',
       code: `import * as Sentry from '@sentry/node';
 
 Sentry.init({
-  dsn: ${json(serverDsn)},
+  dsn: ${json(dsn)},
   tracesSampleRate: 1.0,
   enableLogs: true,
 });
