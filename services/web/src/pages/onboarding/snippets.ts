@@ -20,7 +20,8 @@ export function snippets({ origin, dsn, publicKey, secretKey }: SnippetValues): 
     {
       id: 'sentry-node',
       title: 'Sentry (Node)',
-      intro: 'Errors, traces and logs from Node with the unmodified Sentry SDK: give it the DSN.',
+      intro:
+        'Errors, traces and logs from Node with the unmodified Sentry SDK: give it the DSN. Its logs come with the DSN\'s public key, so they need "Allow browser logs" in Settings; errors and traces need nothing more.',
       install: 'npm install @sentry/node',
       code: `import * as Sentry from '@sentry/node';
 
