@@ -169,8 +169,14 @@ describe("the project's vocabulary", () => {
     ['how many errors today', 'from:errors | count | since:2024-05-10'],
     ['errors in staging', 'from:errors environment:staging | last:24h'],
     ['how many Errors', 'from:errors | count | last:24h'],
-  ])('reads "errors" as the source, not as the stored exception type Error: %s → %s', (prompt, gql) => {
-    const withError = { ...values, errors: { ...values.errors, type: ['TypeError', 'Error'] } };
-    expect(translate({ prompt, mode: 'explorer', schema: shop, values: withError, now })).toEqual({ gql });
+    ['how many errors at level error', 'from:errors level:error | count | last:24h'],
+  ])('reads "errors" as the source, not as a stored level or exception type: %s → %s', (prompt, gql) => {
+    const stored = { ...values, errors: { ...values.errors, type: ['TypeError', 'Error'], level: ['error', 'warning'] } };
+    expect(translate({ prompt, mode: 'explorer', schema: shop, values: stored, now })).toEqual({ gql });
+  });
+
+  it('reads an exception type named as written', () => {
+    const stored = { ...values, errors: { ...values.errors, type: ['TypeError', 'Error'] } };
+    expect(translate({ prompt: 'errors of type Error', mode: 'explorer', schema: shop, values: stored, now })).toEqual({ gql: 'from:errors type:Error | last:24h' });
   });
 });

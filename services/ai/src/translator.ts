@@ -356,8 +356,11 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
     for (const match of scan(value.pattern, value.caseSensitive)) {
       // "error" in "errors" on the errors source, "crash" on sessions are the source's own words, not conditions.
       if (value.source === 'logs' && value.field === 'severity' && errorsSaid && value.value === 'error') continue;
-      // "errors" names the errors source, not its exception type `Error` (nor "exceptions" a type `Exception`).
-      if (value.source === 'errors' && /^(?:errors?|exceptions?)$/i.test(match[0])) continue;
+      // On the errors source "errors" names the source, not a level `error` or an exception type `Error`; "error" in
+      // lower case is not the type either, which a question names as written ("errors of type Error").
+      if (value.source === 'errors' && /^(?:errors|exceptions)$/i.test(match[0])) continue;
+      const written = prompt.slice(match.index, match.index + match[0].length);
+      if (value.source === 'errors' && value.field === 'type' && /^(?:error|exception)$/.test(written)) continue;
       condition(value.field, value.value);
       take(match.index, match.index + match[0].length);
     }
