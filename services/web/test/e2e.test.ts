@@ -167,7 +167,9 @@ describe('a newcomer in the browser', () => {
       await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs last:1h')}`);
       await schema.getByRole('region', { name: 'Event names' }).getByRole('button', { name: /^purchase/ }).waitFor({ timeout: 2_000 });
     });
-    // Nobody placed the cursor: the field goes after the filters, waiting for its value.
+    // Nobody placed the cursor (focus passing through, as Tab does, places nothing): the field goes after the filters,
+    // waiting for its value.
+    await editor.focus();
     await schema.getByRole('region', { name: 'Log properties' }).getByRole('button', { name: /^route/ }).click();
     expect(await editor.textContent()).toBe('from:logs last:1h properties.route:');
     await page.keyboard.insertText('/checkout');

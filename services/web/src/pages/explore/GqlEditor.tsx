@@ -49,7 +49,7 @@ const theme = EditorView.theme({
 export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: GqlEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
-  /** Whether the cursor stands where someone put it: set when the editor gets focus, unset when a new query replaces the text. */
+  /** Whether the cursor stands where someone put it (a click, a cursor key, typing); unset when a new query replaces the text. */
   const placed = useRef(false);
   const latest = useRef({ org, project, onChange, onRun });
   latest.current = { org, project, onChange, onRun };
@@ -95,7 +95,8 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
           placeholder('from:logs severity:error last:1h | count by route'),
           EditorView.contentAttributes.of({ 'aria-label': 'GQL query', spellcheck: 'false', autocapitalize: 'off' }),
           EditorView.updateListener.of((update) => {
-            if (update.focusChanged && update.view.hasFocus) placed.current = true;
+            // A click or a key that moves the cursor, or typing: focus alone (Tab passing through) places nothing.
+            if (update.transactions.some((tr) => tr.isUserEvent('select') || tr.isUserEvent('input') || tr.isUserEvent('delete'))) placed.current = true;
             if (update.docChanged) latest.current.onChange(update.state.doc.toString());
           }),
           theme,
