@@ -251,6 +251,11 @@ describe('a member who is not an owner', () => {
       expect(await memberPage.getByRole('button', { name: 'Export organization data' }).count()).toBe(0);
       expect(await memberPage.getByRole('button', { name: `Remove ${owner.user.email}` }).count()).toBe(0);
       await memberPage.getByRole('button', { name: `Leave ${member.user.email}` }).waitFor();
+      // Leaving lands in an organization the member still has, read after the change: never the one just left.
+      await memberPage.getByRole('button', { name: `Leave ${member.user.email}` }).click();
+      await memberPage.getByRole('button', { name: 'Leave organization' }).click();
+      await memberPage.waitForURL(new RegExp(`/orgs/${member.organization.id}/`));
+      expect(await memberPage.getByRole('heading', { name: 'No such organization' }).count()).toBe(0);
     } finally {
       await context.close();
     }

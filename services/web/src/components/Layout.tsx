@@ -115,7 +115,10 @@ export function Layout() {
           </nav>
         ) : null}
         <main className="content">
-          {orgUnknown ? (
+          {project && projects.isPending ? (
+            // Whether the project is this organization's is known with the list; its page waits for it.
+            <Loading what="the projects" />
+          ) : orgUnknown ? (
             <EmptyState title="No such organization">
               <p>You are not a member of it, or it was deleted.</p>
               <Link to="/">Your organizations</Link>

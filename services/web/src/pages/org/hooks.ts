@@ -24,13 +24,13 @@ export function useInvitations(org: string, isOwner: boolean) {
   });
 }
 
-/** A change of the members can change the signed-in person's own role, which `me` carries. */
+/**
+ * A change of the members can change the signed-in person's own role or organizations, which `me` carries: the
+ * mutation settles once `me` is read again, so a page that follows (the start page after leaving) reads the new one.
+ */
 function useMembersChanged(org: string) {
   const queryClient = useQueryClient();
-  return () => {
-    void queryClient.invalidateQueries({ queryKey: memberKeys.members(org) });
-    void queryClient.invalidateQueries({ queryKey: keys.me });
-  };
+  return () => Promise.all([queryClient.invalidateQueries({ queryKey: memberKeys.members(org) }), queryClient.invalidateQueries({ queryKey: keys.me })]);
 }
 
 export function useChangeRole(org: string) {
