@@ -143,7 +143,7 @@ export function ReplayPlayer({ events, loading, errors, issueBase, openAt }: {
   };
 
   const total = meta?.totalTime ?? 0;
-  const marks: TimelineMark[] = meta ? [...clickMarks(events, meta.startTime), ...errorMarks(errors, meta.startTime, total)] : [];
+  const marks: TimelineMark[] = meta ? [...clickMarks(events, meta.startTime), ...errorMarks(errors, meta.startTime, total, !loading)] : [];
   // The slider's end is a whole step at or past the replay's end, so End and the last step reach every event.
   const seekEnd = Math.max(SEEK_STEP_MS, Math.ceil(total / SEEK_STEP_MS) * SEEK_STEP_MS);
   const at = (offsetMs: number) => `${total > 0 ? Math.min(100, (offsetMs / total) * 100) : 0}%`;
@@ -211,7 +211,7 @@ export function ReplayPlayer({ events, loading, errors, issueBase, openAt }: {
           <h2>Errors</h2>
           <ul>
             {errors.map((error) => {
-              const clock = meta ? errorClock(error.timestamp, meta.startTime, total) : { offsetMs: 0, text: formatClock(0) };
+              const clock = meta ? errorClock(error.timestamp, meta.startTime, total, !loading) : { offsetMs: 0, text: formatClock(0) };
               return (
                 <li key={error.id}>
                   <button type="button" className="button button-small" onClick={() => seek(clock.offsetMs)}>

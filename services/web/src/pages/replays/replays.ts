@@ -126,10 +126,10 @@ export function clickMarks(events: RecordedEvent[], startTime: number): Timeline
 }
 
 /** The replay's errors as offsets from `startTime`, kept within the replay's length. */
-export function errorMarks(errors: ReplayError[], startTime: number, totalMs: number): TimelineMark[] {
+export function errorMarks(errors: ReplayError[], startTime: number, totalMs: number, ended = true): TimelineMark[] {
   return errors.map((error) => {
     const offsetMs = Math.max(0, Date.parse(error.timestamp) - startTime);
-    const after = offsetMs > totalMs;
+    const after = ended && offsetMs > totalMs;
     return {
       kind: 'error',
       offsetMs: Math.min(offsetMs, totalMs),
@@ -139,10 +139,14 @@ export function errorMarks(errors: ReplayError[], startTime: number, totalMs: nu
   });
 }
 
-/** An error's time in the replay's list: its offset from the start, and whether the recording had ended by then. */
-export function errorClock(timestamp: string, startTime: number, totalMs: number): { offsetMs: number; text: string } {
+/**
+ * An error's time in the replay's list: its offset from the start, and whether the recording had ended by then, said
+ * only once every chunk is read (`ended`): the recording grows while they load.
+ */
+export function errorClock(timestamp: string, startTime: number, totalMs: number, ended = true): { offsetMs: number; text: string } {
   const offsetMs = Math.max(0, Date.parse(timestamp) - startTime);
-  return offsetMs > totalMs ? { offsetMs: totalMs, text: `${formatClock(offsetMs)}, after the recording ends` } : { offsetMs, text: formatClock(offsetMs) };
+  if (offsetMs <= totalMs) return { offsetMs, text: formatClock(offsetMs) };
+  return { offsetMs: totalMs, text: ended ? `${formatClock(offsetMs)}, after the recording ends` : formatClock(offsetMs) };
 }
 
 /** Below this an event's `timestamp` is seconds, as Sentry writes its custom events; rrweb's own are milliseconds. */
