@@ -142,6 +142,11 @@ describe('a filter that is not GQL', () => {
     expect(filterErrorMessage(serverMessage('level:: x | count', 'level::', 7), 'unresolved', 'level:: x | count')).toBe("expected a value after 'level:' at column 7 of the filter");
   });
 
+  it('says a parenthesis of the filter that does not pair up, which would meet the page\'s own', () => {
+    expect(filterErrorMessage("unexpected '|' at column 46", 'unresolved', '(level:error')).toBe("the filter opens a '(' that it never closes");
+    expect(filterErrorMessage('unexpected text at column 40', 'unresolved', "level:error) or message:'a (b'")).toBe("the filter closes a ')' at column 12 that it never opened");
+  });
+
   it('says an error outside the filter lies in what the page puts around it', () => {
     const filter = 'level:error | limit 0';
     const message = serverMessage(filter, '| limit 101', 3, "'limit' appears twice; the second is");

@@ -36,7 +36,7 @@ function Summary({ timed, stale }: { timed: TimedAnswer; stale: boolean }) {
       {limit === undefined ? null : limit < MAX_SEARCH_ROWS ? (
         <span className="muted">
           {' '}
-          · the first {limit.toLocaleString()}, the query's limit: more may match (<code>| limit {Math.min(MAX_SEARCH_ROWS, limit * 10)}</code> reads more)
+          · the first {limit.toLocaleString()}, the query's limit: more may match (a limit of {Math.min(MAX_SEARCH_ROWS, limit * 10)} reads more)
         </span>
       ) : (
         <span className="muted"> · the first {limit.toLocaleString()}, the most a search reads: more may match, so narrow its conditions or time range</span>

@@ -3,6 +3,7 @@
  * functions over strings and rows, so they are tested without a browser (test/issues-queries.test.ts).
  */
 import { gqlString } from '../../api/gql';
+import { lexGql } from '../explore/queryText';
 
 export const ISSUE_STATUSES = ['unresolved', 'regressed', 'resolved', 'ignored'] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
@@ -100,15 +101,24 @@ function withConditions(base: string, filter: string): string {
 }
 
 /**
- * A parse error of a tab's query as the filter's own: the message's `at column N` counted in the filter as typed
- * (the query puts the tab's conditions before it), or said to lie in what the page puts before or after it.
+ * A parse error of a tab's query as the filter's own: parentheses of the filter that do not pair up, said as such;
+ * otherwise each `at column N` counted in the filter as typed (the query puts the tab's conditions before it), or
+ * said to lie in what the page puts before or after it.
  */
 export function filterErrorMessage(message: string, status: IssueStatus, filter: string): string {
+  // Parentheses that do not pair up meet the page's own around the filter: the message would point past the filter.
+  let depth = 0;
+  for (const token of lexGql(filter)) {
+    if (token.type !== 'punct' || (token.text !== '(' && token.text !== ')')) continue;
+    depth += token.text === '(' ? 1 : -1;
+    if (depth < 0) return `the filter closes a ')' at column ${token.from + 1} that it never opened`;
+  }
+  if (depth > 0) return `the filter opens ${depth === 1 ? "a '('" : `${depth} '('`} that it never closes`;
   const conditions = filter.trim();
   const base = `from:issues status:${status}`;
   const start = withConditions(base, filter).length - conditions.length - (conditions.includes('|') ? 0 : 1);
   const leading = filter.length - filter.trimStart().length;
-  return message.replace(/ at column (\d+)$/, (_, column: string) => {
+  return message.replace(/ at column (\d+)/g, (_, column: string) => {
     const inFilter = Number(column) - start + leading;
     if (inFilter < 1) return " in the tab's own conditions, before the filter";
     return inFilter <= filter.length + 1 ? ` at column ${inFilter} of the filter` : ' in the sort and limit the page puts after the filter';
