@@ -359,8 +359,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
       // On the errors source "errors" names the source, not a level `error` or an exception type `Error`; "error" in
       // lower case is not the type either, which a question names as written ("errors of type Error").
       if (value.source === 'errors' && /^(?:errors|exceptions)$/i.test(match[0])) continue;
-      const written = prompt.slice(match.index, match.index + match[0].length);
-      if (value.source === 'errors' && value.field === 'type' && /^(?:error|exception)$/.test(written)) continue;
+      if (value.source === 'errors' && value.field === 'type' && /^(?:error|exception)$/.test(prompt.slice(match.index, match.index + match[0].length))) continue;
       condition(value.field, value.value);
       take(match.index, match.index + match[0].length);
     }

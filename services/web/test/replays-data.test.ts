@@ -54,10 +54,10 @@ describe('replay data', () => {
   it('says of an error after the recording ended when it came, its mark and its seek at the end', () => {
     const [mark] = errorMarks([error('2026-11-27T10:40:00.000Z')], START, 4_000);
     expect(mark).toEqual({ kind: 'error', offsetMs: 4_000, label: 'at 40:00, after the recording ends: TypeError: x', issueId: 'i-1' });
-    expect(errorClock('2026-11-27T10:40:00.000Z', START, 4_000)).toEqual({ offsetMs: 4_000, text: '40:00, after the recording ends' });
-    expect(errorClock('2026-11-27T10:00:03.250Z', START, 4_000)).toEqual({ offsetMs: 3_250, text: '0:03' });
+    expect(errorClock('2026-11-27T10:40:00.000Z', START, 4_000)).toEqual({ offsetMs: 4_000, text: '40:00, after the recording ends', after: true });
+    expect(errorClock('2026-11-27T10:00:03.250Z', START, 4_000)).toEqual({ offsetMs: 3_250, text: '0:03', after: false });
     // While chunks still load, the recording may yet reach it.
-    expect(errorClock('2026-11-27T10:40:00.000Z', START, 4_000, false)).toEqual({ offsetMs: 4_000, text: '40:00' });
+    expect(errorClock('2026-11-27T10:40:00.000Z', START, 4_000, false)).toEqual({ offsetMs: 4_000, text: '40:00', after: false });
     expect(errorMarks([error('2026-11-27T10:40:00.000Z')], START, 4_000, false)[0]!.label).toBe('TypeError: x');
   });
 

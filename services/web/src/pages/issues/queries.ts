@@ -3,7 +3,7 @@
  * functions over strings and rows, so they are tested without a browser (test/issues-queries.test.ts).
  */
 import { gqlString } from '../../api/gql';
-import { lexGql } from '../explore/queryText';
+import { lexGql, MAX_SEARCH_ROWS } from '../explore/queryText';
 
 export const ISSUE_STATUSES = ['unresolved', 'regressed', 'resolved', 'ignored'] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
@@ -125,8 +125,8 @@ export function filterErrorMessage(message: string, status: IssueStatus, filter:
   });
 }
 
-/** The last page of a list: a search reads at most 10,000 rows (docs/gql.md), and a page needs one row past its own. */
-export const ISSUE_LIST_MAX_PAGE = Math.floor((10_000 - 1) / ISSUE_LIST_LIMIT);
+/** The last page of a list: a search reads at most MAX_SEARCH_ROWS rows, and a page needs one row past its own. */
+export const ISSUE_LIST_MAX_PAGE = Math.floor((MAX_SEARCH_ROWS - 1) / ISSUE_LIST_LIMIT);
 
 /**
  * The issues of one tab, newest (or most events, or most users) first, through page `page`: every row up to that

@@ -128,25 +128,24 @@ export function clickMarks(events: RecordedEvent[], startTime: number): Timeline
 /** The replay's errors as offsets from `startTime`, kept within the replay's length. */
 export function errorMarks(errors: ReplayError[], startTime: number, totalMs: number, ended = true): TimelineMark[] {
   return errors.map((error) => {
-    const offsetMs = Math.max(0, Date.parse(error.timestamp) - startTime);
-    const after = ended && offsetMs > totalMs;
+    const clock = errorClock(error.timestamp, startTime, totalMs, ended);
     return {
       kind: 'error',
-      offsetMs: Math.min(offsetMs, totalMs),
-      label: `${after ? `at ${formatClock(offsetMs)}, after the recording ends: ` : ''}${error.type}: ${error.value}`,
+      offsetMs: clock.offsetMs,
+      label: `${clock.after ? `at ${clock.text}: ` : ''}${error.type}: ${error.value}`,
       issueId: error.issue_id,
     };
   });
 }
 
 /**
- * An error's time in the replay's list: its offset from the start, and whether the recording had ended by then, said
- * only once every chunk is read (`ended`): the recording grows while they load.
+ * An error's time in the replay: its offset from the start, kept within the replay's length, and whether the
+ * recording had ended by then, said only once every chunk is read (`ended`): the recording grows while they load.
  */
-export function errorClock(timestamp: string, startTime: number, totalMs: number, ended = true): { offsetMs: number; text: string } {
+export function errorClock(timestamp: string, startTime: number, totalMs: number, ended = true): { offsetMs: number; text: string; after: boolean } {
   const offsetMs = Math.max(0, Date.parse(timestamp) - startTime);
-  if (offsetMs <= totalMs) return { offsetMs, text: formatClock(offsetMs) };
-  return { offsetMs: totalMs, text: ended ? `${formatClock(offsetMs)}, after the recording ends` : formatClock(offsetMs) };
+  if (offsetMs <= totalMs) return { offsetMs, text: formatClock(offsetMs), after: false };
+  return { offsetMs: totalMs, text: ended ? `${formatClock(offsetMs)}, after the recording ends` : formatClock(offsetMs), after: ended };
 }
 
 /** Below this an event's `timestamp` is seconds, as Sentry writes its custom events; rrweb's own are milliseconds. */
