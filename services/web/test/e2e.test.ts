@@ -252,6 +252,22 @@ describe('a newcomer in the browser', () => {
     await screenshot(page, '14-usage');
   });
 
+  it('deletes a project from its settings, lands on the projects page and restores it from there', async () => {
+    await page.goto(`/orgs/${state.org}/projects`);
+    await page.getByLabel('Project name').fill('scratch');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.waitForURL(/\/onboarding$/);
+    const scratch = page.url().split('/projects/')[1]!.split('/')[0]!;
+    await page.goto(`/orgs/${state.org}/projects/${scratch}/settings`);
+    await page.getByRole('button', { name: 'Delete project' }).click();
+    await page.getByRole('dialog', { name: 'Delete project "scratch"?' }).getByRole('button', { name: 'Delete this project' }).click();
+    await page.waitForURL(new RegExp(`/orgs/${state.org}/projects$`));
+    const deleted = page.getByRole('region', { name: 'Recently deleted' });
+    await deleted.getByRole('row', { name: /scratch/ }).getByRole('button', { name: 'Restore' }).click();
+    await deleted.getByRole('row', { name: /scratch/ }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'scratch', exact: true }).waitFor();
+  });
+
   it('sends an expired session to log-in and back to the page it was on', async () => {
     const explore = `/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs severity:error')}`;
     await context.clearCookies();

@@ -251,7 +251,13 @@ describe('a member who is not an owner', () => {
       expect(await memberPage.getByRole('button', { name: 'Export organization data' }).count()).toBe(0);
       expect(await memberPage.getByRole('button', { name: `Remove ${owner.user.email}` }).count()).toBe(0);
       await memberPage.getByRole('button', { name: `Leave ${member.user.email}` }).waitFor();
-      // Leaving lands in an organization the member still has, read after the change: never the one just left.
+      // Leaving lands in an organization the member still has, read after the change: never the one just left. The
+      // members list, read again after leaving, answers last, so the page gives way to "No such organization" before
+      // the leave settles, and the move to the start page still happens.
+      await memberPage.route(`**/api/orgs/${owner.organization.id}/members`, async (route) => {
+        if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await route.continue();
+      });
       await memberPage.getByRole('button', { name: `Leave ${member.user.email}` }).click();
       await memberPage.getByRole('button', { name: 'Leave organization' }).click();
       await memberPage.waitForURL(new RegExp(`/orgs/${member.organization.id}/`));

@@ -50,3 +50,12 @@ export function useApiKeys(org: string, project: string, deleted = false) {
     enabled: Boolean(org && project),
   });
 }
+
+/**
+ * Runs `next` once a mutation succeeds, even when the component that asked is gone by then: a change that takes away
+ * what the page shows (leaving an organization, deleting a project) replaces that page before the mutation settles,
+ * and mutate's own callbacks are dropped with it. A refusal shows through the mutation's `error`.
+ */
+export function afterSuccess<T>(settled: Promise<T>, next: (value: T) => void): void {
+  settled.then(next, () => undefined);
+}

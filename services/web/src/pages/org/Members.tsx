@@ -2,6 +2,7 @@ import type { Member, Role } from '@tlm/api-schemas';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
+import { afterSuccess } from '../../api/hooks';
 import { Dialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { ErrorNotice, Loading } from '../../components/States';
@@ -104,11 +105,9 @@ export function Members({ org, me, isOwner }: { org: string; me: string; isOwner
             className="button button-danger"
             disabled={remove.isPending}
             onClick={() =>
-              remove.mutate(removing!.user_id, {
-                onSuccess: () => {
-                  setRemoving(null);
-                  if (leaving) navigate('/');
-                },
+              afterSuccess(remove.mutateAsync(removing!.user_id), () => {
+                setRemoving(null);
+                if (leaving) navigate('/');
               })
             }
           >

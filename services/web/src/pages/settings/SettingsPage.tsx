@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useProject } from '../../api/hooks';
+import { afterSuccess, useProject } from '../../api/hooks';
 import type { Project } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading } from '../../components/States';
@@ -115,7 +115,7 @@ function DeleteProject({ org, project }: { org: string; project: Project }) {
             type="button"
             className="button button-danger"
             disabled={remove.isPending}
-            onClick={() => remove.mutate(undefined, { onSuccess: () => navigate(`/orgs/${org}/projects`) })}
+            onClick={() => afterSuccess(remove.mutateAsync(), () => navigate(`/orgs/${org}/projects`))}
           >
             {remove.isPending ? 'Deleting…' : 'Delete this project'}
           </button>
