@@ -170,6 +170,9 @@ describe("the project's vocabulary", () => {
     ['errors in staging', 'from:errors environment:staging | last:24h'],
     ['how many Errors', 'from:errors | count | last:24h'],
     ['how many errors at level error', 'from:errors level:error | count | last:24h'],
+    // Nor does a stored `Error` make "errors" lean to the errors source: grouped by a field only logs hold, they are error logs.
+    ['errors by route', 'from:logs severity:error | count by route | last:24h'],
+    ['how many errors per route today', 'from:logs severity:error | count by route | since:2024-05-10'],
   ])('reads "errors" as the source, not as a stored level or exception type: %s → %s', (prompt, gql) => {
     const stored = { ...values, errors: { ...values.errors, type: ['TypeError', 'Error'], level: ['error', 'warning'] } };
     expect(translate({ prompt, mode: 'explorer', schema: shop, values: stored, now })).toEqual({ gql });

@@ -1,5 +1,5 @@
 import type { SchemaDocument } from '@tlm/gql';
-import { lexiconOf, type ColumnValues, type Concept, type FieldWord, type Lexicon } from './lexicon';
+import { lexiconOf, type ColumnValues, type Concept, type FieldWord, type Lexicon, type ValueWord } from './lexicon';
 
 export type { ColumnValues } from './lexicon';
 
@@ -96,6 +96,17 @@ export function translate({ prompt, mode, schema, values, history = [], now = ne
   }
   parts = isFollowUp ? followUp(parts!, asked) : asked;
   return { gql: render(parts, mode) };
+}
+
+/**
+ * Whether a stored value's match is the errors source's own word: on errors "errors" names the source, not a level
+ * `error` or an exception type `Error`, and "error" in lower case is not the type either, which a question names as
+ * written ("errors of type Error"). Such a match is no condition, nor a sign of the source beyond the word itself.
+ */
+function namesErrorsSource(value: ValueWord, match: RegExpExecArray, prompt: string): boolean {
+  if (value.source !== 'errors') return false;
+  if (/^(?:errors|exceptions)$/i.test(match[0])) return true;
+  return value.field === 'type' && /^(?:error|exception)$/.test(prompt.slice(match.index, match.index + match[0].length));
 }
 
 /** A condition, a grouping or a measure: something beyond a time range and a count. */
@@ -295,7 +306,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
   if (exceptionTypes.length > 0) score('errors', 4);
   const valueHits = new Set<string>();
   for (const value of lexicon.values) {
-    if (scan(value.pattern, value.caseSensitive).length === 0) continue;
+    if (scan(value.pattern, value.caseSensitive).every((match) => namesErrorsSource(value, match, prompt))) continue;
     const key = `${value.source}\u0000${value.field}`;
     if (valueHits.has(key)) continue;
     valueHits.add(key);
@@ -356,10 +367,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
     for (const match of scan(value.pattern, value.caseSensitive)) {
       // "error" in "errors" on the errors source, "crash" on sessions are the source's own words, not conditions.
       if (value.source === 'logs' && value.field === 'severity' && errorsSaid && value.value === 'error') continue;
-      // On the errors source "errors" names the source, not a level `error` or an exception type `Error`; "error" in
-      // lower case is not the type either, which a question names as written ("errors of type Error").
-      if (value.source === 'errors' && /^(?:errors|exceptions)$/i.test(match[0])) continue;
-      if (value.source === 'errors' && value.field === 'type' && /^(?:error|exception)$/.test(prompt.slice(match.index, match.index + match[0].length))) continue;
+      if (namesErrorsSource(value, match, prompt)) continue;
       condition(value.field, value.value);
       take(match.index, match.index + match[0].length);
     }
