@@ -17,7 +17,7 @@ export class BenchClient {
    * `body` is bytes made before the clock starts: a string body would be measured and encoded on every request, on the
    * cores the server is measured on (a 175 KB envelope of error events: about a millisecond of the client's CPU).
    */
-  request(method: string, path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  request(method: string, path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; text: string; retryAfter?: number }> {
     return new Promise((resolve, reject) => {
       const request = http.request(
         {
@@ -31,7 +31,10 @@ export class BenchClient {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          const retryAfter = Number(response.headers['retry-after'] ?? Number.NaN);
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(Number.isFinite(retryAfter) ? { retryAfter } : {}) }),
+          );
           response.on('error', reject);
         },
       );
@@ -42,5 +45,25 @@ export class BenchClient {
 
   close(): void {
     this.agent.destroy();
+  }
+}
+
+/**
+ * Resolves once the standalone server's consumers of `topic` have processed everything published to it
+ * (`tlm_bus_consumer_lag` 0 in every consumer group). An ingest answer comes once its items are journaled and either
+ * stored or INGEST_COMMIT_WAIT_MS passed, so on a busy machine the last answer can come while rows are still being
+ * written: a rate is of stored rows only when its clock runs until this resolves, and the CPU of those writes then
+ * falls in the run that caused them, not the next.
+ */
+export async function consumersCaughtUp(url: string, topic: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const prefix = 'tlm_bus_consumer_lag{';
+  for (;;) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const lags = text.split('\n').filter((line) => line.startsWith(prefix) && line.includes(`topic="${topic}"`));
+    if (lags.length === 0) throw new Error(`the server reports no consumer of ${topic} in /metrics`);
+    if (lags.every((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) === 0)) return;
+    if (Date.now() > deadline) throw new Error(`the consumers of ${topic} were still behind after ${timeoutMs} ms: ${lags.join('; ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -1,7 +1,7 @@
 const BROWSER_AGENT =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
-import { BenchClient } from './http';
+import { BenchClient, consumersCaughtUp } from './http';
 import { bytesOf } from './stats';
 
 export interface IngestRun {
@@ -10,12 +10,16 @@ export interface IngestRun {
   itemsPerSecond: number;
   /** Request body bytes per item, as sent (the JSON of the batch divided by its items). */
   bytesPerItem: number;
+  /** From the last answer to the last row stored, when the run waited for the store (`topic`). */
+  drainMs: number;
+  /** Batches the server asked to send again (503 with Retry-After: it was behind on storing). */
+  retried: number;
 }
 
 /**
- * Sends `total` items in batches from `concurrency` clients and stops the clock when the last 202 arrives.
- * In standalone mode a 202 means the rows are committed, so this is the rate at which rows become queryable.
- * Bodies are serialised and encoded to bytes before the clock starts, so the client's own JSON and UTF-8 work is not
+ * Sends `total` items in batches from `concurrency` clients. With `topic` (a standalone server), the clock stops once
+ * the server's consumers of that topic have stored every item (consumersCaughtUp): the rate at which rows become
+ * queryable, although an answer may come before its rows are stored. Without it, at the last 202. Bodies are serialised and encoded to bytes before the clock starts, so the client's own JSON and UTF-8 work is not
  * measured.
  */
 export async function ingestOverHttp(options: {
@@ -27,6 +31,8 @@ export async function ingestOverHttp(options: {
   total: number;
   batchSize: number;
   concurrency: number;
+  /** The bus topic the items go to, whose consumers the clock waits for; a standalone server's only. */
+  topic?: string;
 }): Promise<IngestRun> {
   const bodies: Buffer[] = [];
   for (let start = 0; start < options.total; start += options.batchSize) {
@@ -37,19 +43,29 @@ export async function ingestOverHttp(options: {
   const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', 'user-agent': BROWSER_AGENT };
   let next = 0;
   let accepted = 0;
+  let retried = 0;
   const http = new BenchClient(options.url, options.concurrency);
   const client = async () => {
     while (next < bodies.length) {
       const body = bodies[next++]!;
-      const response = await http.request('POST', options.path, body, headers);
+      let response = await http.request('POST', options.path, body, headers);
+      // A server behind on storing asks for the batch again after Retry-After, as SDKs do.
+      while (response.status === 503 && response.retryAfter !== undefined) {
+        retried += 1;
+        await new Promise((resolve) => setTimeout(resolve, response.retryAfter! * 1000));
+        response = await http.request('POST', options.path, body, headers);
+      }
       if (response.status !== 202) throw new Error(`${options.path} answered ${response.status}: ${response.text}`);
       accepted += (JSON.parse(response.text) as { accepted: number }).accepted;
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: options.concurrency }, client));
-  const seconds = (performance.now() - started) / 1000;
+  const answered = performance.now();
+  if (options.topic) await consumersCaughtUp(options.url, options.topic);
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} items`);
-  return { items: options.total, seconds, itemsPerSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total };
+  return { items: options.total, seconds, itemsPerSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total, drainMs: ended - answered, retried };
 }

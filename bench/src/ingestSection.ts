@@ -2,6 +2,7 @@ import { eventRow, eventsTable, logRow, logsTable } from '@tlm/analytics-store';
 import { toEventRecord, toLogRecord } from '@tlm/signals';
 import { appenderCeiling } from './ceiling';
 import { eventItem, logItem } from './data';
+import { Topics } from '@tlm/bus';
 import { ingestOverHttp } from './ingest';
 import { call, provisionKey, removeDir, startServer } from './server';
 import { median, rate, repeat } from './stats';
@@ -20,22 +21,26 @@ export async function ingestSection(options: { items: number; concurrency: numbe
   try {
     const { key } = await provisionKey(server.url);
     let offset = 0;
-    for (const [signal, path, makeItem] of [
-      ['logs', '/v1/logs', logItem],
-      ['events', '/v1/events', eventItem],
+    for (const [signal, path, makeItem, topic] of [
+      ['logs', '/v1/logs', logItem, Topics.logs],
+      ['events', '/v1/events', eventItem, Topics.events],
     ] as const) {
       for (const batchSize of [100, 500]) {
         const cpuBefore = server.cpuMicros();
+        let drainMs = 0;
+        let retried = 0;
         const runs = await repeat(RUNS, async () => {
-          const run = await ingestOverHttp({ url: server.url, key, path, makeItem, offset, total: options.items, batchSize, concurrency: options.concurrency });
+          const run = await ingestOverHttp({ url: server.url, key, path, makeItem, offset, total: options.items, batchSize, concurrency: options.concurrency, topic });
           offset += options.items;
+          drainMs = Math.max(drainMs, run.drainMs);
+          retried += run.retried;
           return run.itemsPerSecond;
         });
         const cpuPerItem = (server.cpuMicros() - cpuBefore) / (RUNS * options.items);
         results[`${signal}_batch_${batchSize}`] = median(runs);
         results[`${signal}_batch_${batchSize}_server_cpu_us_per_item`] = cpuPerItem;
         console.log(
-          `  ${signal.padEnd(6)} batch ${String(batchSize).padEnd(4)} ${rate(median(runs)).padStart(12)}   server CPU ${cpuPerItem.toFixed(1)} us/item   runs ${runs.map(rate).join(', ')}`,
+          `  ${signal.padEnd(6)} batch ${String(batchSize).padEnd(4)} ${rate(median(runs)).padStart(12)}   server CPU ${cpuPerItem.toFixed(1)} us/item   runs ${runs.map(rate).join(', ')}; last row stored up to ${Math.round(drainMs)} ms after the last answer${retried > 0 ? `; ${retried} batches sent again after a 503` : ''}`,
         );
       }
     }
