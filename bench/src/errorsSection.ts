@@ -85,7 +85,7 @@ async function sendErrors(options: {
   total: number;
   perEnvelope: number;
   concurrency: number;
-}): Promise<{ perSecond: number; bytesPerItem: number }> {
+}): Promise<{ perSecond: number; bytesPerItem: number; retried: number }> {
   const nowSeconds = Date.now() / 1000;
   const bodies: Buffer[] = [];
   for (let start = 0; start < options.total; start += options.perEnvelope) {
@@ -97,9 +97,11 @@ async function sendErrors(options: {
   const http = new BenchClient(options.url, options.concurrency);
   let next = 0;
   let accepted = 0;
+  let retried = 0;
   const client = async () => {
     while (next < bodies.length) {
-      const response = await http.request('POST', '/v1/envelope', bodies[next++]!, headers);
+      const response = await http.requestRetrying('POST', '/v1/envelope', bodies[next++]!, headers);
+      retried += response.retried;
       if (response.status !== 200) throw new Error(`/v1/envelope answered ${response.status}: ${response.text}`);
       accepted += (JSON.parse(response.text) as { accepted: number }).accepted;
     }
@@ -110,7 +112,7 @@ async function sendErrors(options: {
   const seconds = (performance.now() - started) / 1000;
   http.close();
   if (accepted !== options.total) throw new Error(`accepted ${accepted} of ${options.total} events`);
-  return { perSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total };
+  return { perSecond: options.total / seconds, bytesPerItem: bytesOf(bodies) / options.total, retried };
 }
 
 /**
@@ -140,16 +142,20 @@ export async function errorsSection(options: { items: number; concurrency: numbe
     let logCpu = 0;
     let errorBytesPerItem = 0;
     let logBytesPerItem = 0;
+    /** Requests the server asked to send again (503 with Retry-After: behind on storing). */
+    let retried = 0;
     const errorsRun = async (perEnvelope: number, total: number) => {
       const cpuBefore = server.cpuMicros();
       const run = await sendErrors({ url: server.url, key, offset, total, perEnvelope, concurrency: options.concurrency });
       offset += total;
+      retried += run.retried;
       return { ...run, cpu: server.cpuMicros() - cpuBefore };
     };
     const logsRun = async (total: number) => {
       const cpuBefore = server.cpuMicros();
       const run = await ingestOverHttp({ url: server.url, key: logKey, path: '/v1/logs', makeItem: logItem, offset: logOffset, total, batchSize: BATCH, concurrency: options.concurrency, topic: Topics.logs });
       logOffset += total;
+      retried += run.retried;
       return { perSecond: run.itemsPerSecond, cpu: server.cpuMicros() - cpuBefore, bytesPerItem: run.bytesPerItem };
     };
     // A server takes errors and logs for hours. Untimed, both sides first warm a just-started process (V8 compiling
@@ -197,6 +203,7 @@ export async function errorsSection(options: { items: number; concurrency: numbe
     console.log(`  errors (one per envelope)   ${rate(single.perSecond).padStart(12)}   server CPU ${single.cpu.toFixed(1)} us/error`);
     console.log(`  logs   (/v1/logs, batch ${BATCH})  ${rate(logs).padStart(12)}   server CPU ${logCpu.toFixed(1)} us/log`);
     console.log(`  errors/logs ${ratio.toFixed(2)} (median of the pairs)   target >= 0.33; grouped into ${issues} issues counting ${counted.toLocaleString('en-US')} errors`);
+    if (retried > 0) console.log(`  ${retried} requests sent again after a 503 (the server behind on storing)`);
     // Not the target: the request bytes behind each rate (an error event is about ten times a log item).
     console.log(
       `  request bytes: errors ${megabytes(errorBytes)} (${Math.round(batched.bytesPerItem)} B/event), logs ${megabytes(logBytes)} (${Math.round(logBytesPerItem)} B/log); errors/logs by bytes ${(errorBytes / logBytes).toFixed(2)}`,

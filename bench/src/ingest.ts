@@ -48,13 +48,8 @@ export async function ingestOverHttp(options: {
   const client = async () => {
     while (next < bodies.length) {
       const body = bodies[next++]!;
-      let response = await http.request('POST', options.path, body, headers);
-      // A server behind on storing asks for the batch again after Retry-After, as SDKs do.
-      while (response.status === 503 && response.retryAfter !== undefined) {
-        retried += 1;
-        await new Promise((resolve) => setTimeout(resolve, response.retryAfter! * 1000));
-        response = await http.request('POST', options.path, body, headers);
-      }
+      const response = await http.requestRetrying('POST', options.path, body, headers);
+      retried += response.retried;
       if (response.status !== 202) throw new Error(`${options.path} answered ${response.status}: ${response.text}`);
       accepted += (JSON.parse(response.text) as { accepted: number }).accepted;
     }
