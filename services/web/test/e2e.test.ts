@@ -263,6 +263,8 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('dialog', { name: 'Delete project "scratch"?' }).getByRole('button', { name: 'Delete this project' }).click();
     await page.waitForURL(new RegExp(`/orgs/${state.org}/projects$`));
     const deleted = page.getByRole('region', { name: 'Recently deleted' });
+    await deleted.getByRole('row', { name: /scratch/ }).waitFor();
+    await screenshot(page, '14c-project-deleted');
     await deleted.getByRole('row', { name: /scratch/ }).getByRole('button', { name: 'Restore' }).click();
     await deleted.getByRole('row', { name: /scratch/ }).waitFor({ state: 'detached' });
     await page.getByRole('link', { name: 'scratch', exact: true }).waitFor();

@@ -54,8 +54,15 @@ export function useApiKeys(org: string, project: string, deleted = false) {
 /**
  * Runs `next` once a mutation succeeds, even when the component that asked is gone by then: a change that takes away
  * what the page shows (leaving an organization, deleting a project) replaces that page before the mutation settles,
- * and mutate's own callbacks are dropped with it. A refusal shows through the mutation's `error`.
+ * and mutate's own callbacks are dropped with it. Not when the person has moved to another page meanwhile: what
+ * follows (a move to the start page) belongs to the page they left. A refusal shows through the mutation's `error`.
  */
 export function afterSuccess<T>(settled: Promise<T>, next: (value: T) => void): void {
-  settled.then(next, () => undefined);
+  const asked = window.location.href;
+  settled.then(
+    (value) => {
+      if (window.location.href === asked) next(value);
+    },
+    () => undefined,
+  );
 }
