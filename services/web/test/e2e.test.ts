@@ -212,6 +212,40 @@ describe('a newcomer in the browser', () => {
     expect(await link.getAttribute('href')).toBe(`/orgs/${state.org}/projects/${state.project}/traces/${traceId}`);
   });
 
+  it('lists the newest traces holding a matching span however many traces match', async () => {
+    // 600 traces of a request span (shop) and a query span below it (stock); the list asks for any span of stock.
+    const now = BigInt(Date.now() - 60_000) * 1_000_000n;
+    const hex = (n: number, digits: number) => n.toString(16).padStart(digits, '0');
+    const resourceSpans = ['shop', 'stock'].map((service, child) => ({
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'e2e' },
+          spans: Array.from({ length: 600 }, (_, n) => ({
+            traceId: hex(n + 1, 32),
+            spanId: hex(2 * n + 1 + child, 16),
+            ...(child ? { parentSpanId: hex(2 * n + 1, 16) } : {}),
+            name: child ? 'SELECT orders' : 'GET /checkout',
+            kind: child ? 3 : 2,
+            startTimeUnixNano: String(now + BigInt(n) * 1_000_000n),
+            endTimeUnixNano: String(now + BigInt(n) * 1_000_000n + 5_000_000n),
+          })),
+        },
+      ],
+    }));
+    // A request holds at most 1,000 spans: one per service.
+    for (const resource of resourceSpans) {
+      expect((await server.api.post('/v1/otlp/v1/traces', { token: state.key, body: { resourceSpans: [resource] } })).status).toBe(200);
+    }
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/traces?match=any&service=stock&range=1h`);
+    const list = page.getByRole('table', { name: 'Traces' });
+    // The newest trace first; a hundred rows, and no refusal of the query the page wrote.
+    await list.getByRole('row').nth(1).getByText('GET /checkout').waitFor();
+    expect(await list.getByRole('row').count()).toBe(101);
+    expect(await page.getByText('VALIDATION_ERROR').count()).toBe(0);
+    await screenshot(page, '11b-traces-any-span');
+  });
+
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
     await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Revoke' }).click();

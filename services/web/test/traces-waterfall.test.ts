@@ -3,7 +3,9 @@ import {
   formatDuration,
   formatRate,
   joinOperationStats,
+  matchingTraceIds,
   matchingTracesQuery,
+  MATCHING_TRACES,
   rootsOfTracesQuery,
   rootsQuery,
   serviceChartQuery,
@@ -82,7 +84,7 @@ describe('the GQL of the trace pages', () => {
     expect(rootsQuery({ service: "o'brien", op: 'http.server', name: 'GET "x"', status: 'error', minMs: 100, maxMs: 2500, range: '1h' })).toMatch(
       /^from:spans -parent_span_id:\* service:'o\\'brien' op:'http\.server' "GET \\"x\\"" status:error duration_ms >= 100 duration_ms <= 2500 last:1h \|/,
     );
-    expect(matchingTracesQuery({ status: 'error', name: 'fraud', range: '24h' })).toBe('from:spans "fraud" status:error last:24h | count by trace_id | limit 1000');
+    expect(matchingTracesQuery({ status: 'error', name: 'fraud', range: '24h' })).toBe('from:spans "fraud" status:error last:24h | sort timestamp desc | limit 1000 | fields trace_id');
     expect(rootsOfTracesQuery(['a1'], '7d')).toBe(
       "from:spans -parent_span_id:* trace_id in ['a1'] last:7d | sort timestamp desc | limit 100 | fields timestamp, trace_id, span_id, name, service, op, status, duration_ms",
     );
@@ -90,6 +92,19 @@ describe('the GQL of the trace pages', () => {
     expect(traceErrorsQuery('abc')).toContain("from:errors trace_id:'abc'");
     expect(serviceChartQuery('7d', 'p95', 'name')).toBe('from:spans last:7d | p95(duration_ms) by time(6h), service');
     expect(serviceChartQuery('1h', 'requests', 'op', 'cart')).toBe("from:spans service:'cart' last:1h | count by time(1m), op");
+  });
+
+  it('lists the traces of the newest matching spans once each, and few enough for a query of their roots', () => {
+    const id = (n: number) => n.toString(16).padStart(32, '0');
+    // Spans newest first: traces 0 and 1 hold several; 1,000 spans of 600 traces in all.
+    const rows = [0, 1, 0, 1, ...Array.from({ length: 996 }, (_, n) => 2 + (n % 598))].map((n) => ({ trace_id: id(n) }));
+    const ids = matchingTraceIds(rows);
+    expect(ids.slice(0, 3)).toEqual([id(0), id(1), id(2)]);
+    expect(ids).toHaveLength(MATCHING_TRACES);
+    expect(new Set(ids).size).toBe(ids.length);
+    // GQL refuses queries over 16,384 characters (the list went past it at about 450 matching traces).
+    expect(rootsOfTracesQuery(ids, '7d').length).toBeLessThan(16_384);
+    expect(matchingTraceIds(rows.slice(0, 4))).toEqual([id(0), id(1)]);
   });
 
   it('joins the services aggregates per service and operation', () => {

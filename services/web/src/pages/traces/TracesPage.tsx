@@ -3,7 +3,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
-import { formatDuration, matchingTracesQuery, RANGES, readRange, rootsOfTracesQuery, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
+import { formatDuration, matchingTraceIds, matchingTracesQuery, RANGES, readRange, rootsOfTracesQuery, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
 import './traces.css';
 
 interface RootRow {
@@ -152,7 +152,7 @@ export default function TracesPage() {
   // Conditions on any span: first the traces holding a matching span, then their root spans.
   const matchingQuery = matchingTracesQuery(filters);
   const matching = useGql(org, project, matchingQuery, { enabled: anySpan, keepPrevious: true });
-  const matchingIds = useMemo(() => rowsOf(matching.data).map((row) => String(row['trace_id'])), [matching.data]);
+  const matchingIds = useMemo(() => matchingTraceIds(rowsOf(matching.data)), [matching.data]);
   const noMatches = anySpan && matching.isSuccess && matchingIds.length === 0;
   const query = anySpan ? rootsOfTracesQuery(matchingIds, filters.range) : rootsQuery(filters);
   const rootsAnswer = useGql(org, project, query, { keepPrevious: true, enabled: !anySpan || matchingIds.length > 0 });
@@ -166,7 +166,7 @@ export default function TracesPage() {
       }
     : rootsAnswer;
   const shownQuery = anySpan
-    ? `${matchingQuery}\nthen: from:spans -parent_span_id:* trace_id in [the ${matchingIds.length.toLocaleString()} traces above] last:${filters.range} | sort timestamp desc | limit 100`
+    ? `${matchingQuery}\nthen: from:spans -parent_span_id:* trace_id in [the ${matchingIds.length.toLocaleString()} newest traces above] last:${filters.range} | sort timestamp desc | limit 100`
     : query;
   const roots = useMemo(() => (noMatches ? [] : rowsOf<RootRow>(rootsAnswer.data)), [noMatches, rootsAnswer.data]);
   const traceIds = useMemo(() => [...new Set(roots.map((root) => root.trace_id))], [roots]);

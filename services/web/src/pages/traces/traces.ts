@@ -85,9 +85,25 @@ export function rootsQuery(filters: TraceFilters): string {
   return `${rootConditions(filters)} | sort timestamp desc | limit ${LIST_LIMIT} | fields ${ROOT_FIELDS}`;
 }
 
-/** Traces holding any span that matches the filters (the 1,000 with the most such spans), by their matching spans. */
+/**
+ * Traces whose ids go into one query of their root spans: GQL takes queries of up to 16,384 characters, and an id in
+ * the list takes 36. Twice the list's length, so the newest roots of the list come from them.
+ */
+export const MATCHING_TRACES = 2 * LIST_LIMIT;
+
+/** The newest spans that match the filters, any span of a trace, for the traces they belong to (matchingTraceIds). */
 export function matchingTracesQuery(filters: TraceFilters): string {
-  return `${rootConditions(filters, true)} | count by trace_id | limit 1000`;
+  return `${rootConditions(filters, true)} | sort timestamp desc | limit 1000 | fields trace_id`;
+}
+
+/** The traces of the newest matching spans, newest first, each once, at most MATCHING_TRACES of them. */
+export function matchingTraceIds(rows: readonly Record<string, unknown>[]): string[] {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    if (ids.size === MATCHING_TRACES) break;
+    ids.add(String(row['trace_id']));
+  }
+  return [...ids];
 }
 
 /** The newest root spans of the given traces. */
