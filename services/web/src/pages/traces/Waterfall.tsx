@@ -138,44 +138,47 @@ export function Waterfall({
                 onClick={() => onSelect(span.span_id)}
               >
                 <td role="gridcell" className="waterfall-name" style={{ paddingLeft: 8 + row.depth * INDENT_PX }}>
-                  {row.childCount > 0 ? (
+                  {/* A row of its own, so a long name is cut with an ellipsis inside its button instead of hiding it. */}
+                  <div className="waterfall-name-row">
+                    {row.childCount > 0 ? (
+                      <button
+                        type="button"
+                        className="waterfall-toggle"
+                        aria-label={`${open ? 'Fold' : 'Unfold'} the ${row.childCount} ${row.childCount === 1 ? 'child' : 'children'} of ${span.name}`}
+                        onClick={(event) => {
+                          event.stopPropagation();
+                          onToggle(span.span_id);
+                        }}
+                      >
+                        {open ? '▾' : '▸'}
+                      </button>
+                    ) : (
+                      <span className="waterfall-toggle" aria-hidden="true" />
+                    )}
                     <button
                       type="button"
-                      className="waterfall-toggle"
-                      aria-label={`${open ? 'Fold' : 'Unfold'} the ${row.childCount} ${row.childCount === 1 ? 'child' : 'children'} of ${span.name}`}
+                      className="waterfall-span"
+                      aria-pressed={isSelected}
+                      title={`${span.name} (${span.service ?? 'no service'})`}
                       onClick={(event) => {
                         event.stopPropagation();
-                        onToggle(span.span_id);
+                        onSelect(span.span_id);
                       }}
                     >
-                      {open ? '▾' : '▸'}
+                      {span.name}
                     </button>
-                  ) : (
-                    <span className="waterfall-toggle" aria-hidden="true" />
-                  )}
-                  <button
-                    type="button"
-                    className="waterfall-span"
-                    aria-pressed={isSelected}
-                    title={`${span.name} (${span.service ?? 'no service'})`}
-                    onClick={(event) => {
-                      event.stopPropagation();
-                      onSelect(span.span_id);
-                    }}
-                  >
-                    {span.name}
-                  </button>
-                  <span className="waterfall-meta">
-                    {span.service ? <span className="waterfall-service">{span.service}</span> : null}
-                    {span.op ? <span className="muted"> · {span.op}</span> : null}
-                  </span>
-                  {isError ? <span className="badge badge-danger">error</span> : null}
-                  {spansWithErrors.has(span.span_id) && !isError ? <span className="badge badge-danger">has errors</span> : null}
-                  {row.parentMissing ? (
-                    <span className="badge badge-warn" title={`parent ${span.parent_span_id} is not among this trace's spans`}>
-                      parent missing
+                    <span className="waterfall-meta">
+                      {span.service ? <span className="waterfall-service">{span.service}</span> : null}
+                      {span.op ? <span className="muted"> · {span.op}</span> : null}
                     </span>
-                  ) : null}
+                    {isError ? <span className="badge badge-danger">error</span> : null}
+                    {spansWithErrors.has(span.span_id) && !isError ? <span className="badge badge-danger">has errors</span> : null}
+                    {row.parentMissing ? (
+                      <span className="badge badge-warn" title={`parent ${span.parent_span_id} is not among this trace's spans`}>
+                        parent missing
+                      </span>
+                    ) : null}
+                  </div>
                 </td>
                 <td role="gridcell" className="waterfall-timeline">
                   <div className="waterfall-track">
