@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -87,5 +87,14 @@ describe('bar labels', () => {
     expect(barLabelEvery(groups, 700)).toBe(3);
     expect(barLabelEvery(groups, 2_400)).toBe(1);
     expect(barLabelEvery([], 700)).toBe(1);
+  });
+});
+
+describe('values a line cannot draw', () => {
+  it('are those with no value on either side, the ends included', () => {
+    expect(isolatedPoints([null, 3, null, null, 4, 5, null, 0])).toEqual([1, 7]);
+    expect(isolatedPoints([2])).toEqual([0]);
+    expect(isolatedPoints([1, 2, 3])).toBeNull();
+    expect(isolatedPoints([null, undefined])).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, lineSummary, type AggregateShape, type SeriesData } from './charts';
+import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, type AggregateShape, type SeriesData } from './charts';
 
 const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9', '#ff5a1f', '#057a55', '#d61f69', '#6b7280', '#1c64f2', '#8e4b10'];
 const CHART_HEIGHT = 280;
@@ -72,6 +72,9 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
  * A time series: one line per group, with a legend naming the groups. `sparkline` draws it small, without axes,
  * legend or cursor, to sit in a table row; `height` sets the drawing's height in pixels.
  */
+/** uPlot's point filter: when points are off, the series' values that stand alone (isolatedPoints). */
+const isolatedOnly: uPlot.Series.Points.Filter = (chart, seriesIndex, show) => (show ? null : isolatedPoints(chart.data[seriesIndex] as (number | null)[]));
+
 export function LineChart({
   data,
   shape,
@@ -104,7 +107,7 @@ export function LineChart({
                 stroke: PALETTE[index % PALETTE.length],
                 fill: `${PALETTE[index % PALETTE.length]}22`,
                 width: 1.25,
-                points: { show: false },
+                points: { show: false, filter: isolatedOnly },
               })),
             ],
           }
@@ -118,7 +121,8 @@ export function LineChart({
                 label: series.label,
                 stroke: PALETTE[index % PALETTE.length],
                 width: 1.5,
-                points: { show: data.xs.length <= 60 },
+                // A point at every value while they are few; past that, only where no line can show a value.
+                points: { show: data.xs.length <= 60, filter: isolatedOnly },
               })),
             ],
           },

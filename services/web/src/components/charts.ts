@@ -153,6 +153,19 @@ const LABEL_CHAR_PX = 7;
 const LABEL_GAP_PX = 10;
 
 /**
+ * Indices of values with no value on either side (a bucket between empty ones): a line cannot draw them, so a chart
+ * too dense for a point at every value draws these as points. Null when there are none.
+ */
+export function isolatedPoints(values: readonly (number | null | undefined)[]): number[] | null {
+  const found: number[] = [];
+  for (let index = 0; index < values.length; index++) {
+    if (values[index] == null) continue;
+    if (values[index - 1] == null && values[index + 1] == null) found.push(index);
+  }
+  return found.length > 0 ? found : null;
+}
+
+/**
  * Every how many bars a label is written, so labels never run into each other: the widest (cut) label against the
  * width each bar has on the axis.
  */
