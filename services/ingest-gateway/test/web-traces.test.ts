@@ -164,12 +164,12 @@ describe('traces in the web app', () => {
     await page.getByLabel('Conditions on', { exact: true }).selectOption('any');
     await page.getByLabel('Name contains').fill('fraud');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByLabel('GQL query of the list').getByText(/^from:spans "fraud" last:24h \| count by trace_id/).waitFor();
+    await page.getByLabel('GQL query of the list').getByText(/^from:spans "fraud" last:24h \| sort timestamp desc \| limit 1000 \| fields trace_id/).waitFor();
     await table.getByRole('link', { name: 'GET /slow-report' }).waitFor({ state: 'detached' });
     await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
     await page.getByLabel('Name contains').fill('');
     await page.getByLabel('Status', { exact: true }).selectOption('error');
-    await page.getByLabel('GQL query of the list').getByText(/^from:spans status:error last:24h \| count by trace_id/).waitFor();
+    await page.getByLabel('GQL query of the list').getByText(/^from:spans status:error last:24h \| sort timestamp desc \| limit 1000 \| fields trace_id/).waitFor();
     await table.getByRole('link', { name: 'GET /slow-report' }).waitFor();
     await table.getByRole('link', { name: 'POST /checkout', exact: true }).waitFor();
     await screenshot(page, 'traces-any-span');
