@@ -66,16 +66,27 @@ export class BenchClient {
  */
 export async function consumersCaughtUp(url: string, topic: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const prefix = 'tlm_bus_consumer_lag{';
   let pause = 5;
   for (;;) {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const lags = text.split('\n').filter((line) => line.startsWith(prefix) && line.includes(`topic="${topic}"`));
+    const lags = metricSamples(await (await fetch(`${url}/metrics`)).text(), 'tlm_bus_consumer_lag', `topic="${topic}"`);
     if (lags.length === 0) throw new Error(`the server reports no consumer of ${topic} in /metrics`);
-    if (lags.every((line) => Number(line.slice(line.lastIndexOf(' ') + 1)) === 0)) return;
-    if (Date.now() > deadline) throw new Error(`the consumers of ${topic} were still behind after ${timeoutMs} ms: ${lags.join('; ')}`);
+    if (lags.every((lag) => lag === 0)) return;
+    if (Date.now() > deadline) throw new Error(`the consumers of ${topic} were still behind after ${timeoutMs} ms: ${lags.join(', ')} messages`);
     // Each read of /metrics costs the server CPU (a DuckDB query among it): soon after the last answer, then less often.
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, 50);
   }
+}
+
+/** The values of a metric's samples in /metrics text whose labels include `labels` (as written, e.g. `pending="commit"`). */
+export function metricSamples(text: string, name: string, labels: string): number[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
+    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
+}
+
+/** The sum of a counter's samples whose labels include `labels`. */
+export function counterSum(text: string, name: string, labels: string): number {
+  return metricSamples(text, name, labels).reduce((sum, value) => sum + value, 0);
 }

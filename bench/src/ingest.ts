@@ -19,8 +19,8 @@ export interface IngestRun {
 /**
  * Sends `total` items in batches from `concurrency` clients. With `topic` (a standalone server), the clock stops once
  * the server's consumers of that topic have stored every item (consumersCaughtUp): the rate at which rows become
- * queryable, although an answer may come before its rows are stored. Without it, at the last 202. Bodies are serialised and encoded to bytes before the clock starts, so the client's own JSON and UTF-8 work is not
- * measured.
+ * queryable, although an answer may come before its rows are stored. Without it, at the last 202. Bodies are
+ * serialised and encoded to bytes before the clock starts, so the client's own JSON and UTF-8 work is not measured.
  */
 export async function ingestOverHttp(options: {
   url: string;

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { BenchClient } from './http';
+import { BenchClient, counterSum } from './http';
 import { ERROR_LOG_EVERY, LOG_BATCH, startSoakLoad, type IngestAnswer, type SignalName } from './soakLoad';
 import { call, provisionKey, removeDir, startServer, type BenchServer } from './server';
 import { rate } from './stats';
@@ -100,15 +100,6 @@ function journalBuckets(text: string, kind: 'sync' | 'write'): Map<number, numbe
     buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
   }
   return buckets;
-}
-
-/** The sum of a counter's samples whose labels include `labels` (as written, e.g. `pending="commit"`). */
-function counterSum(text: string, name: string, labels: string): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) && line.includes(labels)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
 }
 
 /**
