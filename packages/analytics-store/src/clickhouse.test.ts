@@ -504,11 +504,19 @@ liveSuite('ClickHouseStore against a live server', 'CLICKHOUSE_URL', (target) =>
   });
 
   it('stores a backfill spanning more days than one insert may hold partitions', async () => {
-    const projectId = randomUUID();
-    const rows = Array.from({ length: 150 }, (_, n) => recentLog(projectId, { timestamp: recent - n * 86_400_000, retention_days: 365 }));
-    await store.insert(logsTable, rows);
-    const stored = await store.query('SELECT count() AS n FROM logs FINAL WHERE project_id = {project:UUID}', { project: projectId });
-    expect(stored).toEqual([{ n: 150 }]);
+    // In a database of its own: a DELETE on a table of 150 partitions takes seconds, and the erasure tests delete logs.
+    const backfill = await ClickHouseStore.connect(clickhouseConnection(target(), `${database}_backfill`));
+    try {
+      await backfill.migrate([logsTable]);
+      const projectId = randomUUID();
+      const rows = Array.from({ length: 150 }, (_, n) => recentLog(projectId, { timestamp: recent - n * 86_400_000, retention_days: 365 }));
+      await backfill.insert(logsTable, rows);
+      const stored = await backfill.query('SELECT count() AS n FROM logs FINAL WHERE project_id = {project:UUID}', { project: projectId });
+      expect(stored).toEqual([{ n: 150 }]);
+    } finally {
+      await backfill.execute(`DROP DATABASE IF EXISTS ${database}_backfill`);
+      await backfill.close();
+    }
   });
 
   it("counts a person's erased rows once when a redelivered batch left two copies not yet merged", async () => {

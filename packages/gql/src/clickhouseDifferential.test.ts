@@ -50,8 +50,9 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
     switch (column.type) {
       case 'timestamp':
       case 'nullable_timestamp':
-        // Distinct times, so a sort on time has no ties; within ten days, inside retention.
-        return now - index * 3 * 3_600_000 - Math.floor(random() * 3_600_000) - 1;
+        // Distinct times, so a sort on time has no ties; within three days (three or four daily partitions, each of
+        // which a promotion fills with mutations of its own), inside retention.
+        return now - index * 3_600_000 - Math.floor(random() * 3_600_000) - 1;
       case 'bool':
         return random() < 0.5;
       case 'uint16':
@@ -172,7 +173,7 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
     const filters = Array.from({ length: conditions }, () => condition(source));
     if (filters.length === 2 && random() < 0.3) parts.push(`(${filters[0]} OR ${filters[1]})`);
     else parts.push(...filters);
-    if (source.timeColumn && random() < 0.3) parts.push(`last:${pick(['1d', '3d', '7d'])}`);
+    if (source.timeColumn && random() < 0.3) parts.push(`last:${pick(['6h', '1d', '2d'])}`);
     const numbers = fieldsOf(source, 'number');
     if (random() < 0.35) {
       const fields = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(fieldsOf(source)));
@@ -260,8 +261,8 @@ liveSuite('GQL on a live ClickHouse answers like DuckDB for random queries over 
     // Text, numbers, numbers sent as text, a key with a dot, and a key holding numbers and text.
     const KEYS = [['route', false], ['amount', true], ['status', true], ['user.plan', false], ['mixed', true]] as const;
 
-    // ClickHouse fills a promoted column a partition at a time (ten days of rows, ten or eleven partitions), each
-    // mutation taking a second or two to be scheduled: the two tables are promoted side by side, and given the time.
+    // ClickHouse fills a promoted column a partition at a time (three days of rows, three or four partitions), each
+    // mutation taking up to a second to be scheduled: the two tables are promoted side by side, and given the time.
     beforeAll(async () => {
       await Promise.all(
         ([logsTable, eventsTable] as unknown as TableDefinition<object>[]).map(async (table) => {
