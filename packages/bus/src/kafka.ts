@@ -32,6 +32,13 @@ export const kafkaConfig = {
     default: 'none',
     description: 'Compression of produced batches; gzip trades gateway CPU for broker bandwidth.',
   }),
+  KAFKA_SESSION_TIMEOUT_MS: Type.Integer({
+    minimum: 6_000,
+    maximum: 300_000,
+    default: 30_000,
+    description:
+      "How long the brokers wait for a consumer's heartbeat before its partitions go to another member of its group: how long a crashed consumer's partitions stand still, against rebalances when a busy process misses heartbeats. The brokers' group.min.session.timeout.ms and group.max.session.timeout.ms bound it too.",
+  }),
   ...deadLetterConfig,
 };
 
@@ -51,6 +58,8 @@ export interface KafkaBusOptions {
   namePrefix?: string;
   /** When a message that keeps failing goes to its dead-letter topic; DEFAULT_DEAD_LETTER_POLICY by default. */
   deadLetters?: DeadLetterPolicy;
+  /** KAFKA_SESSION_TIMEOUT_MS (30 s by default): a consumer sends a heartbeat every tenth of it. */
+  sessionTimeoutMs?: number;
 }
 
 /**
@@ -186,6 +195,9 @@ export function raisedMessageLimits(described: DescribeConfigResponse): IResourc
   });
 }
 
+/** How long the brokers wait for a consumer's heartbeat (kafkajs's default, as the Java client's 45 s is near it). */
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+
 /** Longest wait of an idle fetch, in milliseconds. */
 export const CONSUMER_MAX_WAIT_MS = 500;
 
@@ -272,6 +284,7 @@ export class KafkaBus implements Bus {
       KAFKA_TOPIC_PARTITIONS: number;
       KAFKA_REPLICATION_FACTOR: number;
       KAFKA_COMPRESSION: 'none' | 'gzip';
+      KAFKA_SESSION_TIMEOUT_MS: number;
       BUS_DEAD_LETTER_ATTEMPTS: number;
       BUS_RETRY_BACKOFF_MS: number;
       BUS_RETRY_MAX_BACKOFF_MS: number;
@@ -285,6 +298,7 @@ export class KafkaBus implements Bus {
       partitions: config.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: config.KAFKA_REPLICATION_FACTOR,
       compression: config.KAFKA_COMPRESSION,
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       instanceId,
       logger,
       deadLetters: deadLetterPolicyOf(config),
@@ -305,7 +319,14 @@ export class KafkaBus implements Bus {
     const groupId = this.prefixed(consumerGroupId(topic, options, this.options.instanceId));
     // An idle fetch waits at most 500 ms for messages (the Java client's fetch.max.wait.ms; kafkajs's own 5 s): a
     // partition resumed after a retry's backoff is fetched again with the next request.
-    const consumer = this.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: CONSUMER_MAX_WAIT_MS });
+    const sessionTimeout = this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    const consumer = this.kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: CONSUMER_MAX_WAIT_MS,
+      sessionTimeout,
+      heartbeatInterval: Math.floor(sessionTimeout / 10),
+    });
     await consumer.connect();
     // Broadcast subscribers only care about changes from now on; shared groups must see every message.
     await consumer.subscribe({ topic: this.prefixed(topic), fromBeginning: !options.broadcast });

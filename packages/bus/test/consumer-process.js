@@ -48,6 +48,8 @@ async function main() {
     instanceId: `consumer-process-${process.pid}`,
     logger: createLogger('consumer-process', 'error'),
     namePrefix: process.env.NAME_PREFIX,
+    // The broker's least: the suite waits this long, once the process is killed, for its partition to move on.
+    sessionTimeoutMs: 6_000,
   });
   await bus.subscribe(Topics.logs, { group: process.env.GROUP }, async (values, positions) => {
     const mine = values.flatMap((value, index) => (value.run === run ? [{ n: value.n, position: positions[index] }] : []));

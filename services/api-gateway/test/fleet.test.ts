@@ -108,6 +108,8 @@ describe('fleet configuration', () => {
     ['CLICKHOUSE_URL', 'clickhouse:8123'],
     ['KAFKA_BROKERS', 'kafka'],
     ['KAFKA_BROKERS', 'kafka:9092,'],
+    ['KAFKA_SESSION_TIMEOUT_MS', '5999'],
+    ['KAFKA_SESSION_TIMEOUT_MS', '300001'],
     ['S3_ENDPOINT', 'minio'],
   ])('refuses %s=%s at startup, naming the variable and the value (not a secret\'s)', (name, value) => {
     // A connection string may hold a password: DATABASE_URL is named but never echoed.
