@@ -35,10 +35,11 @@ deploy/clickhouse/node_modules/.package-lock.json: deploy/clickhouse/package.jso
 
 ## Type-checks sources and tests, then runs every jest suite. The live Kafka suites run against one single-node broker
 ## started for the run (deploy/kafka, needs Java 17 and Maven) unless KAFKA_BROKERS names one; it stops afterwards.
-## The live ClickHouse suites run on chDB unless CLICKHOUSE_URL names a server.
+## The live ClickHouse suites run on chDB unless CLICKHOUSE_URL names a server. Test data goes to a TMPDIR in memory
+## (/dev/shm) where there is room for it (scripts/test-tmpdir.js).
 test: build deploy/clickhouse/node_modules/.package-lock.json
 	$(PNPM) run typecheck
-	node deploy/kafka/broker.js run -- $(PNPM) run test
+	TMPDIR="$$(node scripts/test-tmpdir.js)" node deploy/kafka/broker.js run -- $(PNPM) run test
 
 ## Throughput and latency figures, each next to its baseline measured in the same run.
 bench: build

@@ -14,6 +14,7 @@ for (const group of ['packages', 'services']) {
 
 // Helpers a unit suite may take without loading the whole testkit (and the server it starts).
 moduleNameMapper['^@tlm/testkit/random$'] = '<rootDir>/packages/testkit/src/random.ts';
+moduleNameMapper['^@tlm/testkit/metadata$'] = '<rootDir>/packages/testkit/src/metadataTemplate.ts';
 
 module.exports = {
   testEnvironment: 'node',

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { EmbeddedBus, Topics } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
 import {
-  PGliteStore,
   insertApiKey,
   insertOrganization,
   insertProject,
-  migrate,
   setApiKeyRevoked,
   setOrganizationsDeletedAt,
   setProjectDeletedAt,
   updateOrganization,
   type SqlClient,
   type SqlParams,
+  type PGliteStore,
 } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import { displayPrefix, generateApiKey, hashApiKey } from './keys';
 import { KeyResolver, announceKeyChange, type ResolvedKey } from './resolver';
 
@@ -56,14 +56,15 @@ let bus: EmbeddedBus;
 let counting: CountingClient;
 let resolver: KeyResolver;
 
+let disposeStore: () => Promise<void>;
+
 beforeAll(async () => {
-  store = await PGliteStore.open();
-  await migrate(store);
+  ({ store, dispose: disposeStore } = await openMigratedPGlite());
   bus = new EmbeddedBus();
 });
 afterAll(async () => {
   await bus.close();
-  await store.close();
+  await disposeStore();
 });
 
 beforeEach(async () => {

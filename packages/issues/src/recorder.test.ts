@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, issuesTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
 import { createLogger } from '@tlm/core';
-import { PGliteStore, PostgresStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore } from '@tlm/metadata-store';
+import { PostgresStore, insertNewIssues, migrate, type IssueStateRow, type MetadataStore, type PGliteStore } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import type { ErrorRecord, StackFrame } from '@tlm/signals';
 import { clickhouseConnection, liveSuite, openIsolatedPostgres, postgresUnavailableReason } from '@tlm/testkit';
 import { IssueCounter, PartitionTakenError } from './counter';
@@ -20,10 +21,7 @@ interface OpenedMetadata {
   dispose(): Promise<void>;
 }
 
-async function openPglite(): Promise<OpenedMetadata> {
-  const store = await PGliteStore.open();
-  return { store, dispose: () => store.close() };
-}
+const openPglite = (): Promise<OpenedMetadata> => openMigratedPGlite();
 
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 
@@ -609,9 +607,10 @@ const restarts = (openAnalytics: () => Promise<AnalyticsStore>, dropAnalytics: (
       ? analytics.query('SELECT title, user_count, culprit FROM issues FINAL WHERE title LIKE {t:String}', { t: pattern })
       : analytics.query('SELECT title, user_count, culprit FROM issues WHERE title LIKE $t', { t: pattern });
 
+  let disposeMetadata: () => Promise<void>;
+
   beforeEach(async () => {
-    metadata = await PGliteStore.open();
-    await migrate(metadata);
+    ({ store: metadata, dispose: disposeMetadata } = await openMigratedPGlite());
     analytics = await openAnalytics();
     await analytics.migrate(ANALYTICS_TABLES);
     stores = { metadata, analytics };
@@ -619,7 +618,7 @@ const restarts = (openAnalytics: () => Promise<AnalyticsStore>, dropAnalytics: (
   afterEach(async () => {
     await dropAnalytics(analytics);
     await analytics.close();
-    await metadata.close();
+    await disposeMetadata();
   });
 
   const counts = async () =>

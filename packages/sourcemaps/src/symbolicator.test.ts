@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import vm from 'node:vm';
-import { PGliteStore, migrate, upsertArtifact, type MetadataStore } from '@tlm/metadata-store';
+import { upsertArtifact, type MetadataStore } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import { stackFrame, type ErrorRecord, type StackFrame } from '@tlm/signals';
 import { minifySync } from '@swc/core';
 import { SourceMapGenerator } from 'source-map';
@@ -65,11 +66,12 @@ function handMadeMap(): string {
 let metadata: MetadataStore;
 let projectId: string;
 
+let disposeMetadata: () => Promise<void>;
+
 beforeAll(async () => {
-  metadata = await PGliteStore.open();
-  await migrate(metadata);
+  ({ store: metadata, dispose: disposeMetadata } = await openMigratedPGlite());
 });
-afterAll(() => metadata.close());
+afterAll(() => disposeMetadata());
 
 beforeEach(async () => {
   const orgId = randomUUID();

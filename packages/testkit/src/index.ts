@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -47,7 +47,7 @@ export async function startTestServer(env: Record<string, string> = {}, logs?: W
   };
   const config = loadConfig(StandaloneConfig, Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== '')));
   // A fresh PGlite metadata store starts as a copy of a migrated one: initdb costs seconds of CPU per server.
-  if (!env['DATA_DIR'] && !config.DATABASE_URL) await seedMetadata(dataDir);
+  if (!config.DATABASE_URL && !existsSync(path.join(dataDir, 'metadata'))) await seedMetadata(dataDir);
   const logger = logs ? pino({ level: 'info', base: { service: 'standalone' } }, logs) : pino({ level: 'silent' });
   const standalone = await startStandalone(config, logger);
   return {
@@ -267,5 +267,5 @@ export * from './browser';
 export * from './fixtures';
 export * from './smtp';
 export * from './fleet';
-export { seedMetadata } from './metadataTemplate';
+export { openMigratedPGlite, seedMetadata } from './metadataTemplate';
 export { seededRandom } from './random';

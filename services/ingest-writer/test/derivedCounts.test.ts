@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, DuckDBStore } from '@tlm/analytics-store';
 import { EmbeddedBus, Topics, type BatchHandler, type Bus, type MessagePosition, type Subscription, type Topic } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
-import { monthOf, PGliteStore, migrate } from '@tlm/metadata-store';
+import { monthOf, type PGliteStore } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import type { EventRecord, LogRecord } from '@tlm/signals';
 import { startIngestWriter, type IngestWriter } from '../src/index';
 
@@ -17,15 +18,16 @@ const logger = createLogger('test', 'silent');
 /** No timer flush during a test: counts happen when a test asks, or when Kafka-positioned deliveries wait for them. */
 const NEVER_MS = 3_600_000;
 
+let disposeMetadata: () => Promise<void>;
+
 beforeAll(async () => {
-  metadata = await PGliteStore.open();
-  await migrate(metadata);
+  ({ store: metadata, dispose: disposeMetadata } = await openMigratedPGlite());
   duck = await DuckDBStore.open(':memory:');
   await duck.migrate(ANALYTICS_TABLES);
 });
 afterAll(async () => {
   await duck.close();
-  await metadata.close();
+  await disposeMetadata();
 });
 
 /**

@@ -3,7 +3,8 @@ import { ANALYTICS_TABLES, DuckDBStore, type AnalyticsStore, type TableDefinitio
 import { EmbeddedBus, Topics, type BatchHandler, type Bus, type MessagePosition, type Subscription } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
 import { IssueCounter, groupError } from '@tlm/issues';
-import { PGliteStore, migrate, type MetadataStore, type SqlClient } from '@tlm/metadata-store';
+import { type PGliteStore, type MetadataStore, type SqlClient } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import type { ErrorRecord } from '@tlm/signals';
 import { eventually } from '@tlm/testkit';
 import { startIssuesProcessor, type IssuesProcessor } from '../src/index';
@@ -16,15 +17,16 @@ let metadata: PGliteStore;
 let duck: DuckDBStore;
 const logger = createLogger('test', 'silent');
 
+let disposeMetadata: () => Promise<void>;
+
 beforeAll(async () => {
-  metadata = await PGliteStore.open();
-  await migrate(metadata);
+  ({ store: metadata, dispose: disposeMetadata } = await openMigratedPGlite());
   duck = await DuckDBStore.open(':memory:');
   await duck.migrate(ANALYTICS_TABLES);
 });
 afterAll(async () => {
   await duck.close();
-  await metadata.close();
+  await disposeMetadata();
 });
 
 /** A gate a write waits at until the test opens it. */
