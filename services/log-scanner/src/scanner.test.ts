@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ANALYTICS_TABLES, ClickHouseStore, DuckDBStore, errorRow, errorsTable, logsTable, type AnalyticsStore, type LogRow } from '@tlm/analytics-store';
 import { EmbeddedBus, Topics, type Subscription } from '@tlm/bus';
 import { createLogger } from '@tlm/core';
-import { PGliteStore, PostgresStore, type MetadataStore } from '@tlm/metadata-store';
+import { PostgresStore, type MetadataStore } from '@tlm/metadata-store';
+import { openMigratedPGlite } from '@tlm/testkit/metadata';
 import type { ErrorRecord } from '@tlm/signals';
 import { errorIdOfLog } from './records';
 import { runScanPass, type LogScannerDeps } from './scanner';
@@ -45,10 +46,12 @@ let onBatch: (records: ErrorRecord[]) => Promise<void>;
 let subscription: Subscription;
 let deps: LogScannerDeps;
 
+let disposeMetadata: () => Promise<void>;
+
 beforeAll(async () => {
-  metadata = await PGliteStore.open();
+  ({ store: metadata, dispose: disposeMetadata } = await openMigratedPGlite());
 });
-afterAll(() => metadata.close());
+afterAll(() => disposeMetadata());
 
 /** Where each test's analytics store comes from: DuckDB, or ClickHouse in its live suite. */
 let openAnalytics: () => Promise<AnalyticsStore> = () => DuckDBStore.open(':memory:');
