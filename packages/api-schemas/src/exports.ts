@@ -27,6 +27,9 @@ export type NewExport = Static<typeof NewExport>;
 export const ExportJob = Type.Object({
   id: Type.String(),
   format: Enum(EXPORT_FORMATS),
+  /** What the export holds, as it was asked for: a GQL query, or a source's name; neither for logs or a GDPR ZIP. */
+  query: Nullable(Type.String()),
+  source: Nullable(Type.String()),
   status: Enum(EXPORT_STATUSES),
   rows: Nullable(Type.Integer()),
   /** Bytes of the file. */

@@ -29,6 +29,8 @@ function jobJson(job: ExportJobRow, req: Request, secret: string) {
   return {
     id: job.id,
     format: job.format,
+    query: job.query,
+    source: job.source,
     status: job.status,
     rows: job.rows,
     size: job.size,

@@ -34,7 +34,7 @@ describe('exports', () => {
     expect(queued.status).toBe(202);
     expect(queued.body).toEqual({ id: expect.any(String), status: 'queued' });
     const job = await finished(queued.body.id);
-    expect(job).toMatchObject({ format: 'csv', rows: 3, size: expect.any(Number) });
+    expect(job).toMatchObject({ format: 'csv', query: 'from:logs | last:1h', source: null, rows: 3, size: expect.any(Number) });
     const file = await download(job.download_url);
     expect(file.status).toBe(200);
     expect(file.type).toContain('text/csv');
@@ -55,6 +55,7 @@ describe('exports', () => {
   it('refuses a tampered or missing token with 401 UNAUTHORIZED', async () => {
     const queued = await server.api.post('/v1/exports', { token: setup.secretKey, body: { format: 'json', source: 'logs' } });
     const job = await finished(queued.body.id);
+    expect(job).toMatchObject({ query: null, source: 'logs' });
     const url = new URL(job.download_url);
     const tampered = await new Api(url.origin).get(`${url.pathname}?token=${url.searchParams.get('token')!.slice(0, -2)}xx`);
     expect(tampered.status).toBe(401);

@@ -51,7 +51,9 @@ describe('the exports page', () => {
     const row = app.getByRole('row').filter({ hasText: 'CSV' });
     await row.getByRole('link', { name: 'Download' }).waitFor({ timeout: 30_000 });
     await row.getByText('done').waitFor();
-    expect(await row.getByRole('cell').nth(3).innerText()).toBe('4');
+    // Its query says what it holds; the rows follow the status.
+    expect(await row.getByRole('cell').nth(2).innerText()).toBe(`from:logs "${marker}" last:1h`);
+    expect(await row.getByRole('cell').nth(4).innerText()).toBe('4');
     await screenshot(app, 'exports');
 
     const [download] = await Promise.all([app.waitForEvent('download'), row.getByRole('link', { name: 'Download' }).click()]);

@@ -23,6 +23,20 @@ function byteSize(bytes: number | null): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** What an export holds: its query, a whole source, or (a GDPR ZIP) every source. */
+function ExportContents({ job }: { job: ExportJob }) {
+  if (job.format === 'gdpr_zip') return <span>every source</span>;
+  if (job.query) {
+    return (
+      <code className="exports-query" title={job.query}>
+        {job.query}
+      </code>
+    );
+  }
+  // An export given neither a query nor a source holds the logs.
+  return <span>all of {job.source ?? 'logs'}</span>;
+}
+
 /** Start exports of the project's data and download them when they are done. */
 export default function ExportsPage() {
   const { org = '', project = '' } = useParams();
@@ -57,6 +71,7 @@ export default function ExportsPage() {
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Format</th>
+                <th scope="col">Data</th>
                 <th scope="col">Status</th>
                 <th scope="col" className="numeric">
                   Rows
@@ -75,6 +90,9 @@ export default function ExportsPage() {
                     <RelativeTime iso={job.created_at} />
                   </td>
                   <td>{FORMAT_LABEL[job.format].name}</td>
+                  <td>
+                    <ExportContents job={job} />
+                  </td>
                   <td>
                     <span className={STATUS_BADGE[job.status]}>
                       {job.status === 'queued' || job.status === 'running' ? <span className="spinner" aria-hidden="true" /> : null} {job.status}
