@@ -48,6 +48,7 @@ describe('buildWaterfall', () => {
       ['render', 1],
     ]);
     expect(waterfall.durationMs).toBe(200);
+    expect(waterfall.rootDurationMs).toBe(200);
     expect(waterfall.errorCount).toBe(1);
     expect(waterfall.serviceCount).toBe(2);
     const db = waterfall.rows[2]!;
@@ -71,8 +72,16 @@ describe('buildWaterfall', () => {
     expect(visibleRows(rows, new Set(['root'])).map((row) => row.span.span_id)).toEqual(['root']);
   });
 
+  it("tells the root span's duration apart from the trace's when a span ends after the root", () => {
+    const waterfall = buildWaterfall([span('root', null, 0, 120), span('flush', 'root', 100, 400)]);
+    expect(waterfall.durationMs).toBe(500);
+    expect(waterfall.rootDurationMs).toBe(120);
+    expect(buildWaterfall([span('orphan', 'gone', 0, 10)]).rootDurationMs).toBeNull();
+  });
+
   it('is empty for no spans', () => {
     expect(buildWaterfall([]).rows).toEqual([]);
+    expect(buildWaterfall([]).rootDurationMs).toBeNull();
   });
 });
 

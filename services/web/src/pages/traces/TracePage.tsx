@@ -253,6 +253,9 @@ export default function TracePage() {
             <div className="stat">
               <dt>Duration</dt>
               <dd>{formatDuration(waterfall.durationMs)}</dd>
+              {waterfall.rootDurationMs !== null && Math.abs(waterfall.durationMs - waterfall.rootDurationMs) >= 1 ? (
+                <dd className="trace-stat-note">root span {formatDuration(waterfall.rootDurationMs)}</dd>
+              ) : null}
             </div>
             <div className="stat">
               <dt>Spans</dt>

@@ -255,7 +255,7 @@ export default function TracesPage() {
                 <tr>
                   <th scope="col">Root span</th>
                   <th scope="col">Service</th>
-                  <th scope="col" className="numeric">
+                  <th scope="col" className="numeric" title="The root span's duration">
                     Duration
                   </th>
                   <th scope="col" className="numeric">

@@ -226,6 +226,11 @@ export interface Waterfall {
   /** The trace's start (epoch milliseconds) and its duration from the first start to the last end. */
   startMs: number;
   durationMs: number;
+  /**
+   * The duration of the trace's root span (the first one without a parent), which the traces list shows; null without
+   * one. Spans that end after their root (work done after the answer) make the trace longer than it.
+   */
+  rootDurationMs: number | null;
   serviceCount: number;
   errorCount: number;
 }
@@ -243,7 +248,7 @@ function endOf(span: SpanRow): number {
  */
 export function buildWaterfall(spans: readonly SpanRow[]): Waterfall {
   const valid = spans.filter((span) => !Number.isNaN(startOf(span)));
-  if (valid.length === 0) return { rows: [], startMs: 0, durationMs: 0, serviceCount: 0, errorCount: 0 };
+  if (valid.length === 0) return { rows: [], startMs: 0, durationMs: 0, rootDurationMs: null, serviceCount: 0, errorCount: 0 };
   const startMs = Math.min(...valid.map(startOf));
   const endMs = Math.max(...valid.map(endOf));
   const durationMs = Math.max(endMs - startMs, 0);
@@ -289,10 +294,12 @@ export function buildWaterfall(spans: readonly SpanRow[]): Waterfall {
   // Spans caught in a cycle of parents (malformed input) have no root above them: show them at the top level.
   for (const span of [...valid].sort(byStart)) visit(span, 0, []);
 
+  const root = roots.find((span) => !span.parent_span_id);
   return {
     rows,
     startMs,
     durationMs,
+    rootDurationMs: root ? Number(root.duration_ms) || 0 : null,
     serviceCount: new Set(valid.map((span) => span.service ?? '')).size,
     errorCount: valid.filter((span) => span.status === 'error').length,
   };
