@@ -27,7 +27,7 @@ export type NewExport = Static<typeof NewExport>;
 export const ExportJob = Type.Object({
   id: Type.String(),
   format: Enum(EXPORT_FORMATS),
-  /** What the export holds, as it was asked for: a GQL query, or a source's name; neither for logs or a GDPR ZIP. */
+  /** What the export holds, as it was asked for: a GQL query or a source's name, each null when not given (an export given neither holds the logs; a GDPR ZIP, every source). */
   query: Nullable(Type.String()),
   source: Nullable(Type.String()),
   status: Enum(EXPORT_STATUSES),

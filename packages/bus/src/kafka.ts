@@ -20,6 +20,9 @@ import type { BatchHandler, Bus, BusMessage, MessagePosition, SubscribeOptions, 
 import { DEFAULT_DEAD_LETTER_POLICY, deadLetterConfig, deadLetterPolicyOf, describeError, FailingMessages, processNarrowing, type DeadLetterPolicy, type FailureVerdict } from './deadLetter';
 import { deadLetterTopic, SHORT_LIVED_TOPICS, Topics, type Topic } from './topics';
 
+/** How long the brokers wait for a consumer's heartbeat (kafkajs's default, as the Java client's 45 s is near it). */
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+
 export const kafkaConfig = {
   KAFKA_BROKERS: Type.String({
     pattern: '^\\s*(\\[[0-9A-Fa-f:.]+\\]|[^\\s,:\\[\\]]+):[0-9]+\\s*(,\\s*(\\[[0-9A-Fa-f:.]+\\]|[^\\s,:\\[\\]]+):[0-9]+\\s*)*$',
@@ -35,7 +38,7 @@ export const kafkaConfig = {
   KAFKA_SESSION_TIMEOUT_MS: Type.Integer({
     minimum: 6_000,
     maximum: 300_000,
-    default: 30_000,
+    default: DEFAULT_SESSION_TIMEOUT_MS,
     description:
       "How long the brokers wait for a consumer's heartbeat before its partitions go to another member of its group: how long a crashed consumer's partitions stand still, against rebalances when a busy process misses heartbeats. The brokers' group.min.session.timeout.ms and group.max.session.timeout.ms bound it too.",
   }),
@@ -194,9 +197,6 @@ export function raisedMessageLimits(described: DescribeConfigResponse): IResourc
     ];
   });
 }
-
-/** How long the brokers wait for a consumer's heartbeat (kafkajs's default, as the Java client's 45 s is near it). */
-export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 
 /** Longest wait of an idle fetch, in milliseconds. */
 export const CONSUMER_MAX_WAIT_MS = 500;

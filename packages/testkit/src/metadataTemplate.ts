@@ -67,8 +67,14 @@ export async function seedMetadata(dataDir: string): Promise<void> {
  */
 export async function openMigratedPGlite(): Promise<{ store: PGliteStore; dispose(): Promise<void> }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tlm-test-pglite-'));
-  await seedMetadata(dir);
-  const store = await PGliteStore.open(path.join(dir, 'metadata'));
+  let store: PGliteStore;
+  try {
+    await seedMetadata(dir);
+    store = await PGliteStore.open(path.join(dir, 'metadata'));
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     store,
     dispose: async () => {

@@ -77,6 +77,8 @@ describe('buildWaterfall', () => {
     expect(waterfall.durationMs).toBe(500);
     expect(waterfall.rootDurationMs).toBe(120);
     expect(buildWaterfall([span('orphan', 'gone', 0, 10)]).rootDurationMs).toBeNull();
+    // Two roots: the list has a row for each, so neither is the trace's.
+    expect(buildWaterfall([span('root', null, 0, 120), span('other', null, 10, 50)]).rootDurationMs).toBeNull();
   });
 
   it('is empty for no spans', () => {

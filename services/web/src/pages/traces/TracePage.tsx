@@ -253,7 +253,7 @@ export default function TracePage() {
             <div className="stat">
               <dt>Duration</dt>
               <dd>{formatDuration(waterfall.durationMs)}</dd>
-              {waterfall.rootDurationMs !== null && Math.abs(waterfall.durationMs - waterfall.rootDurationMs) >= 1 ? (
+              {waterfall.rootDurationMs !== null && formatDuration(waterfall.rootDurationMs) !== formatDuration(waterfall.durationMs) ? (
                 <dd className="trace-stat-note">root span {formatDuration(waterfall.rootDurationMs)}</dd>
               ) : null}
             </div>

@@ -227,8 +227,8 @@ export interface Waterfall {
   startMs: number;
   durationMs: number;
   /**
-   * The duration of the trace's root span (the first one without a parent), which the traces list shows; null without
-   * one. Spans that end after their root (work done after the answer) make the trace longer than it.
+   * The duration of the trace's root span (its one span without a parent), which the traces list shows; null unless
+   * there is exactly one. Spans that end after their root (work done after the answer) make the trace longer than it.
    */
   rootDurationMs: number | null;
   serviceCount: number;
@@ -294,12 +294,12 @@ export function buildWaterfall(spans: readonly SpanRow[]): Waterfall {
   // Spans caught in a cycle of parents (malformed input) have no root above them: show them at the top level.
   for (const span of [...valid].sort(byStart)) visit(span, 0, []);
 
-  const root = roots.find((span) => !span.parent_span_id);
+  const parentless = roots.filter((span) => !span.parent_span_id);
   return {
     rows,
     startMs,
     durationMs,
-    rootDurationMs: root ? Number(root.duration_ms) || 0 : null,
+    rootDurationMs: parentless.length === 1 ? Number(parentless[0]!.duration_ms) || 0 : null,
     serviceCount: new Set(valid.map((span) => span.service ?? '')).size,
     errorCount: valid.filter((span) => span.status === 'error').length,
   };
