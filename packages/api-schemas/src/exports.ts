@@ -13,7 +13,7 @@ export const EXPORT_FORMATS = ['csv', 'json', 'gdpr_zip'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 export const EXPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
 
-/** A GQL query or a source name (the whole source within retention), not both; a GDPR ZIP needs neither. */
+/** A GQL query or a source name (the whole source within retention), not both; a GDPR ZIP takes neither. */
 export const NewExport = Type.Object(
   {
     format: Enum(EXPORT_FORMATS),

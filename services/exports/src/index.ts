@@ -58,6 +58,9 @@ function exportJobRoutes(
     const input = parseBody(NewExport, req.body);
     checkFormat(res, input.format);
     if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
+    if (input.format === 'gdpr_zip' && (input.query !== undefined || input.source !== undefined)) {
+      throw validationError('a GDPR ZIP holds every source: give neither query nor source');
+    }
     if (input.source !== undefined && !findSource(input.source)) throw validationError(`unknown source ${input.source}`);
     if (input.query !== undefined) {
       try {

@@ -129,7 +129,7 @@ describe('exports', () => {
     expect((await download(job.download_url)).status).toBe(404);
   });
 
-  it('checks the request: scopes, a query or a source, not both, and valid GQL', async () => {
+  it('checks the request: scopes, a query or a source, not both (neither for a GDPR ZIP), and valid GQL, storing nothing refused', async () => {
     const reader = await createKey(server.api, setup.session, setup.project.id, { type: 'secret', scopes: ['data:read'] });
     expect((await server.api.post('/v1/exports', { token: reader.key, body: { format: 'csv' } })).status).toBe(403);
     expect((await server.api.get('/v1/exports', { token: reader.key })).status).toBe(403);
@@ -139,10 +139,15 @@ describe('exports', () => {
       [{ format: 'csv', source: 'nowhere' }, 400],
       [{ format: 'csv', query: 'from:logs | count by' }, 400],
       [{ format: 'csv', query: 'from:nowhere' }, 422],
+      [{ format: 'gdpr_zip', query: 'from:logs' }, 400],
+      [{ format: 'gdpr_zip', source: 'logs' }, 400],
     ];
+    const listed = async () => (await server.api.get('/v1/exports', { token: setup.secretKey })).body.exports.length as number;
+    const before = await listed();
     for (const [body, status] of cases) {
       const reply = await server.api.post('/v1/exports', { token: setup.secretKey, body });
       expect([JSON.stringify(body), reply.status, reply.body.error.code]).toEqual([JSON.stringify(body), status, 'VALIDATION_ERROR']);
     }
+    expect(await listed()).toBe(before);
   });
 });
