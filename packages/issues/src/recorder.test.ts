@@ -21,8 +21,6 @@ interface OpenedMetadata {
   dispose(): Promise<void>;
 }
 
-const openPglite = (): Promise<OpenedMetadata> => openMigratedPGlite();
-
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 
 /** Ten connections, so transactions really run at once. */
@@ -582,7 +580,7 @@ function suite(label: string, openMetadata: () => Promise<OpenedMetadata>, manyC
   });
 }
 
-suite('issues on PGlite and DuckDB', openPglite, false);
+suite('issues on PGlite and DuckDB', openMigratedPGlite, false);
 
 const unavailable = postgresUnavailableReason();
 if (unavailable) {

@@ -68,13 +68,13 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
   );
 }
 
+/** uPlot's point filter: when points are off, the series' values that stand alone (isolatedPoints). */
+const isolatedOnly: uPlot.Series.Points.Filter = (chart, seriesIndex, show) => (show ? null : isolatedPoints(chart.data[seriesIndex] as (number | null)[]));
+
 /**
  * A time series: one line per group, with a legend naming the groups. `sparkline` draws it small, without axes,
  * legend or cursor, to sit in a table row; `height` sets the drawing's height in pixels.
  */
-/** uPlot's point filter: when points are off, the series' values that stand alone (isolatedPoints). */
-const isolatedOnly: uPlot.Series.Points.Filter = (chart, seriesIndex, show) => (show ? null : isolatedPoints(chart.data[seriesIndex] as (number | null)[]));
-
 export function LineChart({
   data,
   shape,
