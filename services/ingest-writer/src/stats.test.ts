@@ -18,12 +18,13 @@ describe('StatsTally', () => {
       record('p1', NOV, { route: '/a' }),
       ...['/c', '/d', '/e', '/f'].map((route) => record('p1', NOV, { route })),
       record('p2', NOV, { route: '/z' }),
+      record('p1', NOV, { route: '/g' }),
     ]);
     tally.addRecords('events', [record('p1', NOV, { route: '/events' })]);
     const { properties } = tally.take();
     expect(properties).toEqual(
       expect.arrayContaining([
-        { projectId: 'p1', signal: 'logs', key: 'route', type: 'string', examples: ['/a', '/b', '/c', '/d', '/e'], volume: 7 },
+        { projectId: 'p1', signal: 'logs', key: 'route', type: 'string', examples: ['/a', '/b', '/c', '/d', '/e'], volume: 8 },
         { projectId: 'p1', signal: 'logs', key: 'n', type: 'number', examples: [1, 2], volume: 2 },
         { projectId: 'p2', signal: 'logs', key: 'route', type: 'string', examples: ['/z'], volume: 1 },
         { projectId: 'p1', signal: 'events', key: 'route', type: 'string', examples: ['/events'], volume: 1 },
@@ -61,16 +62,19 @@ describe('StatsTally', () => {
     ]);
   });
 
-  it('counts event names per project', () => {
+  it('counts event names per project, across interleaved runs of projects', () => {
     const tally = new StatsTally();
     tally.addEventNames([
       { projectId: 'p', event: 'signup' },
-      { projectId: 'p', event: 'signup' },
       { projectId: 'q', event: 'signup' },
+      { projectId: 'p', event: 'signup' },
+      { projectId: 'p', event: 'login' },
     ]);
+    tally.addEventNames([{ projectId: 'q', event: 'signup' }]);
     expect(tally.take().eventNames).toEqual([
       { projectId: 'p', name: 'signup', volume: 2 },
-      { projectId: 'q', name: 'signup', volume: 1 },
+      { projectId: 'p', name: 'login', volume: 1 },
+      { projectId: 'q', name: 'signup', volume: 2 },
     ]);
   });
 

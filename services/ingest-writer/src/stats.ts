@@ -33,9 +33,10 @@ interface PropertyTally extends PropertyDelta {
  * They are derived from rows already committed, so they are kept off the ingest path: a 202 never waits for them.
  */
 export class StatsTally {
-  /** Tallies by `${projectId}\0${signal}`, then by property key: one string join per record, not per property. */
+  /** Tallies by `${projectId}\0${signal}`, then by property key: one string join per run of a project's records, not per property. */
   private properties = new Map<string, Map<string, PropertyTally>>();
-  private eventNames = new Map<string, EventNameDelta>();
+  /** Event name tallies by project, then by name. */
+  private eventNames = new Map<string, Map<string, EventNameDelta>>();
   private usage = new Map<string, UsageDelta>();
 
   get empty(): boolean {
@@ -43,7 +44,9 @@ export class StatsTally {
   }
 
   addRecords(signal: SchemaSignal, records: readonly StatsRecord[]): void {
-    let scopeId = '';
+    // Rows of one batch mostly share a project: its scope is looked up once per run of them, by the project id alone
+    // (a key built per record is a string to allocate and hash each time).
+    let scopeProject: string | undefined;
     let scope = new Map<string, PropertyTally>();
     let month = '';
     let monthStart = 0;
@@ -51,10 +54,9 @@ export class StatsTally {
     let counted = 0;
     let countedProject = '';
     for (const record of records) {
-      const id = `${record.projectId}\u0000${signal}`;
-      if (id !== scopeId) {
-        scopeId = id;
-        scope = this.scopeOf(id);
+      if (record.projectId !== scopeProject) {
+        scopeProject = record.projectId;
+        scope = this.scopeOf(`${record.projectId}\u0000${signal}`);
       }
       const properties = record.properties;
       for (const key in properties) {
@@ -82,11 +84,19 @@ export class StatsTally {
   }
 
   addEventNames(records: readonly { projectId: string; event: string }[]): void {
+    let project: string | undefined;
+    let names = new Map<string, EventNameDelta>();
     for (const record of records) {
-      const id = `${record.projectId}\u0000${record.event}`;
-      const delta = this.eventNames.get(id) ?? { projectId: record.projectId, name: record.event, volume: 0 };
+      if (record.projectId !== project) {
+        project = record.projectId;
+        names = this.eventNamesOf(project);
+      }
+      let delta = names.get(record.event);
+      if (!delta) {
+        delta = { projectId: record.projectId, name: record.event, volume: 0 };
+        names.set(record.event, delta);
+      }
       delta.volume += 1;
-      this.eventNames.set(id, delta);
     }
   }
 
@@ -94,7 +104,7 @@ export class StatsTally {
   take(): { properties: PropertyDelta[]; eventNames: EventNameDelta[]; usage: UsageDelta[] } {
     const taken = {
       properties: [...this.properties.values()].flatMap((scope) => [...scope.values()].map(({ seen: _seen, ...delta }) => delta)),
-      eventNames: [...this.eventNames.values()],
+      eventNames: [...this.eventNames.values()].flatMap((names) => [...names.values()]),
       usage: [...this.usage.values()],
     };
     this.properties = new Map();
@@ -112,10 +122,10 @@ export class StatsTally {
       for (const example of delta.examples) if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, example);
     }
     for (const delta of taken.eventNames) {
-      const id = `${delta.projectId}\u0000${delta.name}`;
-      const current = this.eventNames.get(id) ?? { ...delta, volume: 0 };
+      const names = this.eventNamesOf(delta.projectId);
+      const current = names.get(delta.name) ?? { ...delta, volume: 0 };
       current.volume += delta.volume;
-      this.eventNames.set(id, current);
+      names.set(delta.name, current);
     }
     for (const delta of taken.usage) this.addUsage(delta);
   }
@@ -127,6 +137,15 @@ export class StatsTally {
       this.properties.set(id, scope);
     }
     return scope;
+  }
+
+  private eventNamesOf(projectId: string): Map<string, EventNameDelta> {
+    let names = this.eventNames.get(projectId);
+    if (!names) {
+      names = new Map();
+      this.eventNames.set(projectId, names);
+    }
+    return names;
   }
 
   private tallyIn(scope: Map<string, PropertyTally>, signal: SchemaSignal, projectId: string, key: string, type: string): PropertyTally {
