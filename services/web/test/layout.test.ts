@@ -1,0 +1,92 @@
+import type { Browser, Page } from 'playwright-core';
+import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+
+/**
+ * The shell on a phone and on a laptop: no signed-in page is wider than the screen. On a phone the top bar wraps and
+ * the project's pages become a strip above the content; a table wider than the screen scrolls inside its own box. On
+ * a laptop an issue whose culprit is a long path does not widen the issue list past the window.
+ */
+
+/** A culprit as a deep monorepo names it: function and path, 120 characters without a space to break at. */
+const LONG_FILE = 'src/authentication/signup/validation/fields/validateSignupFormFieldsAgainstTheOrganizationPolicies.ts';
+
+let server: TestServer;
+let setup: ProjectSetup;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api);
+  browser = await launchChromium();
+  const logs = await server.api.post('/v1/logs', {
+    token: setup.secretKey,
+    body: { batch: Array.from({ length: 30 }, (_, index) => ({ severity: index % 3 === 0 ? 'error' : 'info', message: `checkout step ${index} finished`, properties: { route: '/checkout', duration_ms: 40 + index } })) },
+  });
+  expect(logs.status).toBe(202);
+  const error = {
+    event_id: 'a'.repeat(32),
+    timestamp: Date.now() / 1000,
+    platform: 'javascript',
+    exception: { values: [{ type: 'ValidationError', value: 'the e-mail address is taken', stacktrace: { frames: [{ function: 'validateSignupFormFields', filename: LONG_FILE, lineno: 12, in_app: true }] } }] },
+  };
+  const sent = await server.api.post('/v1/envelope', { token: setup.secretKey, body: `${JSON.stringify({ event_id: error.event_id })}\n{"type":"event"}\n${JSON.stringify(error)}\n` });
+  expect(sent.status).toBe(200);
+  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues | fields culprit')).toEqual([{ culprit: expect.stringContaining(LONG_FILE) }]), 15_000, 200);
+  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 30 }]), 15_000, 200);
+  ({ page } = await openWebApp(browser, server.url, setup.session.token));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const orgPath = () => `/orgs/${setup.session.organization.id}`;
+const projectPath = () => `${orgPath()}/projects/${setup.project.id}`;
+
+/** How far the page reaches past the window sideways, in CSS pixels: 0 when nothing scrolls the page sideways. */
+const overflow = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe('the shell on narrow and wide screens', () => {
+  it('fits every signed-in page of a phone 390 pixels wide, the top bar and the project pages wrapping instead', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const pages: [string, string, RegExp][] = [
+      ['projects', `${orgPath()}/projects`, /^Projects/],
+      ['explore', `${projectPath()}/explore`, /^Explore$/],
+      ['issues', `${projectPath()}/issues`, /^Issues$/],
+      ['keys', `${projectPath()}/keys`, /^API keys/],
+      ['organization', `${orgPath()}/settings`, /^Organization/],
+      ['usage', `${orgPath()}/usage`, /^Plan/],
+    ];
+    for (const [name, url, heading] of pages) {
+      await page.goto(url);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      // A page's tables fill in after its heading; a table wider than the phone is what used to widen the page.
+      if (name === 'explore') await page.getByText(/^30 rows/).waitFor();
+      if (name === 'issues') await page.getByRole('link', { name: /ValidationError/ }).waitFor();
+      await screenshot(page, `phone-${name}`);
+      expect([name, await overflow(page)]).toEqual([name, 0]);
+    }
+    // Every link of the top bar and of the project's strip is on the page, reachable.
+    await page.goto(`${projectPath()}/issues`);
+    await page.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+    for (const name of ['Plan & usage', 'Status pages', 'Organization', 'Account']) {
+      const box = await page.getByRole('banner').getByRole('link', { name, exact: true }).boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    }
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { level: 1, name: /^Project/ }).waitFor();
+  });
+
+  it('keeps the issue list within a laptop window when an issue names a long culprit', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${projectPath()}/issues`);
+    const title = page.getByRole('link', { name: /ValidationError/ });
+    await title.waitFor();
+    await screenshot(page, 'issues-long-culprit');
+    expect(await overflow(page)).toBe(0);
+    // The culprit is cut with an ellipsis and whole in its tooltip.
+    await expect(page.getByTitle(new RegExp(LONG_FILE.replace(/\./g, '\\.'))).isVisible()).resolves.toBe(true);
+  });
+});
