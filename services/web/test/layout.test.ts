@@ -4,7 +4,8 @@ import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProje
 /**
  * The shell on a phone and on a laptop: no signed-in page is wider than the screen. On a phone the top bar wraps and
  * the project's pages become a strip above the content; a table wider than the screen scrolls inside its own box. On
- * a laptop an issue whose culprit is a long path does not widen the issue list past the window.
+ * a laptop an issue whose culprit is a long path does not widen the issue list past the window. Each page names its
+ * browser tab.
  */
 
 /** A culprit as a deep monorepo names it: function and path, 120 characters without a space to break at. */
@@ -51,15 +52,15 @@ const overflow = (target: Page) => target.evaluate(() => document.documentElemen
 describe('the shell on narrow and wide screens', () => {
   it('fits every signed-in page of a phone 390 pixels wide, the top bar and the project pages wrapping instead', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    const pages: [string, string, RegExp][] = [
-      ['projects', `${orgPath()}/projects`, /^Projects/],
-      ['explore', `${projectPath()}/explore`, /^Explore$/],
-      ['issues', `${projectPath()}/issues`, /^Issues$/],
-      ['keys', `${projectPath()}/keys`, /^API keys/],
-      ['organization', `${orgPath()}/settings`, /^Organization/],
-      ['usage', `${orgPath()}/usage`, /^Plan/],
+    const pages: [string, string, RegExp, string][] = [
+      ['projects', `${orgPath()}/projects`, /^Projects/, 'Projects · tlm'],
+      ['explore', `${projectPath()}/explore`, /^Explore$/, 'Explore · tlm'],
+      ['issues', `${projectPath()}/issues`, /^Issues$/, 'Issues · tlm'],
+      ['keys', `${projectPath()}/keys`, /^API keys/, 'API keys · tlm'],
+      ['organization', `${orgPath()}/settings`, /^Organization/, 'Organization · tlm'],
+      ['usage', `${orgPath()}/usage`, /^Plan/, 'Plan & usage · tlm'],
     ];
-    for (const [name, url, heading] of pages) {
+    for (const [name, url, heading, title] of pages) {
       await page.goto(url);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       // A page's tables fill in after its heading; a table wider than the phone is what used to widen the page.
@@ -67,6 +68,8 @@ describe('the shell on narrow and wide screens', () => {
       if (name === 'issues') await page.getByRole('link', { name: /ValidationError/ }).waitFor();
       await screenshot(page, `phone-${name}`);
       expect([name, await overflow(page)]).toEqual([name, 0]);
+      // Each page names its browser tab, so tabs and history entries tell the pages apart.
+      expect(await page.title()).toBe(title);
     }
     // Every link of the top bar and of the project's strip is on the page, reachable.
     await page.goto(`${projectPath()}/issues`);

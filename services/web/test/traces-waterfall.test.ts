@@ -146,6 +146,11 @@ describe('formatting', () => {
     expect(formatDuration(250.4)).toBe('250 ms');
     expect(formatDuration(1240)).toBe('1.24 s');
     expect(formatDuration(125_000)).toBe('2 min 5 s');
+    expect(formatDuration(120_000)).toBe('2 min');
+    expect(formatDuration(62_453_000)).toBe('17 h 20 min');
+    expect(formatDuration(3_600_000)).toBe('1 h');
+    expect(formatDuration(277_200_000)).toBe('3 d 5 h');
+    expect(formatDuration(-79_056_000)).toBe('−21 h 57 min');
     expect(formatDuration(null)).toBe('–');
     expect(formatRate(1, 40)).toBe('2.5%');
     expect(formatRate(0, 3)).toBe('0%');

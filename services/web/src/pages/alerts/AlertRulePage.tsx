@@ -6,7 +6,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { SecretValue } from '../../components/SecretValue';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useAlertDeliveries, useAlertEvents, useAlertMutations, useAlertRule, type AlertEvent } from './hooks';
-import { CHANNEL_LABEL, channelSummary, conditionText } from './status';
+import { CHANNEL_LABEL, channelSummary, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
 import './alerts.css';
 
@@ -193,7 +193,7 @@ export default function AlertRulePage() {
           <dd>{current.severity}</dd>
           <dt>Last value</dt>
           <dd>
-            {current.last_value ?? <span className="muted">no value</span>} <span className="muted">(evaluated <RelativeTime iso={current.last_evaluated_at} />)</span>
+            {current.last_value === null ? <span className="muted">no value</span> : formatRuleValue(current.last_value)} <span className="muted">(evaluated <RelativeTime iso={current.last_evaluated_at} />)</span>
           </dd>
           <dt>Firing since</dt>
           <dd>

@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useAlertRules } from './hooks';
-import { CHANNEL_LABEL, conditionText } from './status';
+import { CHANNEL_LABEL, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
 import './alerts.css';
 
@@ -62,7 +62,7 @@ export default function AlertsPage() {
                 <td className="nowrap">{conditionText(rule)}</td>
                 <td>{rule.severity}</td>
                 <td>{rule.channels.length === 0 ? <span className="muted">none</span> : rule.channels.map((channel) => CHANNEL_LABEL[channel.type]).join(', ')}</td>
-                <td className="numeric">{rule.last_value ?? <span className="muted">no value</span>}</td>
+                <td className="numeric">{rule.last_value === null ? <span className="muted">no value</span> : formatRuleValue(rule.last_value)}</td>
                 <td>
                   <RelativeTime iso={rule.last_triggered_at} />
                 </td>

@@ -17,6 +17,15 @@ export const COMPARATOR_SYMBOL: Record<AlertRule['comparator'], string> = { gt: 
 export const conditionText = (rule: Pick<AlertRule, 'comparator' | 'threshold' | 'window_minutes'>) =>
   `${COMPARATOR_SYMBOL[rule.comparator]} ${rule.threshold} over ${rule.window_minutes} min`;
 
+/**
+ * A rule's evaluated value: whole numbers with their digits grouped, others to six significant digits, so the sum of
+ * floating-point durations reads `195.58`, not `195.57999999999998`, and a small rate keeps its figures (`0.0123457`).
+ */
+export function formatRuleValue(value: number): string {
+  if (Number.isInteger(value) || Math.abs(value) >= 100_000) return value.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  return value.toLocaleString('en-US', { maximumSignificantDigits: 6 });
+}
+
 export const CHANNEL_LABEL: Record<AlertChannel['type'], string> = { webhook: 'Webhook', email: 'E-mail', slack: 'Slack', pagerduty: 'PagerDuty' };
 
 // The choices of the form, from the records above (keyed by the schema's types, so none is missing).

@@ -311,17 +311,24 @@ export function visibleRows(rows: readonly WaterfallRow[], collapsed: ReadonlySe
   return rows.filter((row) => !row.ancestors.some((ancestor) => collapsed.has(ancestor)));
 }
 
-/** A duration for people: `0.42 ms`, `12.3 ms`, `1.24 s`, `2 min 5 s`. */
+/** A duration for people: `0.42 ms`, `12.3 ms`, `1.24 s`, `2 min 5 s`, `17 h 21 min`, `3 d 4 h`; a negative one with a minus. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms < 0) return `−${formatDuration(-ms)}`;
   if (ms === 0) return '0 ms';
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 100) return `${Number(ms.toFixed(1))} ms`;
   if (ms < 1_000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${Number((ms / 1_000).toFixed(2))} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1_000);
-  return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+  const seconds = Math.round(ms / 1_000);
+  // Two units at most, the larger first: seconds beside minutes, minutes beside hours, hours beside days.
+  const [large, small] =
+    seconds < 3_600
+      ? [`${Math.floor(seconds / 60)} min`, `${seconds % 60} s`]
+      : seconds < 86_400
+        ? [`${Math.floor(seconds / 3_600)} h`, `${Math.floor((seconds % 3_600) / 60)} min`]
+        : [`${Math.floor(seconds / 86_400)} d`, `${Math.floor((seconds % 86_400) / 3_600)} h`];
+  return small.startsWith('0 ') ? large : `${large} ${small}`;
 }
 
 /** An error rate as a percentage: `0%`, `2.5%`, `100%`. */
