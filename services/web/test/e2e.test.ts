@@ -199,7 +199,34 @@ describe('a newcomer in the browser', () => {
     expect((await sendLogs(state.key, [{ severity: 'info', message: 'sent while tailing' }])).status).toBe(202);
     await page.getByText('sent while tailing').waitFor({ timeout: 10_000 });
     await screenshot(page, '11-explorer-tail');
+    // Stopping runs the search again: the table holds the log that arrived while tailing.
     await page.getByRole('button', { name: 'Live tail' }).click();
+    await expect(page.getByRole('button', { name: 'Live tail' }).getAttribute('aria-pressed')).resolves.toBe('false');
+    await page.getByRole('table', { name: 'Results' }).getByText('sent while tailing').waitFor({ timeout: 10_000 });
+  });
+
+  it('keeps the time range picker on the range of the query run, and offers only wider ranges when nothing matched', async () => {
+    const since = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent(`from:logs | since:${since}`)}`);
+    const picker = page.getByRole('combobox', { name: 'Time range' });
+    await page.getByRole('form', { name: 'Custom time range' }).waitFor();
+    expect(await picker.inputValue()).toBe('custom');
+    // A range typed into the query and run moves the picker with it, and closes the custom inputs.
+    await runQuery('from:logs | last:1h');
+    await page.waitForURL(/last%3A1h|last:1h/);
+    await eventually(async () => expect(await picker.inputValue()).toBe('last:1h'));
+    expect(await page.getByRole('form', { name: 'Custom time range' }).count()).toBe(0);
+
+    // Nothing matches over the last 7 days: the one wider range left is all retained data.
+    await runQuery('from:logs severity:fatal | last:7d');
+    const empty = page.getByText('No rows matched');
+    await empty.waitFor();
+    expect(await page.getByRole('button', { name: 'Last 7 days' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'All retained data' }).click();
+    await page.waitForURL((url) => url.searchParams.get('q') === 'from:logs severity:fatal');
+    await empty.waitFor();
+    expect(await page.getByRole('button', { name: 'All retained data' }).count()).toBe(0);
+    await page.getByText('Nothing retained matches the query. Loosen its conditions.').waitFor();
   });
 
   it('links a log that belongs to a trace to the trace page', async () => {

@@ -54,13 +54,20 @@ export function TimeRangePicker({ text, onPick }: { text: string; onPick: (text:
   const [until, setUntil] = useState('');
   const timeless = TIMELESS_SOURCES.has(readSource(text) ?? 'logs');
 
+  // The picker follows the text's range whenever it changes (typed, loaded from a link, or set by Ask): a since/until
+  // range opens the custom inputs filled with it, any other closes them. Choosing "Custom…" leaves the text as it was,
+  // so the inputs it opens stay open until the text's range changes.
+  const rangeKey = range.kind === 'between' ? `between ${range.since ?? ''} ${range.until ?? ''}` : range.kind === 'last' ? `last ${range.duration}` : range.kind;
   useEffect(() => {
-    if (range.kind !== 'between') return;
+    if (range.kind !== 'between') {
+      setCustomOpen(false);
+      return;
+    }
     setCustomOpen(true);
     setSince(isoToLocalInput(range.since));
     setUntil(isoToLocalInput(range.until));
     // Only a change of the text's range refills the inputs, not every render.
-  }, [range.kind, range.kind === 'between' ? range.since : '', range.kind === 'between' ? range.until : '']);
+  }, [rangeKey]);
 
   const value = customOpen ? CUSTOM : selectValue(range);
   const presetKnown = range.kind !== 'last' || PRESETS.some((preset) => preset.value === range.duration);

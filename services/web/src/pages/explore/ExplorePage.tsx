@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
+import { durationMs } from '../../components/charts';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { AggregateResults } from './AggregateResults';
 import { HistoryMenu, NaturalLanguageBox, SourcePicker, TimeRangePicker } from './Controls';
 import { GqlEditor, type GqlEditorHandle, type QueryError } from './GqlEditor';
 import { useGqlAnswer, useQueryHistory, useSourceHasRows, type TimedAnswer } from './hooks';
 import { LiveTail } from './LiveTail';
-import { MAX_SEARCH_ROWS, queryFromSearch, readSource, schemaTermQuery, searchLimitReached, setTimeRange } from './queryText';
+import { MAX_SEARCH_ROWS, queryFromSearch, readSource, readTimeRange, schemaTermQuery, searchLimitReached, setTimeRange } from './queryText';
 import { ResultsTable } from './ResultsTable';
 import { SchemaSidebar } from './SchemaSidebar';
 
@@ -52,6 +53,8 @@ function Summary({ timed, stale }: { timed: TimedAnswer; stale: boolean }) {
 }
 
 /** Nothing came back: either the source holds nothing yet (set the project up) or the conditions matched nothing. */
+const WEEK_MS = 7 * 86_400_000;
+
 function NoResults({ org, project, source, query, onWiden }: { org: string; project: string; source: string; query: string; onWiden: (text: string) => void }) {
   const hasRows = useSourceHasRows(org, project, source, true);
   if (hasRows.isPending) return <Loading what={`whether ${source} has any data`} />;
@@ -65,17 +68,26 @@ function NoResults({ org, project, source, query, onWiden }: { org: string; proj
       </EmptyState>
     );
   }
+  // Only ranges wider than the query's own are offered: one as wide would do nothing, a narrower one find less.
+  const range = readTimeRange(query);
+  const widened = [
+    ...(range.kind === 'between' || (range.kind === 'last' && (durationMs(range.duration) ?? Infinity) < WEEK_MS)
+      ? [{ label: 'Last 7 days', text: setTimeRange(query, { kind: 'last', duration: '7d' }) }]
+      : []),
+    ...(range.kind === 'none' ? [] : [{ label: 'All retained data', text: setTimeRange(query, { kind: 'none' }) }]),
+  ];
   return (
     <EmptyState title="No rows matched">
-      <p>Nothing in this time range matches the query. Widen the range or loosen the conditions.</p>
-      <div className="row" style={{ justifyContent: 'center' }}>
-        <button type="button" className="button" onClick={() => onWiden(setTimeRange(query, { kind: 'last', duration: '7d' }))}>
-          Last 7 days
-        </button>
-        <button type="button" className="button" onClick={() => onWiden(setTimeRange(query, { kind: 'none' }))}>
-          All retained data
-        </button>
-      </div>
+      <p>{widened.length > 0 ? 'Nothing in this time range matches the query. Widen the range or loosen the conditions.' : 'Nothing retained matches the query. Loosen its conditions.'}</p>
+      {widened.length > 0 ? (
+        <div className="row" style={{ justifyContent: 'center' }}>
+          {widened.map((choice) => (
+            <button key={choice.label} type="button" className="button" onClick={() => onWiden(choice.text)}>
+              {choice.label}
+            </button>
+          ))}
+        </div>
+      ) : null}
     </EmptyState>
   );
 }
@@ -152,7 +164,11 @@ export default function ExplorePage() {
               aria-pressed={tailing}
               disabled={!tailable}
               title={tailable ? 'Stream new logs that match this search' : 'Live tail follows from:logs searches (no count, no by)'}
-              onClick={() => setTailOn((value) => !value)}
+              onClick={() => {
+                // Stopping runs the search again, so the table holds what arrived while it was tailed.
+                if (tailOn) void refetch();
+                setTailOn(!tailOn);
+              }}
             >
               Live tail
             </button>
