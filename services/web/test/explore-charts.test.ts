@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, rangeBounds, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, PALETTE, rangeBounds, seriesColour, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -96,5 +96,16 @@ describe('values a line cannot draw', () => {
     expect(isolatedPoints([2])).toEqual([0]);
     expect(isolatedPoints([1, 2, 3])).toBeNull();
     expect(isolatedPoints([null, undefined])).toBeNull();
+  });
+});
+
+describe('series colours', () => {
+  it('gives a severity its own colour, as its badge has it, and other series the palette in turn', () => {
+    expect(seriesColour('error', 0)).toBe(seriesColour('ERROR', 5));
+    expect(seriesColour('warn', 1)).toBe(seriesColour('warning', 2));
+    expect(new Set(['fatal', 'error', 'warn', 'info', 'debug'].map((severity, index) => seriesColour(severity, index))).size).toBe(5);
+    expect(seriesColour('error', 0)).not.toBe(seriesColour('debug', 3));
+    expect(seriesColour('/checkout', 0)).toBe(PALETTE[0]);
+    expect(seriesColour('/cart', PALETTE.length + 1)).toBe(PALETTE[1]);
   });
 });

@@ -1,9 +1,8 @@
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, type AggregateShape, type SeriesData } from './charts';
+import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColour, type AggregateShape, type SeriesData } from './charts';
 
-const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9', '#ff5a1f', '#057a55', '#d61f69', '#6b7280', '#1c64f2', '#8e4b10'];
 const CHART_HEIGHT = 280;
 
 /** A uPlot chart sized to its container; remade when its options or data change. */
@@ -104,8 +103,8 @@ export function LineChart({
               {},
               ...data.series.map((series, index) => ({
                 label: series.label,
-                stroke: PALETTE[index % PALETTE.length],
-                fill: `${PALETTE[index % PALETTE.length]}22`,
+                stroke: seriesColour(series.label, index),
+                fill: `${seriesColour(series.label, index)}22`,
                 width: 1.25,
                 points: { show: false, filter: isolatedOnly },
               })),
@@ -119,7 +118,7 @@ export function LineChart({
               { label: 'time' },
               ...data.series.map((series, index) => ({
                 label: series.label,
-                stroke: PALETTE[index % PALETTE.length],
+                stroke: seriesColour(series.label, index),
                 width: 1.5,
                 // A point at every value while they are few; past that, only where no line can show a value.
                 points: { show: data.xs.length <= 60, filter: isolatedOnly },

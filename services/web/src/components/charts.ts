@@ -174,3 +174,23 @@ export function barLabelEvery(labels: readonly string[], plotWidthPx: number): n
   const widest = Math.min(BAR_LABEL_CHARS, Math.max(...labels.map((label) => label.length))) * LABEL_CHAR_PX + LABEL_GAP_PX;
   return Math.max(1, Math.ceil(widest / (plotWidthPx / labels.length)));
 }
+
+/** Series colours in turn. */
+export const PALETTE = ['#4f46e5', '#0e9f6e', '#e3a008', '#e02424', '#0891b2', '#9061f9', '#ff5a1f', '#057a55', '#d61f69', '#6b7280', '#1c64f2', '#8e4b10'];
+
+/** Series named by a severity or level take its colour, as its badge does (errors red, warnings amber, debug grey). */
+const SEVERITY_COLOURS: Record<string, string> = {
+  fatal: '#9b1c1c',
+  critical: '#9b1c1c',
+  error: '#e02424',
+  warn: '#e3a008',
+  warning: '#e3a008',
+  info: '#1c64f2',
+  debug: '#6b7280',
+  trace: '#9ca3af',
+};
+
+/** The colour of a chart's `index`th series: its severity's when its label is one, else the palette's in turn. */
+export function seriesColour(label: string, index: number): string {
+  return SEVERITY_COLOURS[label.toLowerCase()] ?? PALETTE[index % PALETTE.length]!;
+}

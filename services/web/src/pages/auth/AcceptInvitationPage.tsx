@@ -22,7 +22,7 @@ export default function AcceptInvitationPage() {
 
   let body;
   if (!token) {
-    body = <ErrorNotice error={new Error('this page opens from the link in an invitation mail, and the link is incomplete')} next="Open the link from the mail again." />;
+    body = <ErrorNotice error={new Error('This page opens from the link in an invitation mail, and the link is incomplete')} next="Open the link from the mail again." />;
   } else if (preview.isPending || signedIn.isPending) {
     body = <Loading what="the invitation" />;
   } else if (preview.isError) {

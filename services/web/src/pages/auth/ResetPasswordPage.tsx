@@ -21,7 +21,7 @@ export default function ResetPasswordPage() {
       <div className="auth-card">
         <h1>Choose a new password</h1>
         {!token ? (
-          <ErrorNotice error={new Error('this page opens from the link in a password reset mail, and the link is incomplete')} next={<Link to="/forgot-password">Ask for a new link</Link>} />
+          <ErrorNotice error={new Error('This page opens from the link in a password reset mail, and the link is incomplete')} next={<Link to="/forgot-password">Ask for a new link</Link>} />
         ) : reason ? (
           <div className="state state-error" role="alert">
             <p>{LINK_REFUSALS[reason] ?? confirm.error!.message}</p>

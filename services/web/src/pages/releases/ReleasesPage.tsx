@@ -140,7 +140,7 @@ export default function ReleasesPage() {
         ) : (
           <EmptyState title="No sessions yet">
             <p>
-              No sessions yet: give <code>@sentry/browser</code> (or another Sentry SDK) a <code>release</code>, and it sends a session for each page
+              Give <code>@sentry/browser</code> (or another Sentry SDK) a <code>release</code>, and it sends a session for each page
               load or request; sessions without a release are not kept.
             </p>
             <p>

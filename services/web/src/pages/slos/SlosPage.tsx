@@ -36,7 +36,7 @@ function BurnRate({ org, project, slo }: { org: string; project: string; slo: Sl
         label={`Burn rate of ${slo.name} per ${history.data.bucket_minutes} minutes over ${slo.window_days} days${latest ? `, latest ${latest.burn_rate}` : ''}`}
       />
       <p className="field-hint">
-        Burn rate: the share of failures in each {history.data.bucket_minutes >= 1_440 ? 'day' : `${history.data.bucket_minutes / 60}-hour bucket`} over the{' '}
+        Burn rate: the share of failures in each {history.data.bucket_minutes >= 1_440 ? 'day' : history.data.bucket_minutes >= 60 ? `${history.data.bucket_minutes / 60}-hour bucket` : `${history.data.bucket_minutes}-minute bucket`} over the{' '}
         {percent(100 - slo.target_percent)} the target allows. Above 1, the budget runs out before the window ends.
       </p>
     </>

@@ -181,7 +181,7 @@ export default function VitalsPage() {
         ) : (
           <EmptyState title="No vitals yet">
             <p>
-              No vitals yet: add the browser client (<code>@tlm/client/browser</code>) or <code>@sentry/browser</code> with tracing
+              Add the browser client (<code>@tlm/client/browser</code>) or <code>@sentry/browser</code> with tracing
               (<code>browserTracingIntegration()</code>) to your pages. Each page load then sends LCP, INP, CLS, FCP and TTFB.
             </p>
             <p>
