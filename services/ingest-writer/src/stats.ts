@@ -136,21 +136,11 @@ export class StatsTally {
   }
 
   private scopeOf(id: string): Map<string, PropertyTally> {
-    let scope = this.properties.get(id);
-    if (!scope) {
-      scope = new Map();
-      this.properties.set(id, scope);
-    }
-    return scope;
+    return innerMap(this.properties, id);
   }
 
   private eventNamesOf(projectId: string): Map<string, EventNameDelta> {
-    let names = this.eventNames.get(projectId);
-    if (!names) {
-      names = new Map();
-      this.eventNames.set(projectId, names);
-    }
-    return names;
+    return innerMap(this.eventNames, projectId);
   }
 
   private tallyIn(scope: Map<string, PropertyTally>, signal: SchemaSignal, projectId: string, key: string, type: string): PropertyTally {
@@ -170,6 +160,16 @@ export class StatsTally {
     current.items += delta.items;
     this.usage.set(id, current);
   }
+}
+
+/** The map kept under `key` in `outer`, made empty on first use. */
+function innerMap<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
 }
 
 /** How a value is shown as an example: arrays as JSON text, long strings cut. */
