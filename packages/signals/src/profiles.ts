@@ -81,7 +81,17 @@ export interface InspectedProfile {
   /** Epoch milliseconds of the first and last sample, when the samples carry times. */
   firstTs: number | null;
   lastTs: number | null;
+  /** Sentry's chunk names these at its top level; text of at most 256 characters, as the parameters allow. */
+  platform: string | null;
+  release: string | null;
+  environment: string | null;
 }
+
+const MAX_NAME_CHARS = 256;
+const nameIn = (profile: Record<string, unknown>, key: string): string | null => {
+  const value = profile[key];
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_CHARS ? value : null;
+};
 
 /** Checks that a profile body is one JSON object, then reads what it says about itself (`describeProfile`). */
 export function inspectProfile(body: Buffer): ItemResult<InspectedProfile> {
@@ -96,13 +106,15 @@ export function inspectProfile(body: Buffer): ItemResult<InspectedProfile> {
 }
 
 /**
- * Sentry's sample format v2 gives samples and their times (`profile.samples[].timestamp`, seconds); of other formats
- * only a top-level `samples` array is counted. Bodies are stored as they are either way.
+ * Sentry's sample format v2 gives samples and their times (`profile.samples[].timestamp`, seconds), and its platform,
+ * release and environment at the top level; of other formats only a top-level `samples` array is counted. Bodies are
+ * stored as they are either way.
  */
 export function describeProfile(profile: Record<string, unknown>): InspectedProfile {
+  const names = { platform: nameIn(profile, 'platform'), release: nameIn(profile, 'release'), environment: nameIn(profile, 'environment') };
   const nested = (profile['profile'] as { samples?: unknown } | null | undefined)?.samples;
   const samples = Array.isArray(nested) ? nested : profile['samples'];
-  if (!Array.isArray(samples)) return { sampleCount: null, firstTs: null, lastTs: null };
+  if (!Array.isArray(samples)) return { sampleCount: null, firstTs: null, lastTs: null, ...names };
   let firstTs: number | null = null;
   let lastTs: number | null = null;
   for (const sample of Array.isArray(nested) ? nested : []) {
@@ -112,7 +124,7 @@ export function describeProfile(profile: Record<string, unknown>): InspectedProf
     if (firstTs === null || ms < firstTs) firstTs = ms;
     if (lastTs === null || ms > lastTs) lastTs = ms;
   }
-  return { sampleCount: samples.length, firstTs, lastTs };
+  return { sampleCount: samples.length, firstTs, lastTs, ...names };
 }
 
 export function toProfileChunkRecord(
@@ -134,9 +146,10 @@ export function toProfileChunkRecord(
     chunkId: params.chunkId,
     profilerId: params.profilerId,
     profileType: params.profileType,
-    platform: params.platform ?? null,
-    release: params.release ?? null,
-    environment: params.environment ?? null,
+    // The parameters win; what the body names fills those left out (Sentry's chunks name all three).
+    platform: params.platform ?? profile.platform,
+    release: params.release ?? profile.release,
+    environment: params.environment ?? profile.environment,
     sampleCount: params.sampleCount ?? profile.sampleCount ?? 0,
     startedAt: span.value.start,
     endedAt: span.value.end,

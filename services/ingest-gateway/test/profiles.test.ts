@@ -70,6 +70,20 @@ describe('POST /v1/profiles/chunks', () => {
     expect(row).toMatchObject({ profiler_id: 'prof-b', profile_type: 'cpu', sample_count: 7, started_at: new Date(T0).toISOString(), ended_at: new Date(T0 + 60).toISOString() });
   });
 
+  it("takes the platform, release and environment a Sentry body names when the parameters leave them out, the parameters' own first", async () => {
+    const fromBody = await postChunk('profiler_id=prof-c', JSON.stringify(sentryChunk('ignored', 'ignored', 3)));
+    expect(fromBody.status).toBe(202);
+    const [row] = await storedChunk(fromBody.body.chunk_id);
+    expect(row).toMatchObject({ platform: 'node', release: 'api@2.0.0', environment: 'production' });
+    const named = await postChunk('profiler_id=prof-c&release=api%403.0&environment=staging', JSON.stringify(sentryChunk('ignored', 'ignored', 3)));
+    const [namedRow] = await storedChunk(named.body.chunk_id);
+    expect(namedRow).toMatchObject({ platform: 'node', release: 'api@3.0', environment: 'staging' });
+    // Text the parameters would refuse is not taken from the body either.
+    const long = await postChunk('profiler_id=prof-c', JSON.stringify({ ...sentryChunk('ignored', 'ignored', 1), release: 'r'.repeat(257), platform: 7 }));
+    const [longRow] = await storedChunk(long.body.chunk_id);
+    expect(longRow).toMatchObject({ platform: null, release: null, environment: 'production' });
+  });
+
   it('accepts a body of exactly 10 MiB', async () => {
     const chunkId = unique('big');
     const prefix = '{"pad":"';
