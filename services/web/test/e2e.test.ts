@@ -282,6 +282,15 @@ describe('a newcomer in the browser', () => {
     await name.click();
     expect(await name.getAttribute('aria-pressed')).toBe('true');
     await screenshot(page, '11c-trace-long-span-name');
+
+    // Charted by span name, the long one is cut in the legend, which stays on one line.
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/services?range=1h`);
+    await page.getByRole('region', { name: 'stock', exact: true }).getByRole('button', { name: 'Chart this service' }).click();
+    const legendName = page.locator('.u-legend .u-label', { hasText: LONG_SPAN_NAME.slice(0, 20) });
+    await legendName.waitFor();
+    expect((await legendName.boundingBox())!.width).toBeLessThan(400);
+    expect((await page.locator('.u-legend').boundingBox())!.height).toBeLessThan(40);
+    await screenshot(page, '11d-services-long-span-name');
   });
 
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
