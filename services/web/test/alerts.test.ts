@@ -56,7 +56,7 @@ describe('the alert pages', () => {
   it('shows an empty list with the way to create a rule', async () => {
     await app.goto(projectPage('alerts'));
     await app.getByRole('heading', { name: 'No alert rules yet' }).waitFor();
-    await app.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Alerts' }).waitFor();
+    await app.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Alerts' }).waitFor();
   });
 
   it('creates a rule in the form: the metric in the GQL editor, a preview of the last day with the threshold, a Slack channel', async () => {
@@ -146,7 +146,7 @@ describe('the alert pages', () => {
     expect(slackMessages.filter((message) => message.text.startsWith('Firing: Checkout errors'))).toHaveLength(1);
     await screenshot(app, 'alerts-rule');
 
-    await app.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Alerts' }).click();
+    await app.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Alerts' }).click();
     const row = app.getByRole('row').filter({ hasText: 'Checkout errors' });
     await row.getByText('firing', { exact: true }).waitFor();
     await screenshot(app, 'alerts-list');

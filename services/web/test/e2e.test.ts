@@ -368,7 +368,7 @@ describe('a newcomer in the browser', () => {
     await page.goto(`/orgs/${state.org}/projects/${unknown}/issues`);
     await page.getByRole('heading', { name: 'No such project in this organization' }).waitFor();
     await expect(page.getByRole('combobox', { name: 'Project' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).resolves.toBe('Unknown project');
-    expect(await page.getByRole('navigation', { name: 'Project' }).count()).toBe(0);
+    expect(await page.getByRole('navigation', { name: 'Project pages' }).count()).toBe(0);
     await screenshot(page, '14b-unknown-project');
     await page.goto(`/orgs/${unknown}/projects`);
     await page.getByRole('heading', { name: 'No such organization' }).waitFor();

@@ -39,7 +39,7 @@ afterAll(async () => {
 describe('the exports page', () => {
   it('shows no exports at first, reached from the project sidebar', async () => {
     await app.goto(`/orgs/${setup.session.organization.id}/projects/${setup.project.id}/explore`);
-    await app.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Exports' }).click();
+    await app.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Exports' }).click();
     await app.getByRole('heading', { name: 'No exports yet' }).waitFor();
   });
 

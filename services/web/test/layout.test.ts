@@ -78,7 +78,7 @@ describe('the shell on narrow and wide screens', () => {
       const box = await page.getByRole('banner').getByRole('link', { name, exact: true }).boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     }
-    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: /^Project/ }).waitFor();
   });
 

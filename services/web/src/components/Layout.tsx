@@ -97,7 +97,7 @@ export function Layout() {
       </header>
       <div className="body">
         {base ? (
-          <nav className="sidebar" aria-label="Project">
+          <nav className="sidebar" aria-label="Project pages">
             <NavLink to={`${base}/explore`}>Explore</NavLink>
             <NavLink to={`${base}/issues`}>Issues</NavLink>
             <NavLink to={`${base}/traces`}>Traces</NavLink>
