@@ -282,6 +282,11 @@ describe('a newcomer in the browser', () => {
     await name.click();
     expect(await name.getAttribute('aria-pressed')).toBe('true');
     await screenshot(page, '11c-trace-long-span-name');
+    // In a 1,280-pixel window the waterfall fits beside the side panel: nothing of its axis is cut off to the right.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const waterfall = page.locator('.waterfall-scroll');
+    await eventually(async () => expect(await waterfall.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0));
+    await page.setViewportSize({ width: 1360, height: 900 });
 
     // Charted by span name, the long one is cut in the legend, which stays on one line.
     await page.goto(`/orgs/${state.org}/projects/${state.project}/services?range=1h`);
