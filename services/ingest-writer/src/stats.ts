@@ -124,7 +124,7 @@ export class StatsTally {
       const scope = this.scopeOf(`${delta.projectId}\u0000${delta.signal}`);
       const tally = this.tallyIn(scope, delta.signal, delta.projectId, delta.key, delta.type);
       tally.volume += delta.volume;
-      for (const example of delta.examples) if (tally.examples.length < MAX_EXAMPLES) keepExample(tally, example);
+      for (const example of delta.examples) if (tally.examples.length < maxExamples) keepExample(tally, example);
     }
     for (const delta of taken.eventNames) {
       const names = this.eventNamesOf(delta.projectId);

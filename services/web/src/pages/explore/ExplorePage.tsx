@@ -52,9 +52,9 @@ function Summary({ timed, stale }: { timed: TimedAnswer; stale: boolean }) {
   );
 }
 
-/** Nothing came back: either the source holds nothing yet (set the project up) or the conditions matched nothing. */
 const WEEK_MS = 7 * 86_400_000;
 
+/** Nothing came back: either the source holds nothing yet (set the project up) or the conditions matched nothing. */
 function NoResults({ org, project, source, query, onWiden }: { org: string; project: string; source: string; query: string; onWiden: (text: string) => void }) {
   const hasRows = useSourceHasRows(org, project, source, true);
   if (hasRows.isPending) return <Loading what={`whether ${source} has any data`} />;
