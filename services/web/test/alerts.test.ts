@@ -210,8 +210,11 @@ describe('the SLO page', () => {
     await form.getByLabel('Name', { exact: true }).fill('Payments succeed');
     await form.getByLabel('Target (%)').fill('90');
     await form.getByLabel('Window (days)').fill('7');
-    await form.getByLabel('Good (GQL count)').fill(`from:events event_name:${marker}_ok | count`);
-    await form.getByLabel('Total (GQL count)').fill(`from:events event_name:[${marker}_ok, ${marker}_failed] | count`);
+    // Each query field is named by its label alone; the hint below them is their description.
+    await form.getByRole('textbox', { name: 'Good (GQL count)', exact: true }).fill(`from:events event_name:${marker}_ok | count`);
+    const total = form.getByRole('textbox', { name: 'Total (GQL count)', exact: true });
+    expect(await total.getAttribute('aria-describedby')).toBe(await form.getByText(/Count queries without a time range/).getAttribute('id'));
+    await total.fill(`from:events event_name:[${marker}_ok, ${marker}_failed] | count`);
     await form.getByRole('button', { name: 'Create SLO' }).click();
     const panel = app.getByRole('region', { name: 'Payments succeed' });
     await panel.waitFor();

@@ -43,6 +43,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+const ONLY_OWNER = 'The only owner: make another member an owner to leave.';
 const settingsPath = () => `/orgs/${owner.organization.id}/settings`;
 
 async function roles(): Promise<Record<string, string>> {
@@ -110,10 +111,17 @@ describe('inviting a person from the organization page', () => {
     await page.goto(settingsPath());
     const members = page.getByRole('table', { name: 'Members' });
     await members.getByRole('cell', { name: invitee, exact: true }).waitFor();
+    // The sole owner is not offered to leave; with a second owner, they are.
+    const leave = members.getByRole('button', { name: `Leave ${owner.user.email}` });
+    await members.getByText(ONLY_OWNER).waitFor();
+    expect(await leave.count()).toBe(0);
     await page.getByLabel(`Role of ${invitee}`).selectOption('owner');
     await eventually(async () => expect((await roles())[invitee]).toBe('owner'));
+    await leave.waitFor();
+    expect(await members.getByText(ONLY_OWNER).count()).toBe(0);
     await page.getByLabel(`Role of ${invitee}`).selectOption('member');
     await eventually(async () => expect((await roles())[invitee]).toBe('member'));
+    await members.getByText(ONLY_OWNER).waitFor();
     await screenshot(page, 'members-organization');
 
     await members.getByRole('button', { name: `Remove ${invitee}` }).click();

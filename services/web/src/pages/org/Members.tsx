@@ -10,6 +10,9 @@ import { useChangeRole, useMembers, useRemoveMember } from './hooks';
 
 const LAST_OWNER_NEXT = 'Make another member an owner first: an organization always keeps at least one owner.';
 
+/** In place of "Leave" on the sole owner's row. */
+const ONLY_OWNER = 'The only owner: make another member an owner to leave.';
+
 /** What to do after a refused change: a 409 here is the last-owner rule. */
 const nextStep = (error: unknown) => (error instanceof ApiError && error.status === 409 ? LAST_OWNER_NEXT : 'Reload the page and try again.');
 
@@ -20,6 +23,8 @@ export function Members({ org, me, isOwner }: { org: string; me: string; isOwner
   const navigate = useNavigate();
   const [removing, setRemoving] = useState<Member | null>(null);
   const leaving = removing?.user_id === me;
+  // The server refuses to remove or demote the last owner (409); the sole owner is not offered to leave.
+  const owners = members.data?.filter((member) => member.role === 'owner').length ?? 0;
   return (
     <section className="panel" aria-labelledby="org-members">
       <h2 id="org-members" className="panel-title">
@@ -72,7 +77,9 @@ export function Members({ org, me, isOwner }: { org: string; me: string; isOwner
                   <RelativeTime iso={member.joined_at} />
                 </td>
                 <td>
-                  {isOwner || member.user_id === me ? (
+                  {member.user_id === me && member.role === 'owner' && owners === 1 ? (
+                    <span className="muted">{ONLY_OWNER}</span>
+                  ) : isOwner || member.user_id === me ? (
                     <button type="button" className="button button-small button-danger" onClick={() => setRemoving(member)}>
                       {member.user_id === me ? 'Leave' : 'Remove'}
                       <span className="visually-hidden"> {member.email}</span>

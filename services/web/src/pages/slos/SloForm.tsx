@@ -1,5 +1,5 @@
 import type { NewSlo, Slo } from '@tlm/api-schemas';
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../../components/States';
 
 /** Name, target, window and the good and total count queries of an SLO, new or changed. */
@@ -26,6 +26,7 @@ export function SloForm({
     total: slo?.total ?? 'from:spans | count',
   };
   const [values, setValues] = useState(initial);
+  const hintId = useId();
   const set = (field: keyof typeof initial) => (event: { target: { value: string } }) => setValues((current) => ({ ...current, [field]: event.target.value }));
 
   const submit = (event: FormEvent) => {
@@ -54,15 +55,16 @@ export function SloForm({
       </div>
       <label className="field">
         <span>Good (GQL count)</span>
-        <input type="text" className="mono" required maxLength={4000} value={values.good} onChange={set('good')} />
+        <input type="text" className="mono" required maxLength={4000} value={values.good} onChange={set('good')} aria-describedby={hintId} />
       </label>
       <label className="field">
         <span>Total (GQL count)</span>
-        <input type="text" className="mono" required maxLength={4000} value={values.total} onChange={set('total')} />
-        <span className="field-hint">
-          Count queries without a time range, e.g. <code>from:events event_name:checkout_done | count</code> over <code>from:events event_name:checkout_started | count</code>.
-        </span>
+        <input type="text" className="mono" required maxLength={4000} value={values.total} onChange={set('total')} aria-describedby={hintId} />
       </label>
+      {/* Outside the labels, so it describes both queries without becoming part of either one's name. */}
+      <p id={hintId} className="field-hint">
+        Count queries without a time range, e.g. <code>from:events event_name:checkout_done | count</code> over <code>from:events event_name:checkout_started | count</code>.
+      </p>
       {error ? <ErrorNotice error={error} next="Correct what the message names and save again; nothing was saved." /> : null}
       <div className="row">
         <button type="submit" className="button button-primary" disabled={saving}>
