@@ -124,6 +124,27 @@ describe('the alert pages', () => {
     await app.getByRole('img', { name: /The metric over the last day/ }).waitFor();
   });
 
+  it('says why a sentence has no query and offers questions the project can answer, keeping the editor as it was', async () => {
+    await app.goto(projectPage('alerts/new'));
+    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    await editor.waitFor();
+    const before = await editor.textContent();
+    await app.getByLabel('Ask in plain words').fill('how many refunds today');
+    await app.getByRole('button', { name: 'Ask', exact: true }).click();
+    const status = app.getByRole('status').filter({ hasText: 'No query answers that question.' });
+    await status.getByText(/Nothing in this project is called "refunds"/).waitFor();
+    expect(await editor.textContent()).toBe(before);
+    await screenshot(app, 'alerts-nl-no-query');
+    const suggestions = status.getByRole('button');
+    expect(await suggestions.count()).toBeGreaterThan(0);
+    const question = (await suggestions.first().textContent())!;
+    await suggestions.first().click();
+    expect(await app.getByLabel('Ask in plain words').inputValue()).toBe(question);
+    // The suggestion is answered with a query: the note goes, and the editor holds the answer.
+    await status.waitFor({ state: 'detached', timeout: 15_000 });
+    expect(await editor.textContent()).toMatch(/^from:\w+ .*\| \w+/);
+  });
+
   it('shows the rule firing once its logs arrive, with its event and the event’s Slack delivery sent', async () => {
     const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
     await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: Array.from({ length: 3 }, () => ({ severity: 'error', message: `${marker} failure` })) } });

@@ -53,7 +53,12 @@ export interface AutocompleteAnswer {
 }
 
 export interface NlAnswer {
+  /** Empty when the prompt had no meaning for the project. */
   gql: string;
   valid: boolean;
   parsed: unknown;
+  /** Why there is no valid query. */
+  reason?: string;
+  /** Questions the project can answer, when the prompt had no meaning for it. */
+  suggestions?: string[];
 }

@@ -143,11 +143,15 @@ export function NaturalLanguageBox({
 }) {
   const [prompt, setPrompt] = useState('');
   const ask = useNaturalLanguageQuery(org, project, mode);
+  const askFor = (question: string) => {
+    // A prompt with no meaning for the project answers no query: the editor keeps what it holds.
+    ask.mutate(question, { onSuccess: (answer) => (answer.gql ? onQuery(answer.gql, answer.valid) : undefined) });
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!prompt.trim()) return;
-    ask.mutate(prompt.trim(), { onSuccess: (answer) => onQuery(answer.gql, answer.valid) });
+    if (prompt.trim()) askFor(prompt.trim());
   };
+  const answer = ask.data;
   return (
     <form className="explore-nl" onSubmit={submit}>
       <label className="explore-nl-label">
@@ -164,14 +168,39 @@ export function NaturalLanguageBox({
         {ask.isPending ? 'Asking…' : 'Ask'}
       </button>
       {ask.isError ? <ErrorNotice error={ask.error} /> : null}
-      {ask.data && !ask.data.valid ? (
-        <p className="explore-note" role="status">
-          {invalidNote}
-        </p>
+      {answer && !answer.valid ? (
+        <div className="explore-note" role="status">
+          <p>
+            {answer.gql ? invalidNote : 'No query answers that question.'}
+            {answer.reason ? ` ${capitalised(answer.reason)}.` : null}
+          </p>
+          {answer.suggestions && answer.suggestions.length > 0 ? (
+            <div className="explore-nl-suggestions">
+              <span>Questions this project can answer:</span>
+              {answer.suggestions.map((suggestion) => (
+                <button
+                  key={suggestion}
+                  type="button"
+                  className="button button-small"
+                  disabled={ask.isPending}
+                  onClick={() => {
+                    setPrompt(suggestion);
+                    askFor(suggestion);
+                  }}
+                >
+                  {suggestion}
+                </button>
+              ))}
+            </div>
+          ) : null}
+        </div>
       ) : null}
     </form>
   );
 }
+
+/** The reason as a sentence of its own: the server's reasons begin in lower case. */
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1).replace(/\.$/, '');
 
 /** The project's recent queries; picking one runs it again. Closes on a pick, a click or focus elsewhere, or Escape. */
 export function HistoryMenu({ history, onPick }: { history: string[]; onPick: (query: string) => void }) {
