@@ -83,6 +83,16 @@ describe('a newcomer in the browser', () => {
     state.project = /\/projects\/([^/]+)\/onboarding/.exec(page.url())![1]!;
     await page.getByText(/waiting for the first log/i).waitFor();
     await screenshot(page, '04-onboarding');
+    // The Sentry snippets' logs come with the public key: the setting they need is beside them.
+    const token = (await context.cookies()).find((cookie) => cookie.name === 'tlm_session')!.value;
+    const allowsBrowserLogs = async () => (await server.api.get(`/api/orgs/${state.org}/projects/${state.project}`, { token })).body.allow_browser_logs;
+    const choice = page.getByRole('checkbox', { name: 'Allow browser logs' });
+    expect(await choice.isChecked()).toBe(false);
+    await choice.check();
+    await eventually(async () => expect(await allowsBrowserLogs()).toBe(true));
+    await choice.uncheck();
+    await eventually(async () => expect(await allowsBrowserLogs()).toBe(false));
+    expect(await choice.isChecked()).toBe(false);
   });
 
   it('creates a secret key, sees it once and copies it', async () => {
@@ -336,6 +346,14 @@ describe('a newcomer in the browser', () => {
     await page.goto(`/orgs/${state.org}/usage`);
     await page.getByText(/free/i).first().waitFor();
     await screenshot(page, '14-usage');
+  });
+
+  it('says under a query that does not parse what could stand where it stopped, and how GQL reads', async () => {
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('events where name = signup')}`);
+    const notice = page.getByRole('alert').filter({ hasText: "unexpected 'where' at column 8" });
+    await notice.getByText("Expected there: AND or OR, a condition, '|' or a field name.").waitFor();
+    await notice.getByText('from:events event_name:signup | count by time(1h)').waitFor();
+    await screenshot(page, '13b-explore-query-error');
   });
 
   it('deletes a project from its settings, lands on the projects page and restores it from there', async () => {

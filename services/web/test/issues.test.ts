@@ -260,6 +260,20 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await page.getByText(/order 42 could not be processed/).first().waitFor();
   });
 
+  it("links an error row of the explorer, and an issue row, to the issue's page", async () => {
+    const explore = (query: string) => page.goto(`/orgs/${setup.session.organization.id}/projects/${setup.project.id}/explore?q=${encodeURIComponent(query)}`);
+    const [error] = await gqlRows(server.api, setup.secretKey, 'from:errors last:1d | sort timestamp desc | fields id, issue_id | limit 1');
+    for (const query of [`from:errors last:1d id:"${error!['id']}"`, `from:issues id:"${error!['issue_id']}"`]) {
+      await explore(query);
+      await page.getByText('1 row').waitFor();
+      await page.getByRole('button', { name: 'Row details' }).first().click();
+      const link = page.getByRole('link', { name: 'View issue' });
+      expect(await link.getAttribute('href')).toBe(`${issuesPath()}/${error!['issue_id']}`);
+    }
+    await page.getByRole('link', { name: 'View issue' }).click();
+    await page.waitForURL(`**${issuesPath()}/${error!['issue_id']}`);
+  });
+
   it('pages through more issues than a page holds: 100 a page, Next and Previous kept in the URL', async () => {
     // Another project of the organization, whose 105 errors of different types become 105 issues.
     const project = await createProject(server.api, setup.session, { name: 'many' });

@@ -21,4 +21,8 @@ describe('the setup snippets', () => {
     expect(snippet('sentry-node').code).toContain('enableLogs: true');
     expect(snippet('sentry-node').intro).toContain('"Allow browser logs"');
   });
+
+  it('turn the OpenTelemetry SDK\'s metrics exporter off: the service takes no OTLP metrics, and each export would answer 404', () => {
+    expect(snippet('opentelemetry').code).toContain('export OTEL_METRICS_EXPORTER="none"');
+  });
 });

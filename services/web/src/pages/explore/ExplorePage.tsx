@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { durationMs } from '../../components/charts';
@@ -17,6 +17,22 @@ function queryErrorOf(error: unknown, text: string): QueryError | null {
   if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
   const offset = error.details?.['offset'];
   return typeof offset === 'number' ? { text, offset, message: error.message } : null;
+}
+
+/** What a query that does not parse could have had where it stopped, and how GQL reads, under its error. */
+function gqlHelp(error: unknown): ReactNode {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return undefined;
+  const expected = error.details?.['expected'];
+  const choices = Array.isArray(expected) ? expected.filter((one): one is string => typeof one === 'string') : [];
+  return (
+    <>
+      {choices.length > 0 ? <p>Expected there: {choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`}.</p> : null}
+      <p>
+        GQL filters with <code>field:value</code> after a source and aggregates after a pipe, e.g.{' '}
+        <code>from:events event_name:signup | count by time(1h)</code>. The Schema list beside the results names each source's fields.
+      </p>
+    </>
+  );
 }
 
 const plural = (count: number, one: string) => `${count.toLocaleString()} ${count === 1 ? one : `${one}s`}`;
@@ -180,7 +196,7 @@ export default function ExplorePage() {
             <LiveTail org={org} project={project} query={urlQuery} />
           ) : (
             <>
-              {answer.isError ? <ErrorNotice error={answer.error} /> : null}
+              {answer.isError ? <ErrorNotice error={answer.error} next={gqlHelp(answer.error)} /> : null}
               {answer.isPending ? <Loading what="results" /> : null}
               {shown ? (
                 <>
@@ -194,7 +210,7 @@ export default function ExplorePage() {
                       onWiden={run}
                     />
                   ) : shown.answer.data.mode === 'search' ? (
-                    <ResultsTable rows={shown.answer.data.results} org={org} project={project} label="Results" />
+                    <ResultsTable rows={shown.answer.data.results} org={org} project={project} label="Results" source={shown.answer.data.table} />
                   ) : (
                     <AggregateResults answer={shown.answer} answeredAt={answer.dataUpdatedAt} />
                   )}

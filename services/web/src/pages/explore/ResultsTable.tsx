@@ -23,7 +23,7 @@ function Cell({ column, value }: { column: string; value: unknown }) {
  * Search results as a virtualised table: only the rows in view are in the page, so 10,000 rows scroll smoothly.
  * A row opens (click, or its button with Enter) to show every field and each property bag.
  */
-export function ResultsTable({ rows, org, project, label }: { rows: ResultRow[]; org: string; project: string; label: string }) {
+export function ResultsTable({ rows, org, project, label, source }: { rows: ResultRow[]; org: string; project: string; label: string; source?: string }) {
   const columnsOfRows = useMemo(() => resultColumns(rows), [rows]);
   const columns = useMemo<ColumnDef<ResultRow>[]>(
     () => [
@@ -122,7 +122,7 @@ export function ResultsTable({ rows, org, project, label }: { rows: ResultRow[];
               {row.getIsExpanded() ? (
                 <tr className="explore-detail-row">
                   <td colSpan={span}>
-                    <RowDetail row={row} org={org} project={project} />
+                    <RowDetail row={row} org={org} project={project} source={source} />
                   </td>
                 </tr>
               ) : null}
@@ -146,13 +146,18 @@ function Value({ value }: { value: unknown }) {
 }
 
 /** Every field of a row and each of its property bags as key/value lists, with a link to the row's trace. */
-function RowDetail({ row, org, project }: { row: Row<ResultRow>; org: string; project: string }) {
+function RowDetail({ row, org, project, source }: { row: Row<ResultRow>; org: string; project: string; source?: string }) {
   const { fields, bags } = rowSections(row.original);
-  const traceId = typeof row.original['trace_id'] === 'string' && row.original['trace_id'] ? row.original['trace_id'] : undefined;
+  const text = (field: string) => (typeof row.original[field] === 'string' && row.original[field] ? (row.original[field] as string) : undefined);
+  const traceId = text('trace_id');
+  // An error row names its issue; an issue row is one.
+  const issueId = source === 'issues' ? text('id') : text('issue_id');
+  const projectPage = `/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}`;
   return (
     <div className="explore-detail" onClick={(event) => event.stopPropagation()}>
       <div className="row">
-        {traceId ? <Link to={`/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}/traces/${encodeURIComponent(traceId)}`}>View trace</Link> : null}
+        {issueId ? <Link to={`${projectPage}/issues/${encodeURIComponent(issueId)}`}>View issue</Link> : null}
+        {traceId ? <Link to={`${projectPage}/traces/${encodeURIComponent(traceId)}`}>View trace</Link> : null}
         <CopyButton text={JSON.stringify(row.original, null, 2)} label="Copy as JSON" />
       </div>
       <section aria-label="Fields">

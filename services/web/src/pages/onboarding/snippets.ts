@@ -21,7 +21,7 @@ export function snippets({ origin, dsn, publicKey, secretKey }: SnippetValues): 
       id: 'sentry-node',
       title: 'Sentry (Node)',
       intro:
-        'Errors, traces and logs from Node with the unmodified Sentry SDK: give it the DSN. Its logs come with the DSN\'s public key, so they need "Allow browser logs" in Settings; errors and traces need nothing more.',
+        'Errors, traces and logs from Node with the unmodified Sentry SDK: give it the DSN. Its logs come with the DSN\'s public key, so they need "Allow browser logs" (above, or in Settings); errors and traces need nothing more.',
       install: 'npm install @sentry/node',
       code: `import * as Sentry from '@sentry/node';
 
@@ -52,13 +52,14 @@ Sentry.captureMessage('hello from @sentry/browser');`,
     {
       id: 'opentelemetry',
       title: 'OpenTelemetry',
-      intro: `Traces and logs over OTLP/HTTP (protobuf or JSON): the endpoint is ${origin}/v1/otlp, traces go to /v1/otlp/v1/traces and logs to /v1/otlp/v1/logs, with the header Authorization: Bearer <key>. For the Node SDK, set these variables and start your app with the auto-instrumentation:`,
+      intro: `Traces and logs over OTLP/HTTP (protobuf or JSON): the endpoint is ${origin}/v1/otlp, traces go to /v1/otlp/v1/traces and logs to /v1/otlp/v1/logs, with the header Authorization: Bearer <key>. This service takes no OTLP metrics, so the metrics exporter is off. For the Node SDK, set these variables and start your app with the auto-instrumentation:`,
       install: 'npm install @opentelemetry/api @opentelemetry/auto-instrumentations-node',
       code: `export OTEL_SERVICE_NAME="my-service"
 export OTEL_EXPORTER_OTLP_ENDPOINT="${origin}/v1/otlp"
 export OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer ${secretKey}"
 export OTEL_TRACES_EXPORTER="otlp"
 export OTEL_LOGS_EXPORTER="otlp"
+export OTEL_METRICS_EXPORTER="none"
 node --require @opentelemetry/auto-instrumentations-node/register app.js`,
     },
     {
