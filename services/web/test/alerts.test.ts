@@ -199,7 +199,13 @@ describe('the alert pages', () => {
     expect(await app.getByLabel('Channel 1 URL').inputValue()).toBe(slackUrl());
     await app.getByLabel('Threshold', { exact: true }).fill('50');
     await app.getByRole('button', { name: 'Add channel' }).click();
-    await app.getByLabel('Channel 2 URL').fill(slackUrl().replace('/services/T000/B000/hook', '/webhook'));
+    // A URL without its scheme is refused in the browser, before any request, as the server would refuse it.
+    const url = app.getByLabel('Channel 2 URL');
+    await url.fill('example.com/webhook');
+    await app.getByRole('button', { name: 'Save rule' }).click();
+    expect(await url.evaluate((input: HTMLInputElement) => input.validity.patternMismatch)).toBe(true);
+    expect(app.url()).toMatch(/\/edit$/);
+    await url.fill(slackUrl().replace('/services/T000/B000/hook', '/webhook'));
     await app.getByRole('button', { name: 'Save rule' }).click();
     await app.waitForURL(/\/alerts\/[0-9a-f-]{36}$/);
     await app.getByText('> 50 over 10 min').waitFor();
@@ -229,7 +235,11 @@ describe('the SLO page', () => {
     await app.getByRole('heading', { name: 'No SLOs yet' }).waitFor();
     const form = app.getByRole('form', { name: 'Create SLO' });
     await form.getByLabel('Name', { exact: true }).fill('Payments succeed');
+    // A fraction typed for a percentage is taken, and the form says what it means.
+    await form.getByLabel('Target (%)', { exact: true }).fill('0.999');
+    await form.getByText('A percentage: 0.999 means 0.999%, not 99.9%.').waitFor();
     await form.getByLabel('Target (%)').fill('90');
+    expect(await form.getByText(/^A percentage:/).count()).toBe(0);
     await form.getByLabel('Window (days)').fill('7');
     // Each query field is named by its label alone; the hint below them is their description.
     await form.getByRole('textbox', { name: 'Good (GQL count)', exact: true }).fill(`from:events event_name:${marker}_ok | count`);

@@ -300,6 +300,9 @@ describe('a newcomer in the browser', () => {
 
     // Charted by span name, the long one is cut in the legend, which stays on one line.
     await page.goto(`/orgs/${state.org}/projects/${state.project}/services?range=1h`);
+    // Every span of an operation counts, so the table and the chart say spans, not requests.
+    await page.getByRole('table', { name: 'Operations of stock' }).getByRole('columnheader', { name: 'Spans', exact: true }).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Chart' }).locator('option:checked').textContent()).toBe('Spans');
     await page.getByRole('region', { name: 'stock', exact: true }).getByRole('button', { name: 'Chart this service' }).click();
     const legendName = page.locator('.u-legend .u-label', { hasText: LONG_SPAN_NAME.slice(0, 20) });
     await legendName.waitFor();

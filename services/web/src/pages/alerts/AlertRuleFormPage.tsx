@@ -174,6 +174,8 @@ function ChannelFields({ index, draft, onChange, onRemove }: { index: number; dr
             type="text"
             inputMode="url"
             required
+            pattern="https?://.+"
+            title="A URL that begins with https:// or http://"
             value={draft.url}
             onChange={(event) => onChange({ ...draft, url: event.target.value })}
             placeholder={draft.type === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://example.com/alerts'}

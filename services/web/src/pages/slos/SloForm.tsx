@@ -27,6 +27,9 @@ export function SloForm({
   };
   const [values, setValues] = useState(initial);
   const hintId = useId();
+  const fractionHintId = useId();
+  const targetId = useId();
+  const fraction = Number(values.target_percent) > 0 && Number(values.target_percent) < 1;
   const set = (field: keyof typeof initial) => (event: { target: { value: string } }) => setValues((current) => ({ ...current, [field]: event.target.value }));
 
   const submit = (event: FormEvent) => {
@@ -44,10 +47,26 @@ export function SloForm({
           <span>Name</span>
           <input type="text" required maxLength={200} value={values.name} onChange={set('name')} placeholder="Checkout succeeds" />
         </label>
-        <label className="field">
-          <span>Target (%)</span>
-          <input type="number" required min={0.001} max={100} step="any" value={values.target_percent} onChange={set('target_percent')} />
-        </label>
+        <div className="field">
+          <label htmlFor={targetId}>Target (%)</label>
+          <input
+            id={targetId}
+            type="number"
+            required
+            min={0.001}
+            max={100}
+            step="any"
+            value={values.target_percent}
+            onChange={set('target_percent')}
+            aria-describedby={fraction ? fractionHintId : undefined}
+          />
+          {/* A fraction typed for a percentage (0.999 for 99.9%) is a valid target, and almost never the one meant. */}
+          {fraction ? (
+            <span id={fractionHintId} className="field-hint field-warn">
+              A percentage: {values.target_percent} means {values.target_percent}%, not {Number((Number(values.target_percent) * 100).toPrecision(6))}%.
+            </span>
+          ) : null}
+        </div>
         <label className="field">
           <span>Window (days)</span>
           <input type="number" required min={1} max={365} step={1} value={values.window_days} onChange={set('window_days')} />

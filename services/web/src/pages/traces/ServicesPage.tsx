@@ -22,7 +22,10 @@ import './traces.css';
 const DEFAULT_RANGE: Range = '1h';
 type Metric = 'requests' | 'p95';
 
-/** Requests, errors and p50/p95/p99 per service and operation: five aggregates joined. */
+/**
+ * Spans, errors and p50/p95/p99 per service and operation: five aggregates joined. Every span of an operation counts,
+ * client and internal ones too, so the page says spans, not requests.
+ */
 function useOperationStats(org: string, project: string, range: Range, by: OperationField, service: string | undefined) {
   const queries = serviceQueries(range, by, service);
   const requests = useGql(org, project, queries.requests, { keepPrevious: true });
@@ -62,7 +65,7 @@ function ServiceChart({ org, project, range, metric, by, service }: { org: strin
     const shape = aggregateShape(answer.data.query);
     return { shape, data: timeSeriesData(answer.data.data.results, shape, rangeBounds(answer.data.query.time_range ?? null, answer.dataUpdatedAt)) };
   }, [answer.data, answer.dataUpdatedAt]);
-  const title = `${metric === 'requests' ? 'Requests' : 'p95 duration (ms)'} per ${bucketOf(range)}, by ${service ? (by === 'name' ? 'span name' : 'op') : 'service'}`;
+  const title = `${metric === 'requests' ? 'Spans' : 'p95 duration (ms)'} per ${bucketOf(range)}, by ${service ? (by === 'name' ? 'span name' : 'op') : 'service'}`;
   return (
     <section className="panel" aria-labelledby="services-chart-title">
       <div className="row">
@@ -122,7 +125,7 @@ function ServiceSection({ name, operations, by, range, org, project, onFocus, fo
           <tr>
             <th scope="col">{by === 'name' ? 'Operation (span name)' : 'Operation (op)'}</th>
             <th scope="col" className="numeric">
-              Requests
+              Spans
             </th>
             <th scope="col" className="numeric">
               Errors
@@ -223,7 +226,7 @@ export default function ServicesPage() {
         <label className="traces-filter">
           <span>Chart</span>
           <select aria-label="Chart" value={metric} onChange={(event) => set('chart', event.target.value === 'p95' ? 'p95' : undefined)}>
-            <option value="requests">Requests</option>
+            <option value="requests">Spans</option>
             <option value="p95">p95 duration</option>
           </select>
         </label>
