@@ -135,6 +135,11 @@ describe('a newcomer in the browser', () => {
 
     await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:1h')}`);
     await page.getByText('checkout step 5 error').waitFor();
+    // Times read in the browser's zone, as on the charts and the other pages; the stored UTC time is the tooltip.
+    const time = page.getByRole('region', { name: 'Results' }).locator('time').first();
+    const utc = (await time.getAttribute('datetime'))!;
+    expect(await time.getAttribute('title')).toBe(`${utc} (UTC)`);
+    expect(await time.textContent()).not.toContain('T');
     await screenshot(page, '08-explorer-search');
     await page.getByText('checkout step 5 error').click();
     await page.getByText('/checkout').first().waitFor();

@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
-import { cellText, resultColumns, rowSections } from './columns';
+import { cellText, localTime, resultColumns, rowSections } from './columns';
 
 type ResultRow = Record<string, unknown>;
 
@@ -14,6 +14,14 @@ const ROW_HEIGHT = 32;
 function Cell({ column, value }: { column: string; value: unknown }) {
   if ((column === 'severity' || column === 'level') && typeof value === 'string') {
     return <span className={`badge ${SEVERITY_BADGES[value] ?? ''}`}>{value}</span>;
+  }
+  const local = localTime(value);
+  if (local) {
+    return (
+      <time dateTime={value as string} title={`${value as string} (UTC)`}>
+        {local}
+      </time>
+    );
   }
   const text = cellText(value);
   return <span className={value === null || value === undefined ? 'muted' : undefined}>{text}</span>;

@@ -37,6 +37,29 @@ export function resultColumns(rows: readonly Record<string, unknown>[], sample =
 }
 
 /** A cell's text: bags as `key=value` pairs, lists and other objects as JSON, nothing as an em dash. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/**
+ * A UTC timestamp of a row (`2026-12-01T03:15:08.123Z`) in the browser's time zone, to the millisecond, as the
+ * charts and the other pages show times; undefined for any other value.
+ */
+export function localTime(value: unknown, timeZone?: string): string | undefined {
+  if (typeof value !== 'string' || !ISO_TIME.test(value)) return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) return undefined;
+  return time.toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    fractionalSecondDigits: 3,
+    hour12: false,
+    timeZone,
+  });
+}
+
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (isBag(value)) {
