@@ -272,6 +272,12 @@ describe('the issue pages on errors from @sentry/browser', () => {
     }
     await page.getByRole('link', { name: 'View issue' }).click();
     await page.waitForURL(`**${issuesPath()}/${error!['issue_id']}`);
+
+    // The setup page's first error links to its issue.
+    const [first] = await gqlRows(server.api, setup.secretKey, 'from:errors | sort received_at asc | fields issue_id | limit 1');
+    await page.goto(`/orgs/${setup.session.organization.id}/projects/${setup.project.id}/onboarding`);
+    await page.getByText(/First error received/).waitFor();
+    expect(await page.getByRole('link', { name: 'See its issue' }).getAttribute('href')).toBe(`${issuesPath()}/${first!['issue_id']}`);
   });
 
   it('pages through more issues than a page holds: 100 a page, Next and Previous kept in the URL', async () => {

@@ -6,7 +6,7 @@ import { latestQuery, useFirstRow, type Source } from './hooks';
 
 const NAMES: Record<Source, string> = { logs: 'log', events: 'event', errors: 'error' };
 
-/** Polls logs, events and errors every 2 s and says when the first of each arrives, with a link to it. */
+/** Polls logs, events and errors every 2 s and says when the first of each arrives, with a link to it (an error's: its issue). */
 export function WaitingForData({ org, project }: { org: string; project: string }) {
   return (
     <ul className="arrivals">
@@ -41,7 +41,12 @@ function Arrival({ org, project, source }: { org: string; project: string; sourc
       <span className="received">
         ✓ First {name} received {row.data.received_at ? relativeTime(row.data.received_at, now) : 'just now'}
       </span>{' '}
-      <Link to={explore}>See it in the explorer</Link>
+      {/* An error is read on its issue's page, with its stack trace; logs and events in the explorer. */}
+      {row.data.issue_id ? (
+        <Link to={`/orgs/${org}/projects/${project}/issues/${row.data.issue_id}`}>See its issue</Link>
+      ) : (
+        <Link to={explore}>See it in the explorer</Link>
+      )}
     </li>
   );
 }

@@ -31,7 +31,7 @@ export function useCreateStarterKeys(org: string, project: string) {
 export type Source = 'logs' | 'events' | 'errors';
 export const latestQuery = (source: Source) => `from:${source} | sort timestamp desc | limit 1`;
 /** The row of a source the server received first: its own timestamp may be set back by the client. */
-export const firstQuery = (source: Source) => `from:${source} | sort received_at asc | fields received_at | limit 1`;
+export const firstQuery = (source: Source) => `from:${source} | sort received_at asc | fields ${source === 'errors' ? 'received_at, issue_id' : 'received_at'} | limit 1`;
 
 /** When a source's first row reached the server, asked every 2 s until one is there. */
 export function useFirstRow(org: string, project: string, source: Source) {
@@ -40,7 +40,7 @@ export function useFirstRow(org: string, project: string, source: Source) {
     queryFn: ({ signal }) =>
       api
         .get<GqlAnswer>(`${projectPath(org, project)}/gql`, { signal, query: { q: firstQuery(source) } })
-        .then((answer) => (answer.data.results[0] as { received_at?: string } | undefined) ?? null),
+        .then((answer) => (answer.data.results[0] as { received_at?: string; issue_id?: string } | undefined) ?? null),
     enabled: Boolean(org && project),
     refetchInterval: (query) => (query.state.data ? false : 2_000),
     refetchIntervalInBackground: false,

@@ -106,11 +106,24 @@ await tlm.close(); // sends what is queued`,
     {
       id: 'curl',
       title: 'curl',
-      intro: 'One log line from the command line.',
+      intro: 'A log line, an event and an error from the command line.',
       code: `curl -X POST ${origin}/v1/logs \\
   -H 'Authorization: Bearer ${secretKey}' \\
   -H 'content-type: application/json' \\
-  -d '{"batch":[{"severity":"info","message":"hello from curl"}]}'`,
+  -d '{"batch":[{"severity":"info","message":"hello from curl"}]}'
+
+curl -X POST ${origin}/v1/events \\
+  -H 'Authorization: Bearer ${secretKey}' \\
+  -H 'content-type: application/json' \\
+  -d '{"batch":[{"event":"signed up","distinctId":"user-1","properties":{"plan":"free"}}]}'
+
+# An error as a Sentry envelope: a header line, an item header, the event.
+printf '%s\\n' '{}' '{"type":"event"}' \\
+  '{"level":"error","exception":{"values":[{"type":"Error","value":"hello from curl"}]}}' |
+curl -X POST ${origin}/v1/envelope \\
+  -H 'Authorization: Bearer ${secretKey}' \\
+  -H 'content-type: application/x-sentry-envelope' \\
+  --data-binary @-`,
     },
   ];
 }

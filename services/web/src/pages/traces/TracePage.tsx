@@ -227,8 +227,9 @@ export default function TracePage() {
       {answer.data && spans.length === 0 ? (
         <EmptyState title="No spans for this trace">
           <p>
-            Nothing in this project's spans has the trace ID <span className="mono">{traceId}</span>. Spans arrive a moment after the
-            exporter sends them; a trace older than the plan's retention is no longer kept.
+            Nothing in this project's spans has the trace ID <span className="mono">{traceId}</span>. SDKs give errors and logs a trace
+            ID even when they send no spans (tracing off, or sampled out); spans that were sent arrive a moment after the exporter sends
+            them, and a trace older than the plan's retention is no longer kept.
           </p>
           <div className="row" style={{ justifyContent: 'center' }}>
             <button type="button" className="button" onClick={() => void answer.refetch()}>
