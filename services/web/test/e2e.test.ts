@@ -55,6 +55,8 @@ describe('a newcomer in the browser', () => {
     await page.goto('/');
     await page.waitForURL(/\/login/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    // A newcomer reads what the product is before any form.
+    await page.getByText('Logs, product analytics, errors, traces and session replays of your apps in one place.').waitFor();
     await screenshot(page, '01-login');
     await page.getByRole('link', { name: /sign up/i }).click();
     await page.waitForURL(/\/signup/);

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice, Loading } from '../../components/States';
+import { AuthBrand } from './AuthBrand';
 import { LINK_REFUSALS, useAcceptInvitation, useInvitationPreview, useLinkToken, useLogoutHere, useSignedIn } from './links';
 import { NewPasswordField } from './CredentialFields';
 
@@ -116,6 +117,7 @@ export default function AcceptInvitationPage() {
   return (
     <main className="auth">
       <div className="auth-card">
+        <AuthBrand />
         <h1>Join an organization</h1>
         {body}
       </div>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { AuthBrand } from './AuthBrand';
 import { useRequestPasswordReset } from './links';
 
 /** Asks for a password reset link by mail; the answer is the same whether or not the address has an account. */
@@ -16,6 +17,7 @@ export default function ForgotPasswordPage() {
   return (
     <main className="auth">
       <div className="auth-card">
+        <AuthBrand />
         <h1>Forgot password</h1>
         {request.isSuccess ? (
           <div className="state state-ok" role="status">

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { AuthBrand } from './AuthBrand';
 import { CredentialFields } from './CredentialFields';
 import { useLogin } from './hooks';
 
@@ -18,6 +19,7 @@ export default function LoginPage() {
   return (
     <main className="auth">
       <div className="auth-card">
+        <AuthBrand />
         <h1>Log in</h1>
         {params.get('deactivated') ? (
           <p className="state state-ok" role="status">

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { AuthBrand } from './AuthBrand';
 import { LINK_REFUSALS, useConfirmPasswordReset, useLinkToken } from './links';
 import { NewPasswordField } from './CredentialFields';
 
@@ -19,6 +20,7 @@ export default function ResetPasswordPage() {
   return (
     <main className="auth">
       <div className="auth-card">
+        <AuthBrand />
         <h1>Choose a new password</h1>
         {!token ? (
           <ErrorNotice error={new Error('This page opens from the link in a password reset mail, and the link is incomplete')} next={<Link to="/forgot-password">Ask for a new link</Link>} />

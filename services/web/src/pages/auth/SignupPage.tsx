@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { AuthBrand } from './AuthBrand';
 import { CredentialFields } from './CredentialFields';
 import { useRestoreAccount, useSignup } from './hooks';
 
@@ -23,6 +24,7 @@ export default function SignupPage() {
   return (
     <main className="auth">
       <div className="auth-card">
+        <AuthBrand />
         <h1>Sign up</h1>
         <form onSubmit={submit}>
           <label className="field">
