@@ -2,19 +2,6 @@ import { localTime } from '../src/pages/explore/columns';
 
 describe('localTime', () => {
   it("shows a row's UTC timestamp in the given time zone, to the millisecond", () => {
-    expect(localTime('2026-12-01T03:15:08.123Z', 'America/Los_Angeles')).toBe(
-      new Date('2026-12-01T03:15:08.123Z').toLocaleString(undefined, {
-        year: 'numeric',
-        month: 'short',
-        day: 'numeric',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-        fractionalSecondDigits: 3,
-        hour12: false,
-        timeZone: 'America/Los_Angeles',
-      }),
-    );
     // The day before in Los Angeles, at 19:15.
     expect(localTime('2026-12-01T03:15:08.123Z', 'America/Los_Angeles')).toMatch(/30.*19:15:08[.,]123/);
     expect(localTime('2026-12-01T03:15:08Z', 'UTC')).toMatch(/1.*03:15:08[.,]000/);

@@ -5,7 +5,7 @@ import type { ApiKey, Project } from '../../api/types';
 import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
 import { SecretValue } from '../../components/SecretValue';
 import { ErrorNotice, Loading } from '../../components/States';
-import { useUpdateProject } from '../settings/hooks';
+import { BrowserLogsChoice } from '../settings/BrowserLogsChoice';
 import { useCreateStarterKeys, type StarterKeys } from './hooks';
 import { Snippets } from './Snippets';
 import { WaitingForData } from './WaitingForData';
@@ -98,7 +98,7 @@ export default function OnboardingPage() {
           copyLabel="Copy OTLP endpoint"
           hint={`Traces at ${origin}/v1/otlp/v1/traces, logs at ${origin}/v1/otlp/v1/logs, with the header Authorization: Bearer ${secretKey}`}
         />
-        <BrowserLogsChoice org={org} project={projectQuery.data} />
+        <SetupBrowserLogs org={org} project={projectQuery.data} />
         <Snippets values={{ origin, dsn, publicKey, secretKey }} />
       </section>
 
@@ -117,25 +117,19 @@ export default function OnboardingPage() {
  * The project's "Allow browser logs" setting beside the snippets: Sentry SDKs send logs with the DSN's public key, so
  * without it the Sentry snippets' logs are refused while their errors and traces arrive.
  */
-function BrowserLogsChoice({ org, project }: { org: string; project: Project }) {
-  const update = useUpdateProject(org, project.id);
+function SetupBrowserLogs({ org, project }: { org: string; project: Project }) {
   return (
     <div className="onboarding-choice">
-      <label className="choice">
-        <input
-          type="checkbox"
-          checked={update.isPending ? Boolean(update.variables?.allow_browser_logs) : project.allow_browser_logs}
-          disabled={update.isPending}
-          onChange={(event) => update.mutate({ allow_browser_logs: event.target.checked })}
-          aria-describedby="onboarding-browser-logs-hint"
-        />
-        <span>Allow browser logs</span>
-      </label>
-      <p id="onboarding-browser-logs-hint" className="field-hint">
-        Logs sent with a public key, as Sentry SDKs and browsers send them, are refused unless this is on; events, errors and traces need nothing
-        more. It is the same setting as in <Link to={`/orgs/${org}/projects/${project.id}/settings`}>Settings</Link>.
-      </p>
-      {update.isError ? <ErrorNotice error={update.error} next="Reload the page and try again." /> : null}
+      <BrowserLogsChoice
+        org={org}
+        project={project}
+        hint={
+          <>
+            Logs sent with a public key, as Sentry SDKs and browsers send them, are refused unless this is on; events, errors and traces need
+            nothing more. It is the same setting as in <Link to={`/orgs/${org}/projects/${project.id}/settings`}>Settings</Link>.
+          </>
+        }
+      />
     </div>
   );
 }

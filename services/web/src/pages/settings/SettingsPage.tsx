@@ -4,6 +4,7 @@ import { afterSuccess, useProject } from '../../api/hooks';
 import type { Project } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading } from '../../components/States';
+import { BrowserLogsChoice } from './BrowserLogsChoice';
 import { useDeleteProject, useUpdateProject } from './hooks';
 
 export default function SettingsPage() {
@@ -63,27 +64,16 @@ function ProjectName({ org, project }: { org: string; project: Project }) {
 }
 
 function BrowserLogs({ org, project }: { org: string; project: Project }) {
-  const update = useUpdateProject(org, project.id);
   return (
     <section className="panel" aria-labelledby="browser-logs">
       <h2 id="browser-logs" className="panel-title">
         Browser logs
       </h2>
-      <label className="choice">
-        <input
-          type="checkbox"
-          checked={update.isPending ? Boolean(update.variables?.allow_browser_logs) : project.allow_browser_logs}
-          disabled={update.isPending}
-          onChange={(event) => update.mutate({ allow_browser_logs: event.target.checked })}
-          aria-describedby="browser-logs-hint"
-        />
-        <span>Allow browser logs</span>
-      </label>
-      <p id="browser-logs-hint" className="field-hint">
-        Public keys (the ones in browsers and apps) can send logs only when this is on; otherwise their logs are refused with 403. They can always
-        send events, errors and traces. Turn it on when your front end sends logs, knowing anyone who reads your page can use its public key.
-      </p>
-      {update.isError ? <ErrorNotice error={update.error} next="Reload the page and try again." /> : null}
+      <BrowserLogsChoice
+        org={org}
+        project={project}
+        hint="Public keys (the ones in browsers and apps) can send logs only when this is on; otherwise their logs are refused with 403. They can always send events, errors and traces. Turn it on when your front end sends logs, knowing anyone who reads your page can use its public key."
+      />
     </section>
   );
 }
