@@ -232,6 +232,11 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await ignored.getByRole('row', { name: PAY_TITLE }).waitFor({ state: 'detached' });
     await ignored.getByRole('row', { name: BASKET_TITLE }).waitFor();
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: 'ignored', filter: 'basket' });
+    // The hint's example: a field's start.
+    await page.getByLabel('Filter with GQL conditions').fill('title:TypeError*');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await ignored.getByRole('row', { name: BASKET_TITLE }).waitFor({ state: 'detached' });
+    await ignored.getByRole('row', { name: PAY_TITLE }).waitFor();
   });
 
   it('links an error made from a log to that log, and shows the exception it was raised while handling', async () => {

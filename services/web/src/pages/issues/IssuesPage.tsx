@@ -91,7 +91,9 @@ function FilterForm({ value, onApply }: { value: string; onApply: (filter: strin
         </button>
       ) : null}
       <span id={hintId} className="field-hint issues-filter-hint">
-        Fields of <code>from:issues</code>: title, culprit, level, event_count, user_count, release_first, release_last, first_seen, last_seen…
+        A bare word searches the issues' text (<code>payment</code>); a field matches its whole value (<code>title:…</code>), or its start
+        with <code>*</code> (<code>title:TypeError*</code>). Fields of <code>from:issues</code>: title, culprit, level, event_count, user_count,
+        release_first, release_last, first_seen, last_seen…
       </span>
     </form>
   );
