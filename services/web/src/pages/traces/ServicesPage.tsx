@@ -20,6 +20,9 @@ import {
 import './traces.css';
 
 const DEFAULT_RANGE: Range = '1h';
+/** A group without a value, as the charts name it, and a span without a service, as this page does. */
+const NONE = '(none)';
+const NO_SERVICE = '(no service)';
 type Metric = 'requests' | 'p95';
 
 /**
@@ -63,8 +66,11 @@ function ServiceChart({ org, project, range, metric, by, service }: { org: strin
   const series = useMemo(() => {
     if (!answer.data) return undefined;
     const shape = aggregateShape(answer.data.query);
-    return { shape, data: timeSeriesData(answer.data.data.results, shape, rangeBounds(answer.data.query.time_range ?? null, answer.dataUpdatedAt)) };
-  }, [answer.data, answer.dataUpdatedAt]);
+    const data = timeSeriesData(answer.data.data.results, shape, rangeBounds(answer.data.query.time_range ?? null, answer.dataUpdatedAt));
+    // Spans without a service are "(no service)" in the legend as in the table below it.
+    if (!service) data.series = data.series.map((line) => (line.label === NONE ? { ...line, label: NO_SERVICE } : line));
+    return { shape, data };
+  }, [answer.data, answer.dataUpdatedAt, service]);
   const title = `${metric === 'requests' ? 'Spans' : 'p95 duration (ms)'} per ${bucketOf(range)}, by ${service ? (by === 'name' ? 'span name' : 'op') : 'service'}`;
   return (
     <section className="panel" aria-labelledby="services-chart-title">
@@ -97,7 +103,7 @@ function ServiceSection({ name, operations, by, range, org, project, onFocus, fo
 }) {
   const requests = operations.reduce((sum, operation) => sum + operation.requests, 0);
   const errors = operations.reduce((sum, operation) => sum + operation.errors, 0);
-  const label = name ?? '(no service)';
+  const label = name ?? NO_SERVICE;
   const id = `service-${label.replace(/[^a-z0-9]+/gi, '-')}`;
   const tracesLink = (operation: string | null) => {
     const search = new URLSearchParams({ range });
