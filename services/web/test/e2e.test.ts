@@ -155,6 +155,13 @@ describe('a newcomer in the browser', () => {
     expect(await page.getByRole('status').filter({ hasText: /the query's limit/ }).count()).toBe(0);
   });
 
+  it('counts the rows of a time series table as buckets of groups', async () => {
+    await runQuery('from:logs | count by time(5m), severity | last:1h');
+    await page.getByText(/^Show the \d+ rows \(a bucket of a group each\) as a table$/).waitFor();
+    await runQuery('from:logs | count by time(5m) | last:1h');
+    await page.getByText(/^Show the \d+ buckets as a table$/).waitFor();
+  });
+
   it('runs an aggregate and draws its bar chart from the data', async () => {
     await runQuery('from:logs | count by severity | last:1h');
     await page.waitForURL(/q=/);
@@ -316,6 +323,12 @@ describe('a newcomer in the browser', () => {
     expect((await legendName.boundingBox())!.width).toBeLessThan(400);
     expect((await page.locator('.u-legend').boundingBox())!.height).toBeLessThan(40);
     await screenshot(page, '11d-services-long-span-name');
+
+    // The query spans sit below each trace's root: their operation's link lists the traces holding one.
+    await page.getByRole('table', { name: 'Operations of stock' }).getByRole('link').first().click();
+    await page.waitForURL(/\/traces\?/);
+    expect(new URL(page.url()).searchParams.get('match')).toBe('any');
+    await page.getByRole('table', { name: 'Traces' }).getByRole('row').nth(1).waitFor();
   });
 
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {

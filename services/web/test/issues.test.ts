@@ -283,6 +283,10 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await page.goto(`/orgs/${setup.session.organization.id}/projects/${setup.project.id}/onboarding`);
     await page.getByText(/First error received/).waitFor();
     expect(await page.getByRole('link', { name: 'See its issue' }).getAttribute('href')).toBe(`${issuesPath()}/${first!['issue_id']}`);
+    // The first log's link opens that very log, not the newest.
+    const [firstLog] = await gqlRows(server.api, setup.secretKey, 'from:logs | sort received_at asc | fields id | limit 1');
+    const logLink = page.getByRole('link', { name: 'See it in the explorer' }).first();
+    expect(new URL((await logLink.getAttribute('href'))!, server.url).searchParams.get('q')).toBe(`from:logs id:"${firstLog!['id']}"`);
   });
 
   it('pages through more issues than a page holds: 100 a page, Next and Previous kept in the URL', async () => {

@@ -1,22 +1,7 @@
 import { useEffect, useState } from 'react';
+import { relativeTime } from './timeAgo';
 
-/** "3 s ago", "5 min ago", "in 29 d": the distance from `now` to an ISO time, in the largest unit that fits. */
-export function relativeTime(iso: string, now: number = Date.now()): string {
-  const time = Date.parse(iso);
-  if (Number.isNaN(time)) return iso;
-  const seconds = Math.round((now - time) / 1000);
-  const past = seconds >= 0;
-  const size = Math.abs(seconds);
-  let amount: string;
-  if (size < 1) return 'just now';
-  if (size < 60) amount = `${size} s`;
-  else if (size < 3_600) amount = `${Math.floor(size / 60)} min`;
-  else if (size < 86_400) amount = `${Math.floor(size / 3_600)} h`;
-  else if (size < 86_400 * 60) amount = `${Math.floor(size / 86_400)} d`;
-  else if (size < 86_400 * 730) amount = `${Math.floor(size / (86_400 * 30))} mo`;
-  else amount = `${Math.floor(size / (86_400 * 365))} y`;
-  return past ? `${amount} ago` : `in ${amount}`;
-}
+export { relativeTime };
 
 /** The current time, updated every `intervalMs`, so relative times keep counting. */
 export function useNow(intervalMs = 1_000): number {
@@ -30,11 +15,12 @@ export function useNow(intervalMs = 1_000): number {
 
 /** A relative time that updates itself, with the exact time on hover; `fallback` when there is no time. */
 export function RelativeTime({ iso, fallback = 'never', intervalMs = 10_000 }: { iso: string | null | undefined; fallback?: string; intervalMs?: number }) {
-  const now = useNow(intervalMs);
+  // The interval re-renders; each render reads the clock, so a time just past never reads as "in 1 s".
+  useNow(intervalMs);
   if (!iso) return <span className="muted">{fallback}</span>;
   return (
     <time dateTime={iso} title={new Date(iso).toLocaleString()}>
-      {relativeTime(iso, now)}
+      {relativeTime(iso, Date.now())}
     </time>
   );
 }

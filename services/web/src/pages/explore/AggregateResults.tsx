@@ -54,7 +54,10 @@ export function AggregateResults({ answer, answeredAt }: { answer: GqlAnswer; an
       <div className="explore-aggregate">
         <LineChart data={series} shape={shape} />
         <details className="explore-series-table">
-          <summary>Show the {results.length.toLocaleString()} buckets as a table</summary>
+          <summary>
+            {/* A row per bucket and group: 7 buckets of 3 severities are up to 21 rows. */}
+            Show the {results.length.toLocaleString()} {shape.groupBy.length > 0 ? 'rows (a bucket of a group each)' : 'buckets'} as a table
+          </summary>
           <GroupsTable results={results} label={label} />
         </details>
       </div>

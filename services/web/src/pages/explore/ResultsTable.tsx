@@ -149,6 +149,15 @@ export function ResultsTable({ rows, org, project, label, source }: { rows: Resu
 
 function Value({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="muted">null</span>;
+  const local = localTime(value);
+  if (local) {
+    // The browser's time as in the table, and the stored UTC time beside it, to copy or compare with other tools.
+    return (
+      <span className="mono">
+        <time dateTime={value as string}>{local}</time> <span className="muted">({value as string})</span>
+      </span>
+    );
+  }
   if (typeof value === 'object') return <pre className="explore-json">{JSON.stringify(value, null, 2)}</pre>;
   return <span className="mono">{String(value)}</span>;
 }

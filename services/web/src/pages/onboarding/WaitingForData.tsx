@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import { relativeTime, useNow } from '../../components/RelativeTime';
 import { ErrorNotice } from '../../components/States';
 import { explorePath } from '../explore/queryText';
-import { latestQuery, useFirstRow, type Source } from './hooks';
+import { latestQuery, rowQuery, useFirstRow, type Source } from './hooks';
 
 const NAMES: Record<Source, string> = { logs: 'log', events: 'event', errors: 'error' };
 
@@ -21,7 +21,7 @@ function Arrival({ org, project, source }: { org: string; project: string; sourc
   const row = useFirstRow(org, project, source);
   const now = useNow(1_000);
   const name = NAMES[source];
-  const explore = explorePath(org, project, latestQuery(source));
+  const explore = explorePath(org, project, row.data?.id ? rowQuery(source, row.data.id) : latestQuery(source));
   if (row.isError) {
     return (
       <li>

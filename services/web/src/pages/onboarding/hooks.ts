@@ -31,7 +31,9 @@ export function useCreateStarterKeys(org: string, project: string) {
 export type Source = 'logs' | 'events' | 'errors';
 export const latestQuery = (source: Source) => `from:${source} | sort timestamp desc | limit 1`;
 /** The row of a source the server received first: its own timestamp may be set back by the client. */
-export const firstQuery = (source: Source) => `from:${source} | sort received_at asc | fields ${source === 'errors' ? 'received_at, issue_id' : 'received_at'} | limit 1`;
+export const firstQuery = (source: Source) => `from:${source} | sort received_at asc | fields id, received_at${source === 'errors' ? ', issue_id' : ''} | limit 1`;
+/** The explorer's query for that first row: the very one the page announces, not the newest. */
+export const rowQuery = (source: Source, id: string) => `from:${source} id:"${id}"`;
 
 /** When a source's first row reached the server, asked every 2 s until one is there. */
 export function useFirstRow(org: string, project: string, source: Source) {
@@ -40,7 +42,7 @@ export function useFirstRow(org: string, project: string, source: Source) {
     queryFn: ({ signal }) =>
       api
         .get<GqlAnswer>(`${projectPath(org, project)}/gql`, { signal, query: { q: firstQuery(source) } })
-        .then((answer) => (answer.data.results[0] as { received_at?: string; issue_id?: string } | undefined) ?? null),
+        .then((answer) => (answer.data.results[0] as { id?: string; received_at?: string; issue_id?: string } | undefined) ?? null),
     enabled: Boolean(org && project),
     refetchInterval: (query) => (query.state.data ? false : 2_000),
     refetchIntervalInBackground: false,

@@ -108,7 +108,9 @@ function ServiceSection({ name, operations, by, range, org, project, onFocus, fo
   const tracesLink = (operation: string | null) => {
     const search = new URLSearchParams({ range });
     if (name) search.set('service', name);
+    // Operations are of any span, most of them below a trace's root: the list matches traces holding such a span.
     if (operation) search.set(by === 'op' ? 'op' : 'name', operation);
+    if (operation) search.set('match', 'any');
     return `${tracesBase(org, project)}/traces?${search}`;
   };
   return (
