@@ -144,7 +144,7 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         <h2 id="this-month" className="panel-title">
           {monthName(answer.month)}
         </h2>
-        <p className="muted">What the whole organization has sent this month, per signal.</p>
+        <p className="muted">What the whole organization has sent this month, per signal. Plan months run in UTC: this one began at midnight UTC on the 1st.</p>
         <dl className="stats">
           {SIGNALS.map((signal) => (
             <div className="stat" key={signal}>
