@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, PALETTE, rangeBounds, seriesColour, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, PALETTE, rangeBounds, seriesColour, seriesColours, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -107,5 +107,13 @@ describe('series colours', () => {
     expect(seriesColour('error', 0)).not.toBe(seriesColour('debug', 3));
     expect(seriesColour('/checkout', 0)).toBe(PALETTE[0]);
     expect(seriesColour('/cart', PALETTE.length + 1)).toBe(PALETTE[1]);
+  });
+
+  it('gives each group one colour whatever order two charts list the groups in, all different', () => {
+    const bySpans = seriesColours(['checkout-api', 'frontend-web', '(no service)']);
+    const byP95 = seriesColours(['frontend-web', '(no service)', 'checkout-api']);
+    expect(byP95).toEqual([bySpans[1], bySpans[2], bySpans[0]]);
+    expect(new Set(bySpans).size).toBe(3);
+    expect(seriesColours(['info', 'error'])).toEqual([seriesColour('info', 0), seriesColour('error', 0)]);
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColour, type AggregateShape, type SeriesData } from './charts';
+import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColours, type AggregateShape, type SeriesData } from './charts';
 
 const CHART_HEIGHT = 280;
 
@@ -89,9 +89,9 @@ export function LineChart({
   label?: string;
 }) {
   const aligned = useMemo<uPlot.AlignedData>(() => [data.xs, ...data.series.map((series) => series.values)], [data]);
-  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
-    () =>
-      sparkline
+  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(() => {
+    const colours = seriesColours(data.series.map((series) => series.label));
+    return sparkline
         ? {
             legend: { show: false },
             cursor: { show: false },
@@ -103,8 +103,8 @@ export function LineChart({
               {},
               ...data.series.map((series, index) => ({
                 label: series.label,
-                stroke: seriesColour(series.label, index),
-                fill: `${seriesColour(series.label, index)}22`,
+                stroke: colours[index],
+                fill: `${colours[index]}22`,
                 width: 1.25,
                 points: { show: false, filter: isolatedOnly },
               })),
@@ -118,15 +118,14 @@ export function LineChart({
               { label: 'time' },
               ...data.series.map((series, index) => ({
                 label: series.label,
-                stroke: seriesColour(series.label, index),
+                stroke: colours[index],
                 width: 1.5,
                 // A point at every value while they are few; past that, only where no line can show a value.
                 points: { show: data.xs.length <= 60, filter: isolatedOnly },
               })),
             ],
-          },
-    [data, sparkline],
-  );
+          };
+  }, [data, sparkline]);
   return (
     <figure
       className={sparkline ? 'chart-sparkline' : 'explore-figure'}

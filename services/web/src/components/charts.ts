@@ -194,3 +194,12 @@ const SEVERITY_COLOURS: Record<string, string> = {
 export function seriesColour(label: string, index: number): string {
   return SEVERITY_COLOURS[label.toLowerCase()] ?? PALETTE[index % PALETTE.length]!;
 }
+
+/**
+ * The colours of a chart's series, by the labels' order by name rather than by size: two charts of the same groups
+ * (a service's spans and its p95, whose biggest differ) give each group the same colour.
+ */
+export function seriesColours(labels: readonly string[]): string[] {
+  const rank = new Map([...labels].sort().map((label, index) => [label, index]));
+  return labels.map((label) => seriesColour(label, rank.get(label)!));
+}
