@@ -158,6 +158,7 @@ describe('a newcomer in the browser', () => {
   it('counts the rows of a time series table as buckets of groups', async () => {
     await runQuery('from:logs | count by time(5m), severity | last:1h');
     await page.getByText(/^Show the \d+ rows \(a bucket of a group each\) as a table$/).waitFor();
+    await screenshot(page, '10b-explorer-time-series');
     await runQuery('from:logs | count by time(5m) | last:1h');
     await page.getByText(/^Show the \d+ buckets as a table$/).waitFor();
   });

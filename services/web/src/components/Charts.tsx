@@ -112,8 +112,11 @@ export function LineChart({
           }
         : {
             legend: { show: true, live: true },
+            // Room on the right for the last time label, which is centred on the last tick.
+            padding: [null, 28, null, null],
             scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
-            axes: [{}, { size: 60 }],
+            // Time ticks at least 80 px apart: "10:30pm" is about 55 px wide, and at uPlot's 50 the labels ran together.
+            axes: [{ space: 80 }, { size: 60 }],
             series: [
               { label: 'time' },
               ...data.series.map((series, index) => ({
