@@ -92,42 +92,42 @@ export function LineChart({
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(() => {
     const colours = seriesColours(data.series.map((series) => series.label));
     return sparkline
-        ? {
-            legend: { show: false },
-            cursor: { show: false },
-            padding: [2, 0, 0, 0],
-            // Zero sits a little above the bottom edge, so a quiet stretch still draws a visible line.
-            scales: { x: { time: true }, y: { range: (_chart, _min, max) => [-(max > 0 ? max : 1) * 0.12, max > 0 ? max * 1.1 : 1] } },
-            axes: [{ show: false }, { show: false }],
-            series: [
-              {},
-              ...data.series.map((series, index) => ({
-                label: series.label,
-                stroke: colours[index],
-                fill: `${colours[index]}22`,
-                width: 1.25,
-                points: { show: false, filter: isolatedOnly },
-              })),
-            ],
-          }
-        : {
-            legend: { show: true, live: true },
-            // Room on the right for the last time label, which is centred on the last tick.
-            padding: [null, 28, null, null],
-            scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
-            // Time ticks at least 80 px apart: "10:30pm" is about 55 px wide, and at uPlot's 50 the labels ran together.
-            axes: [{ space: 80 }, { size: 60 }],
-            series: [
-              { label: 'time' },
-              ...data.series.map((series, index) => ({
-                label: series.label,
-                stroke: colours[index],
-                width: 1.5,
-                // A point at every value while they are few; past that, only where no line can show a value.
-                points: { show: data.xs.length <= 60, filter: isolatedOnly },
-              })),
-            ],
-          };
+      ? {
+          legend: { show: false },
+          cursor: { show: false },
+          padding: [2, 0, 0, 0],
+          // Zero sits a little above the bottom edge, so a quiet stretch still draws a visible line.
+          scales: { x: { time: true }, y: { range: (_chart, _min, max) => [-(max > 0 ? max : 1) * 0.12, max > 0 ? max * 1.1 : 1] } },
+          axes: [{ show: false }, { show: false }],
+          series: [
+            {},
+            ...data.series.map((series, index) => ({
+              label: series.label,
+              stroke: colours[index],
+              fill: `${colours[index]}22`,
+              width: 1.25,
+              points: { show: false, filter: isolatedOnly },
+            })),
+          ],
+        }
+      : {
+          legend: { show: true, live: true },
+          // Room on the right for the last time label, which is centred on the last tick.
+          padding: [null, 28, null, null],
+          scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+          // Time ticks at least 80 px apart: "10:30pm" is about 55 px wide, and at uPlot's 50 the labels ran together.
+          axes: [{ space: 80 }, { size: 60 }],
+          series: [
+            { label: 'time' },
+            ...data.series.map((series, index) => ({
+              label: series.label,
+              stroke: colours[index],
+              width: 1.5,
+              // A point at every value while they are few; past that, only where no line can show a value.
+              points: { show: data.xs.length <= 60, filter: isolatedOnly },
+            })),
+          ],
+        };
   }, [data, sparkline]);
   return (
     <figure

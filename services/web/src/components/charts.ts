@@ -60,10 +60,13 @@ export function rangeBounds(timeRange: GqlAnswer['query']['time_range'], now: nu
   return { ...(since === undefined ? {} : { from: since }), to: until ?? now };
 }
 
-/** A group's name on a chart: its values joined, `(none)` for rows without the field. */
+/** How a chart names a group whose row lacks the field. */
+export const NO_VALUE = '(none)';
+
+/** A group's name on a chart: its values joined, NO_VALUE for rows without the field. */
 export function groupLabel(row: Row, fields: string[]): string {
   if (fields.length === 0) return 'value';
-  return fields.map((field) => (row[field] === null || row[field] === undefined ? '(none)' : String(row[field]))).join(' / ');
+  return fields.map((field) => (row[field] === null || row[field] === undefined ? NO_VALUE : String(row[field]))).join(' / ');
 }
 
 /** A group field as the answer names it: a group called `value` comes back as `group_value`. */

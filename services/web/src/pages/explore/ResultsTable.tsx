@@ -3,6 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
+import { tracesBase } from '../traces/hooks';
 import { cellText, localTime, resultColumns, rowSections } from './columns';
 
 type ResultRow = Record<string, unknown>;
@@ -169,7 +170,7 @@ function RowDetail({ row, org, project, source }: { row: Row<ResultRow>; org: st
   const traceId = text('trace_id');
   // An error row names its issue; an issue row is one.
   const issueId = source === 'issues' ? text('id') : text('issue_id');
-  const projectPage = `/orgs/${encodeURIComponent(org)}/projects/${encodeURIComponent(project)}`;
+  const projectPage = tracesBase(org, project);
   return (
     <div className="explore-detail" onClick={(event) => event.stopPropagation()}>
       <div className="row">

@@ -36,7 +36,6 @@ export function resultColumns(rows: readonly Record<string, unknown>[], sample =
   }));
 }
 
-/** A cell's text: bags as `key=value` pairs, lists and other objects as JSON, nothing as an em dash. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 /**
@@ -60,6 +59,7 @@ export function localTime(value: unknown, timeZone?: string): string | undefined
   });
 }
 
+/** A cell's text: bags as `key=value` pairs, lists and other objects as JSON, nothing as an em dash. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (isBag(value)) {

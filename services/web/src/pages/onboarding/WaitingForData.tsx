@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { relativeTime, useNow } from '../../components/RelativeTime';
 import { ErrorNotice } from '../../components/States';
 import { explorePath } from '../explore/queryText';
+import { tracesBase } from '../traces/hooks';
 import { latestQuery, rowQuery, useFirstRow, type Source } from './hooks';
 
 const NAMES: Record<Source, string> = { logs: 'log', events: 'event', errors: 'error' };
@@ -43,7 +44,7 @@ function Arrival({ org, project, source }: { org: string; project: string; sourc
       </span>{' '}
       {/* An error is read on its issue's page, with its stack trace; logs and events in the explorer. */}
       {row.data.issue_id ? (
-        <Link to={`/orgs/${org}/projects/${project}/issues/${row.data.issue_id}`}>See its issue</Link>
+        <Link to={`${tracesBase(org, project)}/issues/${encodeURIComponent(row.data.issue_id)}`}>See its issue</Link>
       ) : (
         <Link to={explore}>See it in the explorer</Link>
       )}

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
-import { aggregateShape, rangeBounds, timeSeriesData } from '../../components/charts';
+import { aggregateShape, NO_VALUE, rangeBounds, timeSeriesData } from '../../components/charts';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
 import {
@@ -20,8 +20,7 @@ import {
 import './traces.css';
 
 const DEFAULT_RANGE: Range = '1h';
-/** A group without a value, as the charts name it, and a span without a service, as this page does. */
-const NONE = '(none)';
+/** A span without a service, as this page names it, in its table and in its chart's legend. */
 const NO_SERVICE = '(no service)';
 type Metric = 'requests' | 'p95';
 
@@ -68,7 +67,7 @@ function ServiceChart({ org, project, range, metric, by, service }: { org: strin
     const shape = aggregateShape(answer.data.query);
     const data = timeSeriesData(answer.data.data.results, shape, rangeBounds(answer.data.query.time_range ?? null, answer.dataUpdatedAt));
     // Spans without a service are "(no service)" in the legend as in the table below it.
-    if (!service) data.series = data.series.map((line) => (line.label === NONE ? { ...line, label: NO_SERVICE } : line));
+    if (!service) data.series = data.series.map((line) => (line.label === NO_VALUE ? { ...line, label: NO_SERVICE } : line));
     return { shape, data };
   }, [answer.data, answer.dataUpdatedAt, service]);
   const title = `${metric === 'requests' ? 'Spans' : 'p95 duration (ms)'} per ${bucketOf(range)}, by ${service ? (by === 'name' ? 'span name' : 'op') : 'service'}`;
@@ -108,9 +107,11 @@ function ServiceSection({ name, operations, by, range, org, project, onFocus, fo
   const tracesLink = (operation: string | null) => {
     const search = new URLSearchParams({ range });
     if (name) search.set('service', name);
-    // Operations are of any span, most of them below a trace's root: the list matches traces holding such a span.
-    if (operation) search.set(by === 'op' ? 'op' : 'name', operation);
-    if (operation) search.set('match', 'any');
+    if (operation) {
+      search.set(by === 'op' ? 'op' : 'name', operation);
+      // Operations are of any span, most of them below a trace's root: the list matches traces holding such a span.
+      search.set('match', 'any');
+    }
     return `${tracesBase(org, project)}/traces?${search}`;
   };
   return (
