@@ -23,9 +23,13 @@ export type BatchQueryBody = Static<typeof BatchQueryBody>;
 export const NL_MODES = ['explorer', 'alert'] as const;
 
 /** POST /v1/gql/nl and the dashboard form; SPEC.md Limits: natural-language prompts of at most 500 characters. */
+/** The asker's time zone, an IANA name (Europe/Berlin): the days "today" and "this week" mean; UTC when absent. */
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone of the asker, e.g. Europe/Berlin; UTC by default' });
+
 export const NlBody = Type.Object({
   prompt: Type.String({ minLength: 1, maxLength: 500 }),
   mode: Type.Optional(Enum(NL_MODES)),
+  time_zone: Type.Optional(TimeZone),
 });
 export type NlBody = Static<typeof NlBody>;
 
@@ -33,5 +37,6 @@ export type NlBody = Static<typeof NlBody>;
 export const ChatBody = Type.Object({
   message: Type.String({ minLength: 1, maxLength: 4_000 }),
   session_id: Type.Optional(Type.String()),
+  time_zone: Type.Optional(TimeZone),
 });
 export type ChatBody = Static<typeof ChatBody>;

@@ -12,7 +12,7 @@ import {
   type KeyAccess,
   type TokenIssuer,
 } from '@tlm/auth';
-import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, type Logger, type PlanLimits, type PlanName } from '@tlm/core';
+import { PLANS, isUuid, jsonBody, newId, notFound, parseBody, quotaExceeded, upgradesAllowing, validationError, type Logger, type PlanLimits, type PlanName } from '@tlm/core';
 import { compileQuery, runPlan, type Guard, type QueryAnswer } from '@tlm/gql';
 import {
   appendMessages,
@@ -28,6 +28,7 @@ import {
   type SqlClient,
 } from '@tlm/metadata-store';
 import { Router, type Response } from 'express';
+import { isTimeZone } from './calendar';
 import { composeReply } from './compose';
 import { answerIssueQuestion, issueQuestion, type RanQuery } from './issues';
 import { estimateTokens } from './openai';
@@ -97,6 +98,17 @@ const HELP =
 
 const quoted = (suggestions: readonly string[]) => suggestions.map((suggestion) => `"${suggestion}"`).join(', ');
 
+/** A body's `time_zone`, when it has one, must name a zone the platform knows: 400 VALIDATION_ERROR before anything is spent. */
+function withKnownTimeZone<T extends { time_zone?: string }>(input: T): T {
+  if (input.time_zone !== undefined && !isTimeZone(input.time_zone)) {
+    throw validationError(`request body: time_zone: ${JSON.stringify(input.time_zone)} is no IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`);
+  }
+  return input;
+}
+
+const nlBody = (body: unknown): NlBody => withKnownTimeZone(parseBody(NlBody, body));
+const chatBody = (body: unknown): ChatBody => withKnownTimeZone(parseBody(ChatBody, body));
+
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
   const vocabulary = new Vocabulary(deps.analytics);
@@ -104,12 +116,18 @@ export function aiRoutes(deps: AiDeps): Router {
   const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   /** The translator proposes; only text that parses and plans as GQL is valid (DECISIONS.md "AI"). */
-  async function translateValidated(project: { id: string; retentionDays: number }, prompt: string, mode: NlMode, history: readonly NlTurn[] = []): Promise<Translation> {
+  async function translateValidated(
+    project: { id: string; retentionDays: number },
+    prompt: string,
+    mode: NlMode,
+    timeZone: string | undefined,
+    history: readonly NlTurn[] = [],
+  ): Promise<Translation> {
     const schema = await readSchemaDocument(deps.metadata, project.id);
     const values = await vocabulary.read(project.id, project.retentionDays, schema);
     let answer: NlAnswer;
     try {
-      answer = await deps.translator.translate({ prompt, mode, schema, values, history });
+      answer = await deps.translator.translate({ prompt, mode, schema, values, history, ...(timeZone === undefined ? {} : { timeZone }) });
     } catch (error) {
       deps.logger.warn({ err: error, translator: deps.translator.name }, 'the AI provider failed');
       return { gql: '', valid: false, parsed: null, reason: 'the translator failed; try again' };
@@ -127,14 +145,14 @@ export function aiRoutes(deps: AiDeps): Router {
   const nlAnswer = ({ gql, valid, parsed, reason, suggestions }: Translation) => ({ gql, valid, parsed, ...(reason ? { reason } : {}), ...(suggestions ? { suggestions } : {}) });
 
   router.post('/v1/gql/nl', ...keyGuards(deps, 'data:read'), body, async (req, res) => {
-    const input = parseBody(NlBody, req.body);
+    const input = nlBody(req.body);
     const key = requestKey(res);
-    res.json(nlAnswer(await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.prompt, input.mode ?? 'explorer')));
+    res.json(nlAnswer(await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.prompt, input.mode ?? 'explorer', input.time_zone)));
   });
 
   // SPEC.md Limits: each conversion through the dashboard endpoint uses one AI query of the plan's quota.
   router.post('/api/orgs/:org/projects/:project/gql/nl', ...member, body, async (req, res) => {
-    const input = parseBody(NlBody, req.body);
+    const input = nlBody(req.body);
     const { organization } = requestMembership(res);
     const project = requestProject(res);
     const month = monthOf(Date.now());
@@ -145,14 +163,14 @@ export function aiRoutes(deps: AiDeps): Router {
       await recordUsage(tx, [{ projectId: project.id, signal: 'ai_queries', month, items: 1 }]);
     });
     const retentionDays = PLANS[organization.plan].retentionDays;
-    res.json(nlAnswer(await translateValidated({ id: project.id, retentionDays }, input.prompt, input.mode ?? 'explorer')));
+    res.json(nlAnswer(await translateValidated({ id: project.id, retentionDays }, input.prompt, input.mode ?? 'explorer', input.time_zone)));
   });
 
   /**
    * Answers a chat message and keeps both turns in the conversation: a question about an issue or a release from the
    * stored errors, anything else by translating it and running the query when it is valid.
    */
-  async function chat(res: Response, input: { message: string; session_id?: string }) {
+  async function chat(res: Response, input: ChatBody) {
     const key = requestKey(res);
     const month = monthOf(Date.now());
     let sessionId = input.session_id;
@@ -181,7 +199,7 @@ export function aiRoutes(deps: AiDeps): Router {
       // about an issue or a release are answered apart and are no question a follow-up builds on.
       const turns = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
       const history = turns.filter((turn, index) => !issueQuestion((turn.role === 'user' ? turn : turns[index - 1])?.content ?? ''));
-      const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', history);
+      const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', input.time_zone, history);
       spent = translation.usage;
       if (translation.valid && !reads) {
         reply = `This key may chat but not read data (it lacks the data:read scope), so I did not run the query: ${translation.gql}`;
@@ -219,13 +237,13 @@ export function aiRoutes(deps: AiDeps): Router {
   const chatter = keyGuards(deps, 'ai:chat');
 
   router.post('/v1/ai/chat', ...chatter, body, async (req, res) => {
-    const result = await chat(res, parseBody(ChatBody, req.body));
+    const result = await chat(res, chatBody(req.body));
     res.json({ reply: result.reply, session_id: result.sessionId, queries: result.queries });
   });
 
   // DECISIONS.md: event: delta {text}, event: query {gql, data}, and a final event: done {session_id}.
   router.post('/v1/ai/chat/stream', ...chatter, body, async (req, res) => {
-    const result = await chat(res, parseBody(ChatBody, req.body));
+    const result = await chat(res, chatBody(req.body));
     res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     for (const query of result.ran) send('query', query);

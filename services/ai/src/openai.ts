@@ -1,5 +1,6 @@
 import { SOURCES, type SchemaDocument } from '@tlm/gql';
 import type { ColumnValues, NlAnswer, NlRequest, TokenUsage, Translator } from './translator';
+import { calendarOf } from './calendar';
 import { queryProblem } from './validate';
 
 /** The conversation's latest turns a model is given (ten questions and their answers). */
@@ -72,10 +73,12 @@ export class OpenAiTranslator implements Translator {
   ) {}
 
   async translate(request: NlRequest): Promise<NlAnswer> {
-    const { prompt, mode, schema, values, history = [] } = request;
+    const { prompt, mode, schema, values, history = [], now = new Date(), timeZone = 'UTC' } = request;
+    const calendar = calendarOf(now, timeZone);
     const system = [
       'You translate questions about an application\'s telemetry into one GQL query. Answer with the query only, or with NONE when the question is not about the data. A follow-up question changes the previous query.',
       GRAMMAR,
+      `The asker's time zone is ${timeZone}: "today" there is since:${calendar.dayStart(0)}, "yesterday" since:${calendar.dayStart(1)} until:${calendar.dayStart(0)}.`,
       mode === 'alert'
         ? 'Alert mode: an aggregate query WITHOUT a time range and without "by", e.g. from:logs severity:error | count.'
         : 'Explorer mode: end with a time range such as last:24h (except on alerts).',

@@ -22,6 +22,20 @@ const explorer = (prompt: string) => gqlOf(translate({ prompt, mode: 'explorer',
 const alert = (prompt: string) => gqlOf(translate({ prompt, mode: 'alert', schema, now }));
 
 describe('the built-in translator', () => {
+  it("reads today, yesterday, this week and this month in the asker's time zone", () => {
+    // 01:30 UTC on Saturday the 11th: still Friday the 10th in California, where the week began on Monday the 6th.
+    const late = new Date('2024-05-11T01:30:00Z');
+    const inZone = (prompt: string, timeZone?: string) => gqlOf(translate({ prompt, mode: 'explorer', schema, now: late, ...(timeZone ? { timeZone } : {}) }));
+    expect(inZone('error logs today', 'America/Los_Angeles')).toBe('from:logs severity:error | since:2024-05-10T00:00-07:00');
+    expect(inZone('error logs yesterday', 'America/Los_Angeles')).toBe('from:logs severity:error | since:2024-05-09T00:00-07:00 until:2024-05-10T00:00-07:00');
+    expect(inZone('count of logs per route this week', 'America/Los_Angeles')).toBe('from:logs | count by route | since:2024-05-06T00:00-07:00');
+    expect(inZone('count of logs per route this month', 'America/Los_Angeles')).toBe('from:logs | count by route | since:2024-05-01T00:00-07:00');
+    // In UTC (the default, and a zone named so) it is Saturday the 11th, and the days stay dates.
+    expect(inZone('error logs today')).toBe('from:logs severity:error | since:2024-05-11');
+    expect(inZone('error logs today', 'UTC')).toBe('from:logs severity:error | since:2024-05-11');
+    expect(inZone('count of logs per route this week', 'Etc/UTC')).toBe('from:logs | count by route | since:2024-05-06');
+  });
+
   it.each([
     ['how many error logs in the last hour?', 'from:logs severity:error | count | last:1h'],
     ['show me fatal logs from the past 3 days', 'from:logs severity:fatal | last:3d'],

@@ -1,4 +1,5 @@
 import type { SchemaDocument } from '@tlm/gql';
+import { calendarOf, type Calendar } from './calendar';
 import { lexiconOf, type ColumnValues, type Concept, type FieldWord, type Lexicon, type ValueWord } from './lexicon';
 
 export type { ColumnValues } from './lexicon';
@@ -23,6 +24,8 @@ export interface NlRequest {
   history?: readonly NlTurn[];
   /** The time "today" and "yesterday" count from; now by default. */
   now?: Date;
+  /** The asker's time zone (IANA), whose days "today", "yesterday", "this week" and "this month" are; UTC by default. */
+  timeZone?: string;
 }
 
 /** Tokens a model read and wrote for an answer, as its server reported them (the built-in translator spends none). */
@@ -82,13 +85,14 @@ const FOLLOW_UP = /^\s*(?:and|what about|how about|same|now|only|just|but|instea
 const SMALL_TALK =
   /\b(?:hi|hello|hey|hiya|yo|howdy|good (?:morning|afternoon|evening|night)|thanks?(?: you)?(?: so much)?|thx|cheers|bye|goodbye|who are you|what are you|what can you do|what do you do|how are you|how does this work|help(?: me)?|are you (?:there|a bot|human)|tell me about yourself)\b/gi;
 
-export function translate({ prompt, mode, schema, values, history = [], now = new Date() }: NlRequest): NlAnswer {
+export function translate({ prompt, mode, schema, values, history = [], now = new Date(), timeZone }: NlRequest): NlAnswer {
   const lexicon = lexiconOf(schema, values);
+  const calendar = calendarOf(now, timeZone);
   let parts: Parts | undefined;
-  for (const asked of answeredPrompts(history)) parts = next(parts, asked, lexicon, now);
+  for (const asked of answeredPrompts(history)) parts = next(parts, asked, lexicon, calendar);
   // "hi, how many errors today?" is the question after the greeting; "hello, who are you?" is none.
   const question = prompt.replace(SMALL_TALK, ' ');
-  const asked = promptParts(question, lexicon, parts?.source, now);
+  const asked = promptParts(question, lexicon, parts?.source, calendar);
   const isFollowUp = parts !== undefined && (!asked.sourceSaid || FOLLOW_UP.test(question.toLowerCase()));
   const understood = asked.meaning && (isFollowUp || asked.sourceSaid || asked.unknown.length === 0 || hasSubject(asked));
   if (!understood || (question !== prompt && !asked.sourceSaid && !hasSubject(asked))) {
@@ -148,8 +152,8 @@ function answeredPrompts(history: readonly NlTurn[]): string[] {
 }
 
 /** The question after `earlier`: a follow-up of it, or a new one when it names its own source without a follow-up word. */
-function next(earlier: Parts | undefined, prompt: string, lexicon: Lexicon, now: Date): Parts {
-  const parts = promptParts(prompt, lexicon, earlier?.source, now);
+function next(earlier: Parts | undefined, prompt: string, lexicon: Lexicon, calendar: Calendar): Parts {
+  const parts = promptParts(prompt, lexicon, earlier?.source, calendar);
   if (earlier === undefined || (parts.sourceSaid && !FOLLOW_UP.test(prompt.toLowerCase()))) return parts;
   return followUp(earlier, parts);
 }
@@ -245,7 +249,7 @@ const FILLER = new Set(
 );
 
 /** What a prompt says; a source it does not name is `context` (the conversation's), else what its words fit best. */
-function promptParts(prompt: string, lexicon: Lexicon, context: string | undefined, now: Date): Parts {
+function promptParts(prompt: string, lexicon: Lexicon, context: string | undefined, calendar: Calendar): Parts {
   const text = prompt.toLowerCase();
   const used = new Uint8Array(text.length);
   const isFree = (start: number, end: number) => used.subarray(start, end).every((flag) => flag === 0);
@@ -269,7 +273,7 @@ function promptParts(prompt: string, lexicon: Lexicon, context: string | undefin
     meaning = true;
   }
 
-  const time = timeRange(text, now);
+  const time = timeRange(text, calendar);
   if (time) {
     take(time.start, time.end);
     meaning = true;
@@ -667,7 +671,7 @@ function render(parts: Parts, mode: NlMode): string {
 const UNITS: Record<string, string> = { second: 's', sec: 's', minute: 'm', min: 'm', hour: 'h', hr: 'h', day: 'd', week: 'w', month: 'd' };
 
 /** "last 3 days", "past hour", "today", "yesterday", "this week": the GQL range and where the phrase is. */
-function timeRange(text: string, now: Date): { range: string; start: number; end: number } | undefined {
+function timeRange(text: string, calendar: Calendar): { range: string; start: number; end: number } | undefined {
   const at = (match: RegExpExecArray, range: string) => ({ range, start: match.index, end: match.index + match[0].length });
   const counted = /\b(?:in |within |over |during |for )?(?:the )?(?:last|past|previous)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b/.exec(text);
   if (counted) {
@@ -679,15 +683,15 @@ function timeRange(text: string, now: Date): { range: string; start: number; end
   if (ago) return at(ago, `last:${ago[1]}${UNITS[ago[2]!.replace(/s$/, '')]}`);
   const single = /\b(?:in |within |over |during |for )?(?:the )?(?:last|past|previous)\s+(minute|hour|day|week|month)\b/.exec(text);
   if (single) return at(single, single[1] === 'month' ? 'last:30d' : `last:1${UNITS[single[1]!]}`);
-  const day = (offset: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - offset)).toISOString().slice(0, 10);
+  const day = (daysBefore: number) => calendar.dayStart(daysBefore);
   const yesterday = /\b(?:since )?yesterday\b/.exec(text);
   if (yesterday) return at(yesterday, yesterday[0].startsWith('since') ? `since:${day(1)}` : `since:${day(1)} until:${day(0)}`);
   const today = /\b(?:so far )?today\b|\bsince midnight\b/.exec(text);
   if (today) return at(today, `since:${day(0)}`);
   const week = /\bthis week\b/.exec(text);
-  if (week) return at(week, `since:${day((now.getUTCDay() + 6) % 7)}`);
+  if (week) return at(week, `since:${day((calendar.weekday + 6) % 7)}`);
   const month = /\bthis month\b/.exec(text);
-  if (month) return at(month, `since:${day(now.getUTCDate() - 1)}`);
+  if (month) return at(month, `since:${day(calendar.date - 1)}`);
   return undefined;
 }
 

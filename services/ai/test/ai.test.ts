@@ -70,6 +70,24 @@ describe('POST /api/orgs/:org/projects/:project/gql/nl', () => {
     expect(over.status).toBe(402);
     expect(over.body.error).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { limit: 50, used: 50, plan: 'free', upgrade: ['starter', 'pro', 'team'] } });
   });
+
+  it("reads today in the browser's time zone, and refuses an unknown zone with 400 VALIDATION_ERROR before spending a query", async () => {
+    const fresh = await setupProject(server.api);
+    const path = `/api/orgs/${fresh.session.organization.id}/projects/${fresh.project.id}/gql/nl`;
+    const usedQueries = async () =>
+      (await server.standalone.metadata.query<{ items: number }>(`select items from usage_counters where project_id = $1 and signal = 'ai_queries'`, [fresh.project.id]))[0]?.items ?? 0;
+    const zoned = await server.api.post(path, { token: fresh.session.token, body: { prompt: 'error logs today', time_zone: 'Asia/Kathmandu' } });
+    expect(zoned.status).toBe(200);
+    expect(zoned.body).toMatchObject({ valid: true, gql: expect.stringMatching(/^from:logs severity:error \| since:\d{4}-\d{2}-\d{2}T00:00\+05:45$/) });
+    expect(await usedQueries()).toBe(1);
+    for (const timeZone of ['Mars/Olympus_Mons', '+05:45', '', 'x'.repeat(65), 42]) {
+      const refused = await server.api.post(path, { token: fresh.session.token, body: { prompt: 'error logs today', time_zone: timeZone } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+      expect(refused.body.error.message).toContain('time_zone');
+    }
+    expect(await usedQueries()).toBe(1);
+  });
 });
 
 describe('POST /v1/ai/chat', () => {
@@ -116,6 +134,25 @@ describe('POST /v1/ai/chat', () => {
     // Without the session the same words are a question of their own.
     const alone = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'and over the last 7 days?' } });
     expect(alone.body.queries).toEqual(['from:logs | last:7d']);
+  });
+
+  it('refuses an unknown time zone with 400 VALIDATION_ERROR, keeping no conversation and spending no tokens', async () => {
+    const tokens = async () =>
+      (await server.standalone.metadata.query<{ items: number }>(`select coalesce(sum(items), 0)::int as items from usage_counters where project_id = $1 and signal like 'ai_%'`, [setup.project.id]))[0]!.items;
+    const spentBefore = await tokens();
+    const refused = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'error logs today', time_zone: 'Europe/Atlantis' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+    expect(refused.body.error.message).toContain('time_zone');
+    const kept = await server.standalone.metadata.query(`select m.id from ai_messages m where m.content = 'error logs today'`);
+    expect(kept).toHaveLength(0);
+    expect(await tokens()).toBe(spentBefore);
+    const nl = await server.api.post('/v1/gql/nl', { token: setup.secretKey, body: { prompt: 'error logs today', time_zone: 'Europe/Atlantis' } });
+    expect(nl.status).toBe(400);
+    expect(nl.body.error.code).toBe('VALIDATION_ERROR');
+    // A known zone is read: Chatham Islands' days start at a quarter to one hour offsets.
+    const chat = await server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'how many error logs today?', time_zone: 'Pacific/Chatham' } });
+    expect(chat.body.queries).toEqual([expect.stringMatching(/^from:logs severity:error \| count \| since:\d{4}-\d{2}-\d{2}T00:00\+1[23]:45$/)]);
   });
 
   it('refuses an unknown session with 404 and a key without ai:chat with 403', async () => {
@@ -205,13 +242,15 @@ describe('an OpenAI-compatible provider', () => {
       const project = await setupProject(withModel.api);
       await withModel.api.post('/v1/logs', { token: project.secretKey, body: { batch: [{ severity: 'error', message: 'declined', properties: { route: '/checkout' } }] } });
       await eventually(async () => expect((await withModel.api.get('/v1/schema', { token: project.secretKey })).body.log_properties.length).toBeGreaterThan(0));
-      const good = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately' } });
+      const good = await withModel.api.post('/v1/gql/nl', { token: project.secretKey, body: { prompt: 'errors lately', time_zone: 'Asia/Tokyo' } });
       expect(good.body).toMatchObject({ gql: 'from:logs severity:error | count | last:2h', valid: true });
       const system = provider.seen[0]!.messages[0]!;
       expect(system.role).toBe('system');
       expect(system.content).toContain('GQL, the query language');
       expect(system.content).toContain('route (string: "/checkout")');
       expect(system.content).toContain('- spans: trace spans');
+      // The asker's days, with Tokyo's offset (no daylight saving there), so "today" is read as they mean it.
+      expect(system.content).toMatch(/The asker's time zone is Asia\/Tokyo: "today" there is since:\d{4}-\d{2}-\d{2}T00:00\+09:00, "yesterday" since:\d{4}-\d{2}-\d{2}T00:00\+09:00 until:/);
       expect(provider.seen[0]!.messages).toContainEqual({ role: 'assistant', content: 'from:issues | sort event_count desc | limit 5' });
       expect(provider.seen[0]).toMatchObject({ authorization: 'Bearer sk-test', model: 'gql-model' });
 

@@ -254,6 +254,24 @@ describe('a newcomer in the browser', () => {
     await page.getByText('Nothing retained matches the query. Loosen its conditions.').waitFor();
   });
 
+  it("asks in plain words in the browser's time zone: today is the user's day, from its midnight there", async () => {
+    const californian = await browser.newContext({ baseURL: server.url, viewport: { width: 1360, height: 860 }, timezoneId: 'America/Los_Angeles' });
+    try {
+      await californian.addCookies(await context.cookies());
+      const tab = await californian.newPage();
+      tab.setDefaultTimeout(15_000);
+      await tab.goto(`/orgs/${state.org}/projects/${state.project}/explore`);
+      await tab.getByLabel('Ask in plain words').fill('error logs today');
+      await tab.getByRole('button', { name: 'Ask', exact: true }).click();
+      // Today's date in California, and its offset there (-08:00 in winter, -07:00 in summer).
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles' }).format(new Date());
+      const editor = tab.getByRole('textbox', { name: 'GQL query' });
+      await eventually(async () => expect(await editor.textContent()).toMatch(new RegExp(`^from:logs severity:error \\| since:${today}T00:00-0[78]:00$`)), 15_000);
+    } finally {
+      await californian.close();
+    }
+  });
+
   it('links a log that belongs to a trace to the trace page', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const reply = await server.api.post('/v1/logs', {

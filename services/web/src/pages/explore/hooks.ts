@@ -28,13 +28,16 @@ export function useSchema(org: string, project: string) {
   });
 }
 
+/** The browser's IANA time zone (none where it names none): the days "today" and "this week" of a question are its. */
+const browserTimeZone = (): string | undefined => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+
 /**
  * A question in plain words turned into GQL (uses one AI query of the plan's quota): a query for the explorer, or in
- * `alert` mode one aggregate value without a time range, as an alert rule's metric must be.
+ * `alert` mode one aggregate value without a time range, as an alert rule's metric must be. "Today" is the user's day.
  */
 export function useNaturalLanguageQuery(org: string, project: string, mode: 'explorer' | 'alert' = 'explorer') {
   return useMutation({
-    mutationFn: (prompt: string) => api.post<NlAnswer>(`${projectPath(org, project)}/gql/nl`, { prompt, mode }),
+    mutationFn: (prompt: string) => api.post<NlAnswer>(`${projectPath(org, project)}/gql/nl`, { prompt, mode, time_zone: browserTimeZone() }),
   });
 }
 
