@@ -112,7 +112,7 @@ describe('a newcomer in the browser', () => {
     await dialog.getByRole('button', { name: /^Copy/ }).first().click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(state.key);
     await dialog.getByRole('button', { name: /done|close|I have copied/i }).first().click();
-    await page.getByRole('cell', { name: 'server' }).waitFor();
+    await page.getByRole('cell', { name: 'server', exact: true }).waitFor();
     await screenshot(page, '06-keys');
   });
 
@@ -277,13 +277,17 @@ describe('a newcomer in the browser', () => {
     const reply = await server.api.post('/v1/logs', {
       token: state.key,
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-      body: { batch: [{ severity: 'info', message: 'traced checkout log' }] },
+      body: { batch: [{ severity: 'info', message: 'traced checkout log\n    at charge (src/pay.js:12:3)\n    at checkout (src/cart.js:40:9)' }] },
     });
     expect(reply.status).toBe(202);
     await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs traced | last:1h')}`);
     await page.getByText('traced checkout log').click();
     const link = page.getByRole('link', { name: 'View trace' });
     expect(await link.getAttribute('href')).toBe(`/orgs/${state.org}/projects/${state.project}/traces/${traceId}`);
+    // The row in full keeps the message's lines (a stack trace reads line by line); the table's cell is one line.
+    const message = page.getByRole('region', { name: 'Fields' }).getByRole('definition').filter({ hasText: 'at charge' });
+    expect(await message.innerText()).toBe('traced checkout log\n    at charge (src/pay.js:12:3)\n    at checkout (src/cart.js:40:9)');
+    await screenshot(page, '09b-explorer-row-lines');
   });
 
   it('lists the newest traces holding a matching span however many traces match', async () => {
@@ -300,6 +304,8 @@ describe('a newcomer in the browser', () => {
             spanId: hex(2 * n + 1 + child, 16),
             ...(child ? { parentSpanId: hex(2 * n + 1, 16) } : {}),
             name: child ? (n === 599 ? LONG_SPAN_NAME : 'SELECT orders') : 'GET /checkout',
+            // A statement of several lines, as ORMs log them.
+            ...(child && n === 599 ? { attributes: [{ key: 'db.statement', value: { stringValue: 'SELECT id\nFROM orders\nWHERE id = $1' } }] } : {}),
             kind: child ? 3 : 2,
             startTimeUnixNano: String(now + BigInt(n) * 1_000_000n),
             endTimeUnixNano: String(now + BigInt(n) * 1_000_000n + 5_000_000n),
@@ -324,6 +330,9 @@ describe('a newcomer in the browser', () => {
     expect((await name.boundingBox())!.width).toBeGreaterThan(100);
     await name.click();
     expect(await name.getAttribute('aria-pressed')).toBe('true');
+    // The span's attributes keep their lines.
+    const statement = page.getByRole('definition').filter({ hasText: 'FROM orders' });
+    expect(await statement.innerText()).toBe('SELECT id\nFROM orders\nWHERE id = $1');
     await screenshot(page, '11c-trace-long-span-name');
     // In a 1,280-pixel window the waterfall fits beside the side panel: nothing of its axis is cut off to the right.
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -352,7 +361,7 @@ describe('a newcomer in the browser', () => {
 
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
-    await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('button', { name: 'Revoke server', exact: true }).click();
     await page.getByRole('row', { name: /server/ }).getByText('revoked', { exact: true }).waitFor();
     await screenshot(page, '12-key-revoked');
     const refused = await eventually(async () => {
@@ -364,7 +373,7 @@ describe('a newcomer in the browser', () => {
   });
 
   it('deletes the key and restores it from Recently deleted', async () => {
-    await page.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete server', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
     const deleted = page.getByRole('region', { name: 'Recently deleted' });
     await deleted.getByRole('row', { name: /server/ }).waitFor();

@@ -38,14 +38,30 @@ describe('toCompletionResult', () => {
       to: 13,
       filter: false,
       options: [
-        { label: 'severity', detail: 'field', info: 'string column of logs', type: 'property', boost: 99 },
+        { label: 'severity', apply: 'severity:', detail: 'field', info: 'string column of logs', type: 'property', boost: 99 },
         { label: 'count', detail: 'function', info: 'number of rows', type: 'function', boost: 98 },
         { label: 'logs', detail: 'source', info: 'log entries', type: 'namespace', boost: 97 },
-        { label: '"order id"', detail: 'field', info: 'property', type: 'property', boost: 96 },
+        { label: '"order id"', apply: '"order id":', detail: 'field', info: 'property', type: 'property', boost: 96 },
         { label: ':', detail: 'operator', info: 'equals', type: 'keyword', boost: 95 },
         { label: 'error', detail: 'value', info: 'severity value', type: 'constant', boost: 94 },
       ],
     });
+  });
+
+  it('inserts a field with its colon where it starts a condition, and alone where it stands alone', () => {
+    const field = [{ text: 'route', description: 'property', kind: 'field' as const }];
+    const applied = (text: string, cursor = text.length) => toCompletionResult(text, cursor, field)!.options[0]!.apply;
+    expect(applied('from:logs ro')).toBe('route:');
+    expect(applied('from:logs severity:error -ro')).toBe('route:');
+    expect(applied('from:logs | where ro')).toBe('route:');
+    // Not after a pipe: grouped by, summed, sorted or listed, the field is a name.
+    expect(applied('from:logs | count by ro')).toBeUndefined();
+    expect(applied('from:logs | p95(dur')).toBeUndefined();
+    expect(applied('from:logs | sort ro')).toBeUndefined();
+    expect(applied('from:logs | fields ro')).toBeUndefined();
+    // Nor when an operator follows already (a field renamed in place).
+    expect(applied('from:logs ro:/checkout', 12)).toBeUndefined();
+    expect(applied('from:logs ro != /checkout', 12)).toBeUndefined();
   });
 
   it('answers null when there is nothing to suggest', () => {

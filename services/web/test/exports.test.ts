@@ -49,14 +49,14 @@ describe('the exports page', () => {
     await app.getByRole('button', { name: 'Start export' }).click();
     await app.getByText('Export started').waitFor();
     const row = app.getByRole('row').filter({ hasText: 'CSV' });
-    await row.getByRole('link', { name: 'Download' }).waitFor({ timeout: 30_000 });
+    await row.getByRole('link', { name: /^Download the .+ export of / }).waitFor({ timeout: 30_000 });
     await row.getByText('done').waitFor();
     // Its query says what it holds; the rows follow the status.
     expect(await row.getByRole('cell').nth(2).innerText()).toBe(`from:logs "${marker}" last:1h`);
     expect(await row.getByRole('cell').nth(4).innerText()).toBe('4');
     await screenshot(app, 'exports');
 
-    const [download] = await Promise.all([app.waitForEvent('download'), row.getByRole('link', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([app.waitForEvent('download'), row.getByRole('link', { name: /^Download the .+ export of / }).click()]);
     const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
     expect(lines).toHaveLength(5);
     const header = lines[0]!.split(',');

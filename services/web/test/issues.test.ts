@@ -237,6 +237,9 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await ignored.getByRole('row', { name: BASKET_TITLE }).waitFor({ state: 'detached' });
     await ignored.getByRole('row', { name: PAY_TITLE }).waitFor();
+    // The placeholder's example is a filter the issues source reads: every field it names is one of theirs.
+    const example = (await page.getByLabel('Filter with GQL conditions').getAttribute('placeholder'))!;
+    expect(await gqlRows(server.api, setup.secretKey, `from:issues ${example} | fields title`)).toEqual([]);
   });
 
   it('links an error made from a log to that log, and shows the exception it was raised while handling', async () => {

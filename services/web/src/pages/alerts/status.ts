@@ -1,15 +1,25 @@
 import type { AlertChannel, AlertRule } from '@tlm/api-schemas';
 
-/** What a rule is doing, as its list and page show it: not evaluated (disabled, muted), or its last evaluation's state. */
-export type RuleStatus = 'disabled' | 'muted' | 'firing' | 'ok';
+/**
+ * What a rule is doing, as its list and page show it: not evaluated (disabled, muted), not evaluated yet (pending: a
+ * new rule, until the evaluator's next pass), or its last evaluation's state.
+ */
+export type RuleStatus = 'disabled' | 'muted' | 'pending' | 'firing' | 'ok';
 
 export function ruleStatus(rule: AlertRule, now: number): RuleStatus {
   if (!rule.enabled) return 'disabled';
   if (rule.muted_until !== null && Date.parse(rule.muted_until) > now) return 'muted';
+  if (rule.last_evaluated_at === null) return 'pending';
   return rule.state;
 }
 
-export const STATUS_BADGE: Record<RuleStatus, string> = { firing: 'badge badge-danger', ok: 'badge badge-ok', muted: 'badge badge-warn', disabled: 'badge' };
+export const STATUS_BADGE: Record<RuleStatus, string> = {
+  firing: 'badge badge-danger',
+  ok: 'badge badge-ok',
+  muted: 'badge badge-warn',
+  pending: 'badge',
+  disabled: 'badge',
+};
 
 export const COMPARATOR_SYMBOL: Record<AlertRule['comparator'], string> = { gt: '>', gte: '≥', lt: '<', lte: '≤' };
 

@@ -26,17 +26,34 @@ const COMPLETION_TYPES: Record<Suggestion['kind'], string> = {
 };
 
 /**
+ * Whether a field completed at `from` starts a condition: in the query's first segment (the filters before any `|`)
+ * or after a `where`, and with no operator after the cursor already. Elsewhere (`count by …`, `sum(…)`, `sort …`,
+ * `fields …`) a field stands alone.
+ */
+function startsCondition(text: string, from: number, cursor: number): boolean {
+  if (/^\s*(?:!=|>=|<=|[:=<>]|in\b)/.test(text.slice(cursor))) return false;
+  const before = lexGql(text.slice(0, from));
+  const pipe = before.map((token) => token.type === 'punct' && token.text === '|').lastIndexOf(true);
+  return pipe === -1 || before.slice(pipe + 1).some((token) => token.type === 'word' && token.text.toLowerCase() === 'where');
+}
+
+/**
  * The completions for an autocomplete answer, in the server's order (most frequent fields first): the server has
- * already matched them against the typed word, so CodeMirror neither filters nor reorders them.
+ * already matched them against the typed word, so CodeMirror neither filters nor reorders them. A field that starts
+ * a condition is inserted with its colon, so the value typed next is compared with it rather than run on as one word
+ * (`severityerr`).
  */
 export function toCompletionResult(text: string, cursor: number, suggestions: Suggestion[]): CompletionResult | null {
   if (suggestions.length === 0) return null;
+  const from = wordStart(text, cursor);
+  const condition = startsCondition(text, from, cursor);
   const options: Completion[] = suggestions.map((suggestion, index) => ({
     label: suggestion.text,
+    ...(condition && suggestion.kind === 'field' ? { apply: `${suggestion.text}:` } : {}),
     detail: suggestion.kind,
     info: suggestion.description,
     type: COMPLETION_TYPES[suggestion.kind] ?? 'text',
     boost: 99 - Math.min(index, 198),
   }));
-  return { from: wordStart(text, cursor), to: cursor, options, filter: false };
+  return { from, to: cursor, options, filter: false };
 }

@@ -106,7 +106,7 @@ export default function ExportsPage() {
                   </td>
                   <td>
                     {job.download_url ? (
-                      <a className="button button-small" href={job.download_url} download>
+                      <a className="button button-small" href={job.download_url} download aria-label={`Download the ${FORMAT_LABEL[job.format].name} export of ${new Date(job.created_at).toLocaleString()}`}>
                         Download
                       </a>
                     ) : (

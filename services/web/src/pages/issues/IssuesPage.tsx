@@ -77,7 +77,7 @@ function FilterForm({ value, onApply }: { value: string; onApply: (filter: strin
           type="search"
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
-          placeholder="level:error release:shop@1.4.0 checkout"
+          placeholder="level:error release_last:shop@1.4.0 checkout"
           aria-describedby={hintId}
           spellCheck={false}
         />

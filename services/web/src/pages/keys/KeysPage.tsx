@@ -75,15 +75,15 @@ export default function KeysPage() {
                   <td>
                     <div className="row nowrap">
                       {key.status === 'revoked' ? (
-                        <button type="button" className="button button-small" disabled={mutations.unrevoke.isPending} onClick={() => mutations.unrevoke.mutate(key.id)}>
+                        <button type="button" className="button button-small" disabled={mutations.unrevoke.isPending} onClick={() => mutations.unrevoke.mutate(key.id)} aria-label={`Unrevoke ${key.name}`}>
                           Unrevoke
                         </button>
                       ) : (
-                        <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)}>
+                        <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)} aria-label={`Revoke ${key.name}`}>
                           Revoke
                         </button>
                       )}
-                      <button type="button" className="button button-small button-danger" onClick={() => setDeleting(key)}>
+                      <button type="button" className="button button-small button-danger" onClick={() => setDeleting(key)} aria-label={`Delete ${key.name}`}>
                         Delete
                       </button>
                     </div>
