@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
@@ -70,6 +70,9 @@ function Filters({ org, project, filters, anySpan, onChange }: {
     apply();
   };
   const withCurrent = (values: string[], current: string | undefined) => (current && !values.includes(current) ? [current, ...values] : values);
+  // A maximum below the minimum matches no trace: the browser holds the form back (the max field's own minimum) and says why.
+  const inverted = min.trim() !== '' && max.trim() !== '' && Number(max) < Number(min);
+  const rangeHintId = useId();
   return (
     <form className="traces-filters" onSubmit={submit} aria-label="Filter traces">
       <label className="traces-filter">
@@ -119,8 +122,22 @@ function Filters({ org, project, filters, anySpan, onChange }: {
       </label>
       <label className="traces-filter">
         <span>Max duration (ms)</span>
-        <input type="number" min={0} step="any" inputMode="decimal" value={max} onChange={(event) => setMax(event.target.value)} />
+        <input
+          type="number"
+          min={min.trim() !== '' && Number(min) > 0 ? min : 0}
+          step="any"
+          inputMode="decimal"
+          value={max}
+          aria-invalid={inverted || undefined}
+          aria-describedby={inverted ? rangeHintId : undefined}
+          onChange={(event) => setMax(event.target.value)}
+        />
       </label>
+      {inverted ? (
+        <p id={rangeHintId} className="field-hint field-warn traces-filter-hint" role="alert">
+          The maximum duration is below the minimum: no trace lasts both.
+        </p>
+      ) : null}
       <label className="traces-filter">
         <span>Time range</span>
         <select aria-label="Time range" value={filters.range} onChange={(event) => apply({ range: event.target.value })}>
