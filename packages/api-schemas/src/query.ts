@@ -22,10 +22,10 @@ export type BatchQueryBody = Static<typeof BatchQueryBody>;
 
 export const NL_MODES = ['explorer', 'alert'] as const;
 
-/** POST /v1/gql/nl and the dashboard form; SPEC.md Limits: natural-language prompts of at most 500 characters. */
 /** The asker's time zone, an IANA name (Europe/Berlin): the days "today" and "this week" mean; UTC when absent. */
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone of the asker, e.g. Europe/Berlin; UTC by default' });
 
+/** POST /v1/gql/nl and the dashboard form; SPEC.md Limits: natural-language prompts of at most 500 characters. */
 export const NlBody = Type.Object({
   prompt: Type.String({ minLength: 1, maxLength: 500 }),
   mode: Type.Optional(Enum(NL_MODES)),

@@ -333,6 +333,12 @@ describe('a newcomer in the browser', () => {
     await screenshot(page, '11b2-traces-inverted-durations');
     await filters.getByRole('button', { name: 'Apply' }).click();
     expect(new URL(page.url()).searchParams.get('max')).toBeNull();
+    // A choice in a select applies, with the durations the list already had.
+    await filters.getByLabel('Status').selectOption('ok');
+    await page.waitForURL((url) => url.searchParams.get('status') === 'ok');
+    expect([new URL(page.url()).searchParams.get('min'), new URL(page.url()).searchParams.get('max')]).toEqual([null, null]);
+    await filters.getByLabel('Status').selectOption('');
+    await page.waitForURL((url) => !url.searchParams.has('status'));
     await filters.getByLabel('Min duration (ms)').fill('');
     await filters.getByLabel('Max duration (ms)').fill('');
     expect(await filters.getByRole('alert').count()).toBe(0);

@@ -63,16 +63,18 @@ function Filters({ org, project, filters, anySpan, onChange }: {
   useEffect(() => setName(filters.name ?? ''), [filters.name]);
   useEffect(() => setMin(filters.minMs?.toString() ?? ''), [filters.minMs]);
   useEffect(() => setMax(filters.maxMs?.toString() ?? ''), [filters.maxMs]);
+  // A maximum below the minimum matches no trace: the browser holds the form back (the max field's own minimum), a note
+  // says why, and a choice in a select keeps the durations the list already has.
+  const inverted = min.trim() !== '' && max.trim() !== '' && Number(max) < Number(min);
+  const rangeHintId = useId();
+  const durations = inverted ? { min: filters.minMs?.toString() ?? '', max: filters.maxMs?.toString() ?? '' } : { min: min.trim(), max: max.trim() };
   // A choice in a select applies what is typed in the other fields too, as Apply does.
-  const apply = (next: Partial<Record<string, string>> = {}) => onChange({ name: name.trim(), min: min.trim(), max: max.trim(), ...next });
+  const apply = (next: Partial<Record<string, string>> = {}) => onChange({ name: name.trim(), ...durations, ...next });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     apply();
   };
   const withCurrent = (values: string[], current: string | undefined) => (current && !values.includes(current) ? [current, ...values] : values);
-  // A maximum below the minimum matches no trace: the browser holds the form back (the max field's own minimum) and says why.
-  const inverted = min.trim() !== '' && max.trim() !== '' && Number(max) < Number(min);
-  const rangeHintId = useId();
   return (
     <form className="traces-filters" onSubmit={submit} aria-label="Filter traces">
       <label className="traces-filter">
