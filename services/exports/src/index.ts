@@ -21,9 +21,15 @@ export interface ExportsDeps extends KeyAccess {
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json', gdpr_zip: 'application/zip' } as const;
 
-function jobJson(job: ExportJobRow, req: Request, secret: string) {
+/** What only an owner may do with a format: start it (`check` throws otherwise), and be given its download link. */
+interface OwnerOnly {
+  check: (res: Response, format: NewExport['format']) => void;
+  mayDownload: (res: Response, format: NewExport['format']) => boolean;
+}
+
+function jobJson(job: ExportJobRow, req: Request, secret: string, mayDownload: boolean) {
   const download =
-    job.status === 'done'
+    job.status === 'done' && mayDownload
       ? `${req.protocol}://${req.get('host')}/v1/exports/${job.id}/download?token=${signDownload(secret, job.id, Date.now() + DOWNLOAD_TTL_MS)}`
       : undefined;
   return {
@@ -50,13 +56,13 @@ function exportJobRoutes(
   writer: RequestHandler[],
   reader: RequestHandler[],
   projectOf: (res: Response) => string,
-  checkFormat: (res: Response, format: NewExport['format']) => void = () => undefined,
+  ownerOnly: OwnerOnly = { check: () => undefined, mayDownload: () => true },
 ): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/exports', ...writer, jsonBody(), async (req, res) => {
     const input = parseBody(NewExport, req.body);
-    checkFormat(res, input.format);
+    ownerOnly.check(res, input.format);
     if (input.query !== undefined && input.source !== undefined) throw validationError('give either query or source, not both');
     if (input.format === 'gdpr_zip' && (input.query !== undefined || input.source !== undefined)) {
       throw validationError('a GDPR ZIP holds every source: give neither query nor source');
@@ -81,7 +87,7 @@ function exportJobRoutes(
 
   router.get('/exports', ...reader, async (req, res) => {
     const jobs = await listExportJobs(deps.metadata, projectOf(res));
-    res.json({ exports: jobs.map((job) => jobJson(job, req, deps.signingSecret)) });
+    res.json({ exports: jobs.map((job) => jobJson(job, req, deps.signingSecret, ownerOnly.mayDownload(res, job.format))) });
   });
 
   return router;
@@ -92,9 +98,14 @@ export function exportRoutes(deps: ExportsDeps): Router {
   const member = [requireUser(deps.tokens, deps.metadata, deps.limiter), requireMember(deps.metadata, deps.limiter), requireProject(deps.metadata)];
 
   router.use('/v1', exportJobRoutes(deps, keyGuards(deps, 'exports:write'), keyGuards(deps, 'exports:read'), (res) => requestKey(res).projectId));
-  // DECISIONS.md "GDPR": a person's data leaves in bulk by an owner's hand; a key needs exports:write instead.
-  const ownersTakeGdprZips = (res: Response, format: NewExport['format']) => {
-    if (format === 'gdpr_zip' && requestMembership(res).role !== 'owner') throw forbidden('only an owner of this organization may start a GDPR export');
+  // DECISIONS.md "GDPR": a person's data leaves in bulk by an owner's hand, started and downloaded; a key needs the
+  // exports scopes instead.
+  const owner = (res: Response) => requestMembership(res).role === 'owner';
+  const ownersTakeGdprZips: OwnerOnly = {
+    check: (res, format) => {
+      if (format === 'gdpr_zip' && !owner(res)) throw forbidden('only an owner of this organization may start a GDPR export');
+    },
+    mayDownload: (res, format) => format !== 'gdpr_zip' || owner(res),
   };
   router.use('/api/orgs/:org/projects/:project', exportJobRoutes(deps, member, member, (res) => requestProject(res).id, ownersTakeGdprZips));
 

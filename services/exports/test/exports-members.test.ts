@@ -56,7 +56,7 @@ describe('exports for members', () => {
     expect(await storedJobs(setup.project.id)).toBe(before);
   });
 
-  it('lets only owners start a GDPR ZIP: a member gets 403 FORBIDDEN and no job, and may still start a CSV export', async () => {
+  it('lets only owners start and download a GDPR ZIP: a member gets 403 FORBIDDEN and no job, and may still start a CSV export', async () => {
     const email = uniqueEmail('member');
     const invited = await server.api.post(`/api/orgs/${setup.session.organization.id}/invitations`, { token: setup.session.token, body: { email, role: 'member' } });
     const token = /#token=([A-Za-z0-9_-]+)/.exec(invited.body.accept_url)![1]!;
@@ -66,9 +66,27 @@ describe('exports for members', () => {
     const refused = await server.api.post(base, { token: member.body.token, body: { format: 'gdpr_zip' } });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
     expect(await storedJobs(setup.project.id)).toBe(before);
-    expect((await server.api.post(base, { token: member.body.token, body: { format: 'csv', source: 'logs' } })).status).toBe(202);
-    expect((await server.api.post(base, { token: setup.session.token, body: { format: 'gdpr_zip' } })).status).toBe(202);
+    const csv = await server.api.post(base, { token: member.body.token, body: { format: 'csv', source: 'logs' } });
+    expect(csv.status).toBe(202);
+    const zip = await server.api.post(base, { token: setup.session.token, body: { format: 'gdpr_zip' } });
+    expect(zip.status).toBe(202);
     expect(await storedJobs(setup.project.id)).toBe(before + 2);
+    // Both finished: the member is given the CSV's link and not the ZIP's; the owner and the project's keys get both.
+    type Listed = { id: string; status: string; download_url?: string };
+    const listed = (sessionToken: string) =>
+      eventually(async () => {
+        const jobs = (await server.api.get(base, { token: sessionToken })).body.exports as Listed[];
+        const mine = [csv.body.id, zip.body.id].map((id) => jobs.find((job) => job.id === id)!);
+        expect(mine.map((job) => job.status)).toEqual(['done', 'done']);
+        return mine;
+      }, 15_000);
+    const [memberCsv, memberZip] = await listed(member.body.token);
+    expect(memberCsv!.download_url).toMatch(/\/v1\/exports\/.+\/download\?token=/);
+    expect(memberZip!.download_url).toBeUndefined();
+    const [, ownerZip] = await listed(setup.session.token);
+    expect((await fetch(ownerZip!.download_url!)).status).toBe(200);
+    const byKey = (await server.api.get('/v1/exports', { token: setup.secretKey })).body.exports as Listed[];
+    expect(byKey.find((job) => job.id === zip.body.id)!.download_url).toMatch(/download\?token=/);
   });
 
   it('answers 401 without a session and 404 for a stranger or an unknown project, storing no job', async () => {

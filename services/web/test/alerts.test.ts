@@ -216,11 +216,14 @@ describe('the alert pages', () => {
     await screenshot(app, 'alerts-rule-channels');
   });
 
-  it('answers the edit page of a rule that is not there with the error and a link back to the rules', async () => {
-    await app.goto(projectPage('alerts/0190a5b0-0000-7000-8000-000000000000/edit'));
-    await app.getByRole('alert').getByText(/NOT_FOUND/).waitFor();
-    await app.getByRole('link', { name: 'Go back to the alert rules and open the rule again.' }).click();
-    await app.waitForURL(/\/alerts$/);
+  it('answers the page and the edit page of a rule that is not there with a page that says so and a link back to the rules', async () => {
+    for (const page of ['alerts/0190a5b0-0000-7000-8000-000000000000', 'alerts/0190a5b0-0000-7000-8000-000000000000/edit']) {
+      await app.goto(projectPage(page));
+      await app.getByRole('heading', { name: 'No such alert rule' }).waitFor();
+      expect(await app.getByText('NOT_FOUND').count()).toBe(0);
+      await app.getByRole('link', { name: 'All alert rules' }).click();
+      await app.waitForURL(/\/alerts$/);
+    }
   });
 });
 

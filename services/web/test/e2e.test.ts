@@ -322,7 +322,7 @@ describe('a newcomer in the browser', () => {
     // The newest trace first; a hundred rows, and no refusal of the query the page wrote.
     await list.getByRole('row').nth(1).getByText('GET /checkout').waitFor();
     expect(await list.getByRole('row').count()).toBe(101);
-    expect(await page.getByText('VALIDATION_ERROR').count()).toBe(0);
+    expect(await page.locator('[data-code]').count()).toBe(0);
     await screenshot(page, '11b-traces-any-span');
     // A maximum duration below the minimum is said to match nothing, and the form is held back until it is fixed.
     const filters = page.getByRole('form', { name: 'Filter traces' });
@@ -443,11 +443,47 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('link', { name: 'scratch', exact: true }).waitFor();
   });
 
-  it('sends an expired session to log-in and back to the page it was on', async () => {
+  it('switches project on the same page, keeping a list\'s filters and leaving one trace for the list of traces', async () => {
+    const scratch = await page.getByRole('combobox', { name: 'Project' }).evaluate((select: HTMLSelectElement) =>
+      [...select.options].find((option) => option.textContent === 'scratch')!.value,
+    );
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/issues?status=ignored`);
+    await page.getByRole('tab', { name: 'Ignored', exact: true, selected: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Project' }).selectOption(scratch);
+    await page.waitForURL((url) => url.pathname === `/orgs/${state.org}/projects/${scratch}/issues` && url.search === '?status=ignored');
+    await page.getByRole('tab', { name: 'Ignored', exact: true, selected: true }).waitFor();
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/traces/4bf92f3577b34da6a3ce929d0e0e4736`);
+    await page.getByRole('combobox', { name: 'Project' }).selectOption(scratch);
+    await page.waitForURL((url) => url.pathname === `/orgs/${state.org}/projects/${scratch}/traces` && url.search === '');
+    await page.getByRole('combobox', { name: 'Project' }).selectOption(state.project);
+    await page.waitForURL((url) => url.pathname === `/orgs/${state.org}/projects/${state.project}/traces`);
+  });
+
+  it('offers a keyboard user a link past the top bar and the sidebar to the page', async () => {
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/issues`);
+    await page.getByRole('heading', { name: 'Issues', level: 1 }).waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    expect(await skip.evaluate((link) => link === document.activeElement)).toBe(true);
+    // Hidden above the page until focused, then in view.
+    expect((await skip.boundingBox())!.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+  });
+
+  it('says a wrong password in words, and sends an expired session to log-in and back to the page it was on', async () => {
     const explore = `/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs severity:error')}`;
     await context.clearCookies();
     await page.goto(explore);
     await page.waitForURL(/\/login\?next=/);
+    await page.getByLabel('Email').fill(state.email);
+    await page.getByLabel('Password').fill(`${PASSWORD} wrong`);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong email or password.' }).waitFor();
+    expect(await page.getByText('UNAUTHORIZED').count()).toBe(0);
+    await screenshot(page, '01b-login-refused');
     await page.getByLabel('Email').fill(state.email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();

@@ -257,12 +257,15 @@ describe('the profile pages on chunks from @sentry/browser', () => {
     await screenshot(app, 'profiles-unreadable');
   });
 
-  it('answers a chunk that is not there with the API\'s error and a way back', async () => {
+  it('answers a chunk that is not there with a page that says so and a way back', async () => {
     await app.goto(`${profilesPath()}/no-such-chunk`);
-    await app.getByRole('alert').getByText(/NOT_FOUND: profile chunk no-such-chunk not found/).waitFor();
+    await app.getByRole('heading', { name: 'No such profile' }).waitFor();
+    await app.getByText("No profile chunk no-such-chunk is stored in this project inside its plan's retention.").waitFor();
+    expect(await app.getByText('NOT_FOUND').count()).toBe(0);
     // No body to download either.
     expect(await app.getByRole('link', { name: 'Download the raw body' }).count()).toBe(0);
-    await app.getByRole('link', { name: 'Go back to the list of profiles.' }).click();
+    await screenshot(app, 'profiles-missing');
+    await app.getByRole('link', { name: 'All profiles' }).click();
     await app.getByRole('heading', { level: 1, name: 'Profiles' }).waitFor();
   });
 });

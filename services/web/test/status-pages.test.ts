@@ -127,4 +127,12 @@ describe('the status page admin pages', () => {
     expect(await row.getByRole('cell').nth(2).innerText()).toBe('API, Dashboard, Ingest');
     await screenshot(app, 'status-list');
   });
+
+  it('answers a page that is not there with a page that says so and a link back to the list', async () => {
+    await app.goto(`/orgs/${owner.organization.id}/status-pages/no-such-page`);
+    await app.getByRole('heading', { name: 'No such status page' }).waitFor();
+    expect(await app.getByText('NOT_FOUND').count()).toBe(0);
+    await app.getByRole('link', { name: 'All status pages' }).click();
+    await app.getByRole('row').filter({ hasText: 'Acme Cloud' }).waitFor();
+  });
 });

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, NavLink, Outlet, useNavigate, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { useMe, useProjects } from '../api/hooks';
 import { EmptyState, ErrorNotice, Loading } from './States';
@@ -9,6 +9,7 @@ export function Layout() {
   const me = useMe();
   const { org = '', project = '' } = useParams();
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
   const projects = useProjects(org);
   const logout = useMutation({
@@ -32,6 +33,9 @@ export function Layout() {
   const base = org && project && !orgUnknown && !projectUnknown ? `/orgs/${org}/projects/${project}` : '';
   return (
     <div className="shell">
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
       <header className="topbar">
         <NavLink to="/" className="brand">
           tlm
@@ -55,7 +59,7 @@ export function Layout() {
               aria-label="Project"
               value={project}
               onChange={(event) =>
-                navigate(event.target.value === '__all' ? `/orgs/${org}/projects` : `/orgs/${org}/projects/${event.target.value}/explore`)
+                navigate(event.target.value === '__all' ? `/orgs/${org}/projects` : samePageIn(location, org, event.target.value))
               }
             >
               {project ? null : <option value="">Choose a project</option>}
@@ -114,7 +118,7 @@ export function Layout() {
             <NavLink to={`${base}/settings`}>Settings</NavLink>
           </nav>
         ) : null}
-        <main className="content">
+        <main className="content" id="content" tabIndex={-1}>
           {project && projects.isPending ? (
             // Whether the project is this organization's is known with the list; its page waits for it.
             <Loading what="the projects" />
@@ -135,4 +139,15 @@ export function Layout() {
       </div>
     </div>
   );
+}
+
+/**
+ * Where the project switcher goes: the same page of the other project. A list keeps its filters (a time range, a
+ * status) since they mean the same there; one issue, trace or rule belongs to its project, so its list is opened.
+ */
+export function samePageIn(location: { pathname: string; search: string }, org: string, project: string): string {
+  const base = `/orgs/${org}/projects/${project}`;
+  const [, section = 'explore', detail] = /^\/orgs\/[^/]+\/projects\/[^/]+\/?([^/]*)\/?([^/]*)/.exec(location.pathname) ?? [];
+  if (!section) return `${base}/explore`;
+  return detail ? `${base}/${section}` : `${base}/${section}${location.search}`;
 }

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { LineChart } from '../../components/Charts';
-import { ErrorNotice, Loading } from '../../components/States';
+import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { NaturalLanguageBox } from '../explore/Controls';
 import { GqlEditor, type QueryError } from '../explore/GqlEditor';
 import { useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
@@ -195,7 +195,14 @@ export default function AlertRuleFormPage() {
   const existing = useAlertRule(org, project, ruleId);
   if (ruleId && existing.isPending) return <Loading what="the alert rule" />;
   if (ruleId && existing.isError) {
-    return <ErrorNotice error={existing.error} next={<Link to={`/orgs/${org}/projects/${project}/alerts`}>Go back to the alert rules and open the rule again.</Link>} />;
+    const list = `/orgs/${org}/projects/${project}/alerts`;
+    return (
+      <MissingOrError error={existing.error} title="No such alert rule" next={<Link to={list}>Go back to the alert rules and open the rule again.</Link>}>
+        <p>
+          This project has no alert rule {ruleId} to edit: it may have been deleted. <Link to={list}>All alert rules</Link>
+        </p>
+      </MissingOrError>
+    );
   }
   return <AlertRuleForm key={ruleId ?? 'new'} org={org} project={project} rule={existing.data} />;
 }

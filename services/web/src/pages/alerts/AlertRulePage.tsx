@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { Dialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { SecretValue } from '../../components/SecretValue';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { useAlertDeliveries, useAlertEvents, useAlertMutations, useAlertRule, type AlertEvent } from './hooks';
 import { CHANNEL_LABEL, channelSummary, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
@@ -158,7 +158,15 @@ export default function AlertRulePage() {
   const list = `/orgs/${org}/projects/${project}/alerts`;
 
   if (rule.isPending) return <Loading what="the alert rule" />;
-  if (rule.isError) return <ErrorNotice error={rule.error} next={<Link to={list}>Back to the alert rules</Link>} />;
+  if (rule.isError) {
+    return (
+      <MissingOrError error={rule.error} title="No such alert rule" next={<Link to={list}>Back to the alert rules</Link>}>
+        <p>
+          This project has no alert rule {ruleId}: it may have been deleted. <Link to={list}>All alert rules</Link>
+        </p>
+      </MissingOrError>
+    );
+  }
   const current = rule.data;
   const muted = current.muted_until !== null && Date.parse(current.muted_until) > Date.now();
 

@@ -109,6 +109,8 @@ export default function ExportsPage() {
                       <a className="button button-small" href={job.download_url} download aria-label={`Download the ${FORMAT_LABEL[job.format].name} export of ${new Date(job.created_at).toLocaleString()}`}>
                         Download
                       </a>
+                    ) : job.status === 'done' && job.format === 'gdpr_zip' ? (
+                      <span className="muted">organization owners only</span>
                     ) : (
                       <span className="muted">—</span>
                     )}

@@ -17,9 +17,15 @@ function dataText(data: Record<string, unknown> | null | undefined): string | nu
 }
 
 /** What happened before the error, oldest first, as a timeline (at most the 50 the SDK kept). */
-export function Breadcrumbs({ crumbs, eventTimestamp }: { crumbs: Breadcrumb[]; eventTimestamp: string }) {
+export function Breadcrumbs({ crumbs, eventTimestamp, fromLog = false }: { crumbs: Breadcrumb[]; eventTimestamp: string; fromLog?: boolean }) {
   if (crumbs.length === 0) {
-    return <p className="muted">No breadcrumbs: the SDK recorded no clicks, navigations, requests or console messages before this error.</p>;
+    return (
+      <p className="muted">
+        {fromLog
+          ? 'No breadcrumbs: they come from SDKs, and this error was made from a log (linked above).'
+          : 'No breadcrumbs: the SDK recorded no clicks, navigations, requests or console messages before this error.'}
+      </p>
+    );
   }
   const eventTime = Date.parse(eventTimestamp);
   return (

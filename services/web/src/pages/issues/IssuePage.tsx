@@ -258,6 +258,8 @@ function EventPanel({ org, project, issueId, eventId, onEvent }: { org: string; 
   const newer = position > 0 ? events[position - 1] : undefined;
   const older = position >= 0 && position < events.length - 1 ? events[position + 1] : undefined;
   const chain = event ? chainOf(event) : [];
+  // Errors the log scanner made of error logs: no SDK sent them, so advice about SDKs does not apply.
+  const fromLog = event ? logIdOf(event) !== null : false;
   const sdk = event ? [event.extra['sdk.name'], event.extra['sdk.version']].filter(Boolean).join(' ') : '';
 
   return (
@@ -334,12 +336,12 @@ function EventPanel({ org, project, issueId, eventId, onEvent }: { org: string; 
 
               <section aria-labelledby="issue-stack">
                 <h3 id="issue-stack">Stack trace</h3>
-                <StackTrace frames={event.frames} />
+                <StackTrace frames={event.frames} fromLog={fromLog} />
               </section>
 
               <section aria-labelledby="issue-crumbs" style={{ marginTop: '1.25rem' }}>
                 <h3 id="issue-crumbs">Breadcrumbs</h3>
-                <Breadcrumbs crumbs={event.breadcrumbs} eventTimestamp={event.timestamp} />
+                <Breadcrumbs crumbs={event.breadcrumbs} eventTimestamp={event.timestamp} fromLog={fromLog} />
               </section>
             </>
           )}
@@ -360,12 +362,19 @@ function EventPanel({ org, project, issueId, eventId, onEvent }: { org: string; 
                 ['url', event.extra['request.url']],
                 ['trace', event.trace_id],
               ]}
-              empty="The SDK sent no release, environment or SDK name."
+              empty={fromLog ? 'The log had no release or environment property.' : 'The SDK sent no release, environment or SDK name.'}
             />
           </section>
           <section className="panel" aria-labelledby="issue-user">
             <h2 id="issue-user">User</h2>
-            <KeyValues values={Object.entries(event.user)} empty="No user: set one with Sentry.setUser() to count users." />
+            <KeyValues
+              values={Object.entries(event.user)}
+              empty={
+                fromLog
+                  ? 'No user: a log names one in its distinct_id, $distinct_id or user.id property.'
+                  : 'No user: set one with Sentry.setUser() to count users.'
+              }
+            />
           </section>
           <section className="panel" aria-labelledby="issue-tags">
             <h2 id="issue-tags">Tags</h2>

@@ -41,18 +41,28 @@ function FrameItem({ frame, open }: { frame: Frame; open: boolean }) {
  * The raised exception's stack, innermost frame first: frames of the app open, the others folded into groups; when
  * source maps mapped the frames, a switch shows the minified positions instead.
  */
-export function StackTrace({ frames }: { frames: Frame[] }) {
+export function StackTrace({ frames, fromLog = false }: { frames: Frame[]; fromLog?: boolean }) {
   const [minified, setMinified] = useState(false);
   const switchId = useId();
   const mapped = hasMinified(frames);
-  if (frames.length === 0) return <p className="muted">This event has no stack trace: it was captured as a message, or the SDK sent none.</p>;
+  if (frames.length === 0) {
+    return (
+      <p className="muted">
+        {fromLog
+          ? 'The log held no stack trace this server reads (a Python traceback or a JavaScript stack), so the error is its message.'
+          : 'This event has no stack trace: it was captured as a message, or the SDK sent none.'}
+      </p>
+    );
+  }
   const shown = frames.map((frame) => shownFrame(frame, minified));
   const groups = frameGroups(shown);
   return (
     <>
       {!minified && !shown.some((frame) => frame.context_line) ? (
         <p className="muted stack-note">
-          The SDK sent no source lines. Upload the release's source maps to see original files, lines and code.
+          {fromLog
+            ? 'The stack trace is read from the log, which holds no source lines.'
+            : "The SDK sent no source lines. Upload the release's source maps to see original files, lines and code."}
         </p>
       ) : null}
       {mapped ? (

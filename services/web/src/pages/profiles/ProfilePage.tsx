@@ -1,6 +1,6 @@
 import { useCallback, useId, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { EmptyState, Loading, MissingOrError } from '../../components/States';
 import { FLAME_COLOURS, FlameGraph, type FlameGraphHandle, type SearchResult } from './FlameGraph';
 import { chunkBodyPath, formatCount, formatDuration, shortId, useProfileBody } from './hooks';
 import { callTree, profileThreads, readSentryProfile, sampledDurationMs, topFunctions, type FunctionTime, type SentryProfileChunk } from './profileTree';
@@ -215,7 +215,11 @@ export default function ProfilePage() {
         )}
       </header>
       {body.isError ? (
-        <ErrorNotice error={body.error} next={<Link to={list}>Go back to the list of profiles.</Link>} />
+        <MissingOrError error={body.error} title="No such profile" next={<Link to={list}>Go back to the list of profiles.</Link>}>
+          <p>
+            No profile chunk {chunkId} is stored in this project inside its plan's retention. <Link to={list}>All profiles</Link>
+          </p>
+        </MissingOrError>
       ) : !read ? (
         <Loading what="the profile" />
       ) : !read.ok ? (

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api, ApiError } from '../../api/client';
+import { api } from '../../api/client';
 import { keys, projectPath } from '../../api/hooks';
 import { CopyButton } from '../../components/CopyButton';
 import { RelativeTime } from '../../components/RelativeTime';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { EmptyState, Loading, MissingOrError } from '../../components/States';
 import { rowsOf, tracesBase, useGql } from '../traces/hooks';
 import { ReplayPlayer } from './ReplayPlayer';
 import { chunkEvents, deviceOf, replayErrorsQuery, type RecordedEvent, type ReplayDetail, type ReplayError } from './replays';
@@ -64,16 +64,15 @@ export default function ReplayPage() {
   const openAt = Number.isFinite(at) ? at : undefined;
 
   if (detail.isPending) return <Loading what="the replay" />;
-  if (detail.error instanceof ApiError && detail.error.status === 404) {
+  if (detail.isError) {
     return (
-      <EmptyState title="No such replay">
+      <MissingOrError error={detail.error} title="No such replay">
         <p>
           No replay {replay} is stored in this project inside its plan's retention. <Link to={`${base}/replays`}>All replays</Link>
         </p>
-      </EmptyState>
+      </MissingOrError>
     );
   }
-  if (detail.isError) return <ErrorNotice error={detail.error} />;
   const session = detail.data;
   const properties = session.properties ?? {};
   const release = typeof properties['release'] === 'string' ? properties['release'] : null;

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Dialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { componentsFromText, componentsToText } from './components';
 import { publicPageUrl, useIncidents, useStatusPage, useStatusPageMutations } from './hooks';
 import './status.css';
@@ -29,7 +29,16 @@ export default function StatusPageAdminPage() {
   const mutations = useStatusPageMutations(org, slug);
 
   if (page.isPending) return <Loading what="the status page" />;
-  if (page.isError) return <ErrorNotice error={page.error} next={<Link to={`/orgs/${org}/status-pages`}>Back to the status pages</Link>} />;
+  if (page.isError) {
+    const list = `/orgs/${org}/status-pages`;
+    return (
+      <MissingOrError error={page.error} title="No such status page" next={<Link to={list}>Back to the status pages</Link>}>
+        <p>
+          This organization has no status page at <code>{slug}</code>: it may have been deleted or renamed. <Link to={list}>All status pages</Link>
+        </p>
+      </MissingOrError>
+    );
+  }
 
   const open = (incidents.data ?? []).filter((incident) => incident.status !== 'resolved');
   const resolved = (incidents.data ?? []).filter((incident) => incident.status === 'resolved');
