@@ -97,6 +97,22 @@ describe('a newcomer in the browser', () => {
     expect(await choice.isChecked()).toBe(false);
   });
 
+  it('keeps the copy buttons off the snippets\' code, on a laptop and on a phone', async () => {
+    for (const width of [1360, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [button, code] of [
+        ['Copy install command', page.locator('.snippet code').first()],
+        ['Copy snippet', page.getByLabel('Sentry (Node) snippet')],
+      ] as const) {
+        const copy = (await page.getByRole('button', { name: button }).boundingBox())!;
+        const text = (await code.boundingBox())!;
+        expect([width, button, copy.y + copy.height <= text.y]).toEqual([width, button, true]);
+      }
+    }
+    await screenshot(page, 'phone-onboarding');
+    await page.setViewportSize({ width: 1360, height: 900 });
+  });
+
   it('creates a secret key, sees it once and copies it', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(/\/keys$/);

@@ -182,6 +182,11 @@ describe('the replays pages', () => {
     await app.keyboard.press('End');
     await replayed().locator('#thanks').getByText('Thank you for your order').waitFor();
     await screenshot(app, 'replay-player');
+    // On a phone the timeline has a line of its own, nearly the screen's width, to seek with.
+    await app.setViewportSize({ width: 390, height: 844 });
+    expect((await seek.boundingBox())!.width).toBeGreaterThan(300);
+    await screenshot(app, 'phone-replay-player');
+    await app.setViewportSize({ width: 1360, height: 900 });
 
     // Back to the start, then play at double speed: the clock moves and ends at the replay's length.
     await app.keyboard.press('Home');
