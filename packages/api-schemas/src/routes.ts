@@ -307,6 +307,26 @@ const AI_ROUTES = (): readonly RouteDoc[] => [
     response: { status: 200, description: 'Server-sent events: delta {text}, query {gql, data}, done {session_id}', contentType: 'text/event-stream' },
     errors: [402, 404],
   },
+  {
+    method: 'post',
+    path: '/api/orgs/:org/projects/:project/ai/chat',
+    auth: member,
+    tag: 'AI',
+    summary: "Ask about the project's data (the web app's chat); answers are always run",
+    body: ChatBody,
+    response: json('The reply', Type.Object({ reply: Type.String(), session_id: Type.String(), queries: Type.Array(Type.String()) })),
+    errors: [402, 404],
+  },
+  {
+    method: 'post',
+    path: '/api/orgs/:org/projects/:project/ai/chat/stream',
+    auth: member,
+    tag: 'AI',
+    summary: "Ask about the project's data, the reply streamed (the web app's chat)",
+    body: ChatBody,
+    response: { status: 200, description: 'Server-sent events: delta {text}, query {gql, data}, done {session_id}', contentType: 'text/event-stream' },
+    errors: [402, 404],
+  },
 ];
 
 const STATUS_PAGE_ROUTES = (): readonly RouteDoc[] => [

@@ -27,7 +27,7 @@ import {
   type MetadataStore,
   type SqlClient,
 } from '@tlm/metadata-store';
-import { Router, type Response } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { isTimeZone } from './calendar';
 import { composeReply } from './compose';
 import { answerIssueQuestion, issueQuestion, type RanQuery } from './issues';
@@ -109,6 +109,14 @@ function withKnownTimeZone<T extends { time_zone?: string }>(input: T): T {
 const nlBody = (body: unknown): NlBody => withKnownTimeZone(parseBody(NlBody, body));
 const chatBody = (body: unknown): ChatBody => withKnownTimeZone(parseBody(ChatBody, body));
 
+/** Who asks in a chat: the project, the organization whose allowance the tokens count against, and whether the answers may read data. */
+interface Chatter {
+  projectId: string;
+  organization: { id: string; plan: PlanName };
+  retentionDays: number;
+  reads: boolean;
+}
+
 export function aiRoutes(deps: AiDeps): Router {
   const router = Router();
   const vocabulary = new Vocabulary(deps.analytics);
@@ -170,20 +178,17 @@ export function aiRoutes(deps: AiDeps): Router {
    * Answers a chat message and keeps both turns in the conversation: a question about an issue or a release from the
    * stored errors, anything else by translating it and running the query when it is valid.
    */
-  async function chat(res: Response, input: ChatBody) {
-    const key = requestKey(res);
+  async function chat(caller: Chatter, input: ChatBody) {
     const month = monthOf(Date.now());
     let sessionId = input.session_id;
-    if (sessionId !== undefined && !(isUuid(sessionId) && (await findConversation(deps.metadata, key.projectId, sessionId)))) {
+    if (sessionId !== undefined && !(isUuid(sessionId) && (await findConversation(deps.metadata, caller.projectId, sessionId)))) {
       throw notFound('no conversation with this session_id');
     }
     // Refused before anything is asked, stored or counted. A message begun within the allowance is answered and counted
     // whole, so a month can end a message's tokens over it (docs/decisions.md "AI").
-    await requireAllowance(deps.metadata, { id: key.orgId, plan: key.plan }, 'tokens', month);
-    // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md
-    // recommends both for tooling that reads and chats). Without it the answer is the query, not run.
-    const reads = grantsAny(key.scopes, ['data:read']);
-    const guard: Guard = { projectId: key.projectId, retentionDays: key.retentionDays, now: new Date() };
+    await requireAllowance(deps.metadata, caller.organization, 'tokens', month);
+    const { reads } = caller;
+    const guard: Guard = { projectId: caller.projectId, retentionDays: caller.retentionDays, now: new Date() };
     let reply: string;
     let queries: string[] = [];
     let ran: RanQuery[] = [];
@@ -199,7 +204,7 @@ export function aiRoutes(deps: AiDeps): Router {
       // about an issue or a release are answered apart and are no question a follow-up builds on.
       const turns = sessionId === undefined ? [] : await listMessages(deps.metadata, sessionId, MAX_HISTORY_TURNS);
       const history = turns.filter((turn, index) => !issueQuestion((turn.role === 'user' ? turn : turns[index - 1])?.content ?? ''));
-      const translation = await translateValidated({ id: key.projectId, retentionDays: key.retentionDays }, input.message, 'explorer', input.time_zone, history);
+      const translation = await translateValidated({ id: caller.projectId, retentionDays: caller.retentionDays }, input.message, 'explorer', input.time_zone, history);
       spent = translation.usage;
       if (translation.valid && !reads) {
         reply = `This key may chat but not read data (it lacks the data:read scope), so I did not run the query: ${translation.gql}`;
@@ -218,7 +223,7 @@ export function aiRoutes(deps: AiDeps): Router {
     }
     if (!sessionId) {
       sessionId = newId();
-      await insertConversation(deps.metadata, sessionId, key.projectId);
+      await insertConversation(deps.metadata, sessionId, caller.projectId);
     }
     await appendMessages(deps.metadata, sessionId, [
       { id: newId(), role: 'user', content: input.message, queries: [] },
@@ -228,28 +233,42 @@ export function aiRoutes(deps: AiDeps): Router {
     // without a model the message is the prompt and the reply the completion, about four characters a token.
     const tokens = spent ?? { promptTokens: estimateTokens(input.message), completionTokens: estimateTokens(reply) };
     await recordUsage(deps.metadata, [
-      { projectId: key.projectId, signal: 'ai_prompt_tokens', month, items: tokens.promptTokens },
-      { projectId: key.projectId, signal: 'ai_completion_tokens', month, items: tokens.completionTokens },
+      { projectId: caller.projectId, signal: 'ai_prompt_tokens', month, items: tokens.promptTokens },
+      { projectId: caller.projectId, signal: 'ai_completion_tokens', month, items: tokens.completionTokens },
     ]);
     return { reply, sessionId, queries, ran };
   }
 
-  const chatter = keyGuards(deps, 'ai:chat');
+  /** The chat and its stream for one door: API keys with `ai:chat` at /v1, the project's members under /api. */
+  function chatRoutes(prefix: string, guards: RequestHandler[], callerOf: (res: Response) => Chatter) {
+    router.post(`${prefix}/ai/chat`, ...guards, body, async (req, res) => {
+      const result = await chat(callerOf(res), chatBody(req.body));
+      res.json({ reply: result.reply, session_id: result.sessionId, queries: result.queries });
+    });
 
-  router.post('/v1/ai/chat', ...chatter, body, async (req, res) => {
-    const result = await chat(res, chatBody(req.body));
-    res.json({ reply: result.reply, session_id: result.sessionId, queries: result.queries });
+    // DECISIONS.md: event: delta {text}, event: query {gql, data}, and a final event: done {session_id}.
+    router.post(`${prefix}/ai/chat/stream`, ...guards, body, async (req, res) => {
+      const result = await chat(callerOf(res), chatBody(req.body));
+      res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      for (const query of result.ran) send('query', query);
+      for (const piece of result.reply.match(/\S+\s*/g) ?? []) send('delta', { text: piece });
+      send('done', { session_id: result.sessionId });
+      res.end();
+    });
+  }
+
+  chatRoutes('/v1', keyGuards(deps, 'ai:chat'), (res) => {
+    const key = requestKey(res);
+    // ai:chat is the chat; reading the data behind an answer takes data:read as every other read does (SPEC.md
+    // recommends both for tooling that reads and chats). Without it the answer is the query, not run.
+    return { projectId: key.projectId, organization: { id: key.orgId, plan: key.plan }, retentionDays: key.retentionDays, reads: grantsAny(key.scopes, ['data:read']) };
   });
-
-  // DECISIONS.md: event: delta {text}, event: query {gql, data}, and a final event: done {session_id}.
-  router.post('/v1/ai/chat/stream', ...chatter, body, async (req, res) => {
-    const result = await chat(res, chatBody(req.body));
-    res.status(200).set({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    for (const query of result.ran) send('query', query);
-    for (const piece of result.reply.match(/\S+\s*/g) ?? []) send('delta', { text: piece });
-    send('done', { session_id: result.sessionId });
-    res.end();
+  // The web app's chat: a member reads every source of the project, so answers are always run. Tokens count against
+  // the organization as a key's do.
+  chatRoutes('/api/orgs/:org/projects/:project', member, (res) => {
+    const { organization } = requestMembership(res);
+    return { projectId: requestProject(res).id, organization, retentionDays: PLANS[organization.plan].retentionDays, reads: true };
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { migrate, readMigrations, readUsage, recordUsage } from '@tlm/metadata-store';
-import { createKey, createProject, eventually, gqlRows, serverWithProject, type Reply } from '@tlm/testkit';
+import { createKey, createProject, eventually, gqlRows, serverWithProject, signup, type Reply } from '@tlm/testkit';
 
 /** The chat's answers (help, numbers with their queries, follow-ups, issues and releases) and its token billing. */
 const fixture = serverWithProject();
@@ -154,6 +154,63 @@ describe('chat answers', () => {
   });
 });
 
+describe('chat for members of the project (the web app)', () => {
+  const memberChat = () => `/api/orgs/${fixture.setup.session.organization.id}/projects/${fixture.setup.project.id}/ai/chat`;
+  const conversations = async () =>
+    (await fixture.server.standalone.metadata.query<{ n: number }>('select count(*)::int as n from ai_conversations where project_id = $1', [fixture.setup.project.id]))[0]!.n;
+
+  it('answers with the session, runs the query, continues the conversation and streams it with the rows', async () => {
+    const { server, setup } = fixture;
+    const first = await server.api.post(memberChat(), { token: setup.session.token, body: { message: 'how many error logs in the last 24 hours?', time_zone: 'Europe/Berlin' } });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ reply: 'The answer is 3 (from:logs severity:error | count | last:24h).', session_id: expect.any(String), queries: ['from:logs severity:error | count | last:24h'] });
+    const byRoute = await server.api.post(memberChat(), { token: setup.session.token, body: { message: 'by route', session_id: first.body.session_id } });
+    expect(byRoute.body.queries).toEqual(['from:logs severity:error | count by route | last:24h']);
+    // A conversation a key began goes on in the web app, and back: both are the project's.
+    const byKey = await chat('and over the last 7 days?', first.body.session_id);
+    expect(byKey.body.queries).toEqual(['from:logs severity:error | count by route | last:7d']);
+
+    const streamed = await server.api.post(`${memberChat()}/stream`, { token: setup.session.token, body: { message: 'error logs by route in the last 24 hours' } });
+    expect(streamed.status).toBe(200);
+    const events = streamed.text
+      .trim()
+      .split('\n\n')
+      .map((block) => ({ event: /^event: (.+)$/m.exec(block)![1]!, data: JSON.parse(/^data: (.+)$/m.exec(block)![1]!) }));
+    expect(events[0]).toEqual({
+      event: 'query',
+      data: {
+        gql: 'from:logs severity:error | count by route | last:24h',
+        data: { mode: 'aggregate', table: 'logs', total_groups: 2, results: [{ route: '/checkout', value: 2 }, { route: '/search', value: 1 }] },
+      },
+    });
+    expect(streamedText(events)).toContain('route /checkout: 2');
+    expect(events.at(-1)).toEqual({ event: 'done', data: { session_id: expect.any(String) } });
+  });
+
+  it('refuses bad requests and strangers with the exact status and code, storing and counting nothing', async () => {
+    const { server, setup } = fixture;
+    const stored = await conversations();
+    const spent = await counters(setup.project.id);
+    const stranger = await signup(server.api);
+    const cases: [string, Record<string, unknown> | undefined, unknown, number, string][] = [
+      [memberChat(), undefined, { message: 'how many logs?' }, 401, 'UNAUTHORIZED'],
+      [memberChat(), { token: setup.session.token }, {}, 400, 'VALIDATION_ERROR'],
+      [memberChat(), { token: setup.session.token }, { message: 'x'.repeat(4_001) }, 400, 'VALIDATION_ERROR'],
+      [memberChat(), { token: setup.session.token }, { message: 'how many logs today?', time_zone: 'Mars/Olympus' }, 400, 'VALIDATION_ERROR'],
+      [memberChat(), { token: setup.session.token }, { message: 'and yesterday?', session_id: '0190a5b0-0000-7000-8000-000000000000' }, 404, 'NOT_FOUND'],
+      [`${memberChat()}/stream`, { token: setup.session.token }, { message: '' }, 400, 'VALIDATION_ERROR'],
+      [memberChat(), { token: stranger.token }, { message: 'how many logs?' }, 404, 'NOT_FOUND'],
+      [`/api/orgs/${setup.session.organization.id}/projects/0190a5b0-0000-7000-8000-000000000000/ai/chat`, { token: setup.session.token }, { message: 'how many logs?' }, 404, 'NOT_FOUND'],
+    ];
+    for (const [path, auth, body, status, code] of cases) {
+      const reply = await server.api.post(path, { ...auth, body });
+      expect([path, JSON.stringify(body), reply.status, reply.body.error?.code]).toEqual([path, JSON.stringify(body), status, code]);
+    }
+    expect(await conversations()).toBe(stored);
+    expect(await counters(setup.project.id)).toEqual(spent);
+  });
+});
+
 describe('chat billing', () => {
   it('counts prompt and completion tokens per project and organization, shown in /v1/info and the usage page', async () => {
     const { server, setup } = fixture;
@@ -197,6 +254,8 @@ describe('chat billing', () => {
       await chat('how many error logs today?'),
       await chat('and yesterday?', sessionId),
       await server.api.post('/v1/ai/chat/stream', { token: chatKey, body: { message: 'how many error logs today?' } }),
+      // The web app's chat counts against the same allowance.
+      await server.api.post(`/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/ai/chat`, { token: setup.session.token, body: { message: 'how many error logs today?' } }),
     ]) {
       expect(refused.status).toBe(402);
       expect(refused.body.error).toMatchObject({

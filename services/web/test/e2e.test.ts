@@ -430,6 +430,8 @@ describe('a newcomer in the browser', () => {
     await screenshot(page, '13-settings');
     await page.goto(`/orgs/${state.org}/usage`);
     await page.getByText(/free/i).first().waitFor();
+    // Which signals count by receipt and which by their own time, so a month's figures can be read right.
+    await page.getByText(/Logs and events count when they are received; errors, spans, vitals and sessions by the time they carry/).waitFor();
     await screenshot(page, '14-usage');
   });
 

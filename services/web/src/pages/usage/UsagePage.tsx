@@ -144,7 +144,11 @@ function Usage({ answer, org }: { answer: UsageAnswer; org: string }) {
         <h2 id="this-month" className="panel-title">
           {monthName(answer.month)}
         </h2>
-        <p className="muted">What the whole organization has sent this month, per signal. Plan months run in UTC: this one began at midnight UTC on the 1st.</p>
+        <p className="muted">
+          What the whole organization has sent this month, per signal. Plan months run in UTC: this one began at midnight UTC on the 1st. Logs and
+          events count when they are received; errors, spans, vitals and sessions by the time they carry, so one sent today about last month counts
+          there, and one past its plan's retention no longer counts.
+        </p>
         <dl className="stats">
           {SIGNALS.map((signal) => (
             <div className="stat" key={signal}>
