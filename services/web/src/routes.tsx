@@ -54,6 +54,7 @@ export const routes: RouteObject[] = [
       { path: '/account', element: page(() => import('./pages/account/AccountPage'), 'your account', 'Account') },
       { path: '/orgs/:org/projects/:project', element: <Navigate to="explore" replace /> },
       { path: '/orgs/:org/projects/:project/explore', element: page(() => import('./pages/explore/ExplorePage'), 'the explorer', 'Explore') },
+      { path: '/orgs/:org/projects/:project/ask', element: page(() => import('./pages/ask/AskPage'), 'the assistant', 'Ask AI') },
       { path: '/orgs/:org/projects/:project/issues', element: page(() => import('./pages/issues/IssuesPage'), 'issues', 'Issues') },
       { path: '/orgs/:org/projects/:project/issues/:issue', element: page(() => import('./pages/issues/IssuePage'), 'the issue', 'Issue') },
       { path: '/orgs/:org/projects/:project/traces', element: page(() => import('./pages/traces/TracesPage'), 'traces', 'Traces') },

@@ -5,7 +5,7 @@ import { BarChart, LineChart } from '../../components/Charts';
 import { cellText } from './columns';
 
 /** Groups and their value as a table, in the answer's order. */
-function GroupsTable({ results, label }: { results: Record<string, unknown>[]; label: string }) {
+export function GroupsTable({ results, label }: { results: Record<string, unknown>[]; label: string }) {
   const columns = useMemo(() => {
     const keys = [...new Set(results.flatMap((row) => Object.keys(row)))];
     return [...keys.filter((key) => key !== 'value'), 'value'];

@@ -29,7 +29,7 @@ export function useSchema(org: string, project: string) {
 }
 
 /** The browser's IANA time zone (none where it names none): the days "today" and "this week" of a question are its. */
-const browserTimeZone = (): string | undefined => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+export const browserTimeZone = (): string | undefined => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
 
 /**
  * A question in plain words turned into GQL (uses one AI query of the plan's quota): a query for the explorer, or in

@@ -1,0 +1,94 @@
+import type { GqlAnswer } from '../../api/types';
+
+/** A query the assistant ran for an answer, with the rows it read (`data` of a GQL answer). */
+export interface AskedQuery {
+  gql: string;
+  data: GqlAnswer['data'] | null;
+}
+
+/** An answer the server refused, kept as plain data so the conversation can be stored. */
+export interface TurnError {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export type Turn =
+  | { role: 'user'; text: string }
+  | { role: 'assistant'; text: string; queries: AskedQuery[]; done: boolean; error?: TurnError };
+
+/** One conversation with the project's assistant: the server's session (null before the first answer) and its turns. */
+export interface Conversation {
+  sessionId: string | null;
+  turns: Turn[];
+}
+
+export const EMPTY: Conversation = { sessionId: null, turns: [] };
+
+/** The turns a tab keeps per project: enough to read back, little enough for session storage. */
+export const MAX_KEPT_TURNS = 40;
+
+/** A question sent: the user's turn and the assistant's, empty until the stream fills it. */
+export function asked(conversation: Conversation, text: string): Conversation {
+  return { ...conversation, turns: [...conversation.turns, { role: 'user', text }, { role: 'assistant', text: '', queries: [], done: false }] };
+}
+
+/** Applies one event of the chat's stream (`query` {gql, data}, `delta` {text}, `done` {session_id}) to the last turn. */
+export function streamed(conversation: Conversation, event: string, data: unknown): Conversation {
+  const last = conversation.turns.at(-1);
+  if (!last || last.role !== 'assistant') return conversation;
+  const payload = (data ?? {}) as { gql?: unknown; data?: unknown; text?: unknown; session_id?: unknown };
+  let next: Turn = last;
+  let sessionId = conversation.sessionId;
+  if (event === 'query' && typeof payload.gql === 'string') {
+    next = { ...last, queries: [...last.queries, { gql: payload.gql, data: (payload.data as AskedQuery['data']) ?? null }] };
+  } else if (event === 'delta' && typeof payload.text === 'string') {
+    next = { ...last, text: last.text + payload.text };
+  } else if (event === 'done') {
+    next = { ...last, done: true };
+    if (typeof payload.session_id === 'string') sessionId = payload.session_id;
+  } else {
+    return conversation;
+  }
+  return { sessionId, turns: [...conversation.turns.slice(0, -1), next] };
+}
+
+/** The last answer ends: with the error the server gave, or cut short (a stream that stopped before `done`). */
+export function ended(conversation: Conversation, error?: TurnError): Conversation {
+  const last = conversation.turns.at(-1);
+  if (!last || last.role !== 'assistant' || (last.done && !error)) return conversation;
+  return { ...conversation, turns: [...conversation.turns.slice(0, -1), { ...last, done: true, ...(error ? { error } : {}) }] };
+}
+
+/** What a tab keeps: questions with their finished answers, the newest MAX_KEPT_TURNS, starting at a question. */
+export function kept(conversation: Conversation): Conversation {
+  const finished = (turn: Turn | undefined) => turn?.role === 'assistant' && turn.done;
+  let turns = conversation.turns.filter((turn, index, all) => (turn.role === 'user' ? finished(all[index + 1]) : turn.done));
+  if (turns.length > MAX_KEPT_TURNS) turns = turns.slice(-MAX_KEPT_TURNS);
+  while (turns[0] && turns[0].role !== 'user') turns = turns.slice(1);
+  return { sessionId: conversation.sessionId, turns };
+}
+
+/** Reads a stored conversation; anything that is not one reads as none. */
+export function parseConversation(text: string | null): Conversation {
+  if (!text) return EMPTY;
+  try {
+    const parsed = JSON.parse(text) as Partial<Conversation>;
+    if (!Array.isArray(parsed.turns)) return EMPTY;
+    const turns = parsed.turns.filter(
+      (turn): turn is Turn => typeof turn === 'object' && turn !== null && (turn.role === 'user' || (turn.role === 'assistant' && Array.isArray(turn.queries))) && typeof turn.text === 'string',
+    );
+    return { sessionId: typeof parsed.sessionId === 'string' ? parsed.sessionId : null, turns };
+  } catch {
+    return EMPTY;
+  }
+}
+
+/** A single number answer (`count`, `avg(…)` without grouping): shown on its own rather than as a table. */
+export function singleValue(data: AskedQuery['data']): unknown {
+  if (!data || data.mode !== 'aggregate' || data.results.length !== 1) return undefined;
+  const row = data.results[0]!;
+  const keys = Object.keys(row);
+  return keys.length === 1 && keys[0] === 'value' ? row['value'] : undefined;
+}
