@@ -208,6 +208,7 @@ export type Usage = Static<typeof Usage>;
 
 export * from './alerts';
 export * from './dashboard';
+export * from './dashboards';
 export * from './exports';
 export * from './members';
 export * from './openapi';

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AlertDelivery, AlertPreview, AlertPreviewBody, AlertRule, AlertRulePatch, ChannelTest, Mute, NewAlertRule, NewSlo, Slo, SloHistory, SloPatch } from './alerts';
 import { EmptyBody, GdprEraseBody, IssueResolveBody } from './dashboard';
+import { Dashboard, DashboardPatch, MAX_PROJECT_DASHBOARDS, NewDashboard } from './dashboards';
 import { ExportJob, NewExport } from './exports';
 import { ApiKey, CreatedKey, CredentialsBody, Me, NewKey, NewProject, Organization, PlanEvent, Project, ProjectPatch, Session, SignupBody, Usage, User } from './index';
 import {
@@ -119,6 +120,42 @@ const ALERT_ROUTES = (): readonly ProjectRoute[] => [
   { method: 'get', path: '/slos/:id/history', writes: false, tag: 'SLOs', summary: "An SLO's good and total counts and burn rate over its window", response: json('The points', SloHistory) },
   { method: 'put', path: '/slos/:id', writes: true, tag: 'SLOs', summary: 'Change an SLO', body: SloPatch, response: json('The SLO', Slo), errors: [422] },
   { method: 'delete', path: '/slos/:id', writes: true, tag: 'SLOs', summary: 'Delete an SLO', response: noContent('Deleted') },
+];
+
+/** Members only: dashboards are the web app's pages, with no `/v1` door (docs/decisions.md "Dashboards"). */
+const DASHBOARD_ROUTES = (): readonly RouteDoc[] => [
+  {
+    method: 'get',
+    path: '/api/orgs/:org/projects/:project/dashboards',
+    auth: member,
+    tag: 'Dashboards',
+    summary: "List the project's dashboards by name",
+    response: json('The dashboards', listOf('dashboards', Dashboard)),
+  },
+  {
+    method: 'post',
+    path: '/api/orgs/:org/projects/:project/dashboards',
+    auth: member,
+    tag: 'Dashboards',
+    summary: 'Create a dashboard',
+    description: `Each panel's query must parse and plan; a project holds at most ${MAX_PROJECT_DASHBOARDS} dashboards.`,
+    body: NewDashboard,
+    response: json('The dashboard', Dashboard, 201),
+    errors: [409, 422],
+  },
+  { method: 'get', path: '/api/orgs/:org/projects/:project/dashboards/:id', auth: member, tag: 'Dashboards', summary: 'Read a dashboard', response: json('The dashboard', Dashboard) },
+  {
+    method: 'put',
+    path: '/api/orgs/:org/projects/:project/dashboards/:id',
+    auth: member,
+    tag: 'Dashboards',
+    summary: 'Change a dashboard',
+    description: 'The fields given replace the stored ones; `panels` replaces the whole list, a panel keeping its id by sending it.',
+    body: DashboardPatch,
+    response: json('The dashboard', Dashboard),
+    errors: [422],
+  },
+  { method: 'delete', path: '/api/orgs/:org/projects/:project/dashboards/:id', auth: member, tag: 'Dashboards', summary: 'Delete a dashboard', response: noContent('Deleted') },
 ];
 
 const EXPORT_ROUTES = (): readonly ProjectRoute[] => [
@@ -550,6 +587,7 @@ export function apiRoutes(): RouteDoc[] {
     ...bothDoors(CHUNK_READ_ROUTES(), ['data:read'], ['data:read']),
     ...AI_ROUTES(),
     ...bothDoors(ALERT_ROUTES(), ['data:read', 'alerts:read'], ['data:write', 'alerts:write']),
+    ...DASHBOARD_ROUTES(),
     ...bothDoors(EXPORT_ROUTES(), ['exports:read'], ['exports:write']),
     ...DOWNLOAD_ROUTES(),
     ...STATUS_PAGE_ROUTES(),

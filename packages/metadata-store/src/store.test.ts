@@ -98,6 +98,7 @@ function storeSuite(open: () => Promise<StoreUnderTest>): void {
         'alert_rules',
         'api_keys',
         'artifacts',
+        'dashboards',
         'error_positions',
         'export_jobs',
         'invitations',

@@ -34,6 +34,8 @@ describe('the route table', () => {
     ['/api/orgs/o/projects/p/replay/sessions/s/chunks/0', 'query'],
     ['/api/orgs/o/projects/p/profiles/chunks/c', 'query'],
     ['/api/orgs/o/projects/p/attachments', 'query'],
+    ['/api/orgs/o/projects/p/dashboards', 'query'],
+    ['/api/orgs/o/projects/p/dashboards/d', 'query'],
     ['/api/orgs/o/projects/p/keys', 'key-admin'],
     ['/api/orgs/o/projects/p/keys/k/revoke', 'key-admin'],
     ['/api/auth/signup', 'dashboard-api'],

@@ -23,6 +23,7 @@ import { complete, type Guard, type SchemaDocument } from '@tlm/gql';
 import { countKeysOfProject, countOrganizationUsage, findOrganization, findProjectById, type MetadataStore, monthOf, readSchemaDocument, readUsage } from '@tlm/metadata-store';
 import { Router, type Request, type Response } from 'express';
 import { chunkReadRoutes } from './chunks';
+import { dashboardRoutes } from './dashboards';
 import { answerBatch, answerOrThrow } from './gql';
 import { openApiRoutes } from './openapi';
 import { streamTail } from './tail';
@@ -151,6 +152,7 @@ export function queryRoutes(deps: QueryDeps): Router {
 
   router.use('/v1', chunkReadRoutes(deps, reader, keyGuard));
   router.use('/api/orgs/:org/projects/:project', chunkReadRoutes(deps, member, memberGuard));
+  router.use('/api/orgs/:org/projects/:project', dashboardRoutes(deps.metadata, member));
   router.use(openApiRoutes());
   return router;
 }

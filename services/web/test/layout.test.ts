@@ -56,6 +56,7 @@ describe('the shell on narrow and wide screens', () => {
       ['projects', `${orgPath()}/projects`, /^Projects/, 'Projects · tlm'],
       ['explore', `${projectPath()}/explore`, /^Explore$/, 'Explore · tlm'],
       ['ask', `${projectPath()}/ask`, /^Ask AI$/, 'Ask AI · tlm'],
+      ['dashboards', `${projectPath()}/dashboards`, /^Dashboards$/, 'Dashboards · tlm'],
       ['issues', `${projectPath()}/issues`, /^Issues$/, 'Issues · tlm'],
       ['keys', `${projectPath()}/keys`, /^API keys/, 'API keys · tlm'],
       ['organization', `${orgPath()}/settings`, /^Organization/, 'Organization · tlm'],

@@ -10,6 +10,7 @@ export * from './leases';
 export * from './alertRules';
 export * from './alertDeliveries';
 export * from './slos';
+export * from './dashboards';
 export * from './ai';
 export * from './statusPages';
 export * from './exportJobs';

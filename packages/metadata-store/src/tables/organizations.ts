@@ -38,7 +38,8 @@ export async function findOrganization(sql: SqlClient, id: string): Promise<Orga
 
 /**
  * Takes the organization's row lock for the rest of the transaction: checks of its limits (keys, projects, AI
- * queries) and of its owners then take turns with the writes they guard, so simultaneous requests cannot both pass.
+ * queries, a project's dashboards) and of its owners then take turns with the writes they guard, so simultaneous
+ * requests cannot both pass.
  */
 export async function lockOrganization(sql: SqlClient, id: string): Promise<void> {
   await sql.query('select id from organizations where id = $1 for update', [id]);

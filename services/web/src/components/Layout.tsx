@@ -103,6 +103,7 @@ export function Layout() {
         {base ? (
           <nav className="sidebar" aria-label="Project pages">
             <NavLink to={`${base}/explore`}>Explore</NavLink>
+            <NavLink to={`${base}/dashboards`}>Dashboards</NavLink>
             <NavLink to={`${base}/ask`}>Ask AI</NavLink>
             <NavLink to={`${base}/issues`}>Issues</NavLink>
             <NavLink to={`${base}/traces`}>Traces</NavLink>

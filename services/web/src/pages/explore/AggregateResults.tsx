@@ -38,9 +38,10 @@ export function GroupsTable({ results, label }: { results: Record<string, unknow
 
 /**
  * An aggregate answer: one number on its own, groups as a bar chart and a table, time buckets as a line chart with a
- * series per group (and the table behind a disclosure, as a series can hold thousands of buckets).
+ * series per group (and the table behind a disclosure, as a series can hold thousands of buckets). `compact` (a
+ * dashboard's panel) puts the groups' table behind a disclosure too.
  */
-export function AggregateResults({ answer, answeredAt }: { answer: GqlAnswer; answeredAt: number }) {
+export function AggregateResults({ answer, answeredAt, compact = false }: { answer: GqlAnswer; answeredAt: number; compact?: boolean }) {
   const shape = useMemo(() => aggregateShape(answer.query), [answer]);
   const results = answer.data.results;
   const series = useMemo(
@@ -75,7 +76,14 @@ export function AggregateResults({ answer, answeredAt }: { answer: GqlAnswer; an
   return (
     <div className="explore-aggregate">
       <BarChart results={results} shape={shape} />
-      <GroupsTable results={results} label={label} />
+      {compact ? (
+        <details className="explore-series-table">
+          <summary>Show the {results.length.toLocaleString()} groups as a table</summary>
+          <GroupsTable results={results} label={label} />
+        </details>
+      ) : (
+        <GroupsTable results={results} label={label} />
+      )}
     </div>
   );
 }

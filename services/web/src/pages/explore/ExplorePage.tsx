@@ -3,6 +3,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { durationMs } from '../../components/charts';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { AddToDashboard } from '../dashboards/AddToDashboard';
 import { AggregateResults } from './AggregateResults';
 import { HistoryMenu, NaturalLanguageBox, SourcePicker, TimeRangePicker } from './Controls';
 import { GqlEditor, type GqlEditorHandle, type QueryError } from './GqlEditor';
@@ -174,6 +175,7 @@ export default function ExplorePage() {
               <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> runs · completions appear as you type
             </span>
             <span className="topbar-spacer" />
+            <AddToDashboard org={org} project={project} query={urlQuery} disabled={!current || answer.isError || tailing} />
             <button
               type="button"
               className={`button ${tailing ? 'button-live' : ''}`}

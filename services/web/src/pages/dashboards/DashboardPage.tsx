@@ -1,0 +1,350 @@
+import type { Dashboard, Panel, PanelInput } from '@tlm/api-schemas';
+import { useId, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { useGqlAnswer } from '../../api/gql';
+import { Dialog } from '../../components/Dialog';
+import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
+import { TIME_RANGES } from '../../components/TimeRange';
+import { AggregateResults } from '../explore/AggregateResults';
+import { GqlEditor, type QueryError } from '../explore/GqlEditor';
+import { explorePath } from '../explore/queryText';
+import { ResultsTable } from '../explore/ResultsTable';
+import { PanelWidthField } from './PanelWidthField';
+import { defaultTitle, panelInputs, panelQuery, SAVED_RANGE, useDashboard, useDashboardMutations } from './hooks';
+import './dashboards.css';
+
+/** Rows a search panel shows; the explorer has them all. */
+const PANEL_ROWS = 50;
+
+/** What a panel draws: its query's answer under the dashboard's range, as the explorer would draw it. */
+function PanelBody({ org, project, query }: { org: string; project: string; query: string }) {
+  const answer = useGqlAnswer(org, project, query);
+  if (answer.isPending) return <Loading what="the panel" />;
+  if (answer.isError) return <ErrorNotice error={answer.error} next="Edit the panel's query, or open it in the explorer to see where it stops." />;
+  const { data } = answer.data.answer;
+  if (data.results.length === 0) return <p className="muted dashboard-none">No rows matched in this range.</p>;
+  if (data.mode === 'aggregate') return <AggregateResults answer={answer.data.answer} answeredAt={answer.dataUpdatedAt} compact />;
+  return (
+    <>
+      <div className="dashboard-rows">
+        <ResultsTable rows={data.results.slice(0, PANEL_ROWS)} org={org} project={project} label={`Rows of ${query}`} source={data.table} />
+      </div>
+      {data.results.length > PANEL_ROWS ? <p className="muted dashboard-more">The newest {PANEL_ROWS} rows; the explorer shows them all.</p> : null}
+    </>
+  );
+}
+
+/** The form of a new or changed panel: a title, the query in the GQL editor and how wide it is. */
+function PanelForm({
+  org,
+  project,
+  panel,
+  saving,
+  error,
+  onSave,
+  onCancel,
+}: {
+  org: string;
+  project: string;
+  panel?: Panel;
+  saving: boolean;
+  error: unknown;
+  onSave: (panel: PanelInput) => void;
+  onCancel: () => void;
+}) {
+  const [title, setTitle] = useState(panel?.title ?? '');
+  const [query, setQuery] = useState(panel?.query ?? 'from:logs | count by severity');
+  const [width, setWidth] = useState<1 | 2>(panel?.width ?? 1);
+  const ids = useId();
+  // The server names the panel and where its query stops; the editor underlines the place.
+  const refused = error instanceof ApiError && error.code === 'VALIDATION_ERROR' && typeof error.details?.['offset'] === 'number';
+  const queryError: QueryError | null = refused ? { text: query, offset: error.details!['offset'] as number, message: error.message } : null;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSave({ ...(panel ? { id: panel.id } : {}), title: title.trim() || defaultTitle(query), query: query.trim(), width });
+  };
+
+  return (
+    <form onSubmit={submit} className="dashboard-panel-form" aria-label={panel ? `Edit panel ${panel.title}` : 'New panel'}>
+      <label className="field">
+        <span>Title</span>
+        <input type="text" maxLength={200} value={title} onChange={(event) => setTitle(event.target.value)} placeholder="The query, when left empty" />
+      </label>
+      <div className="field">
+        <span id={`${ids}-query`}>Query</span>
+        <GqlEditor org={org} project={project} value={query} onChange={setQuery} onRun={() => undefined} error={queryError} />
+        <span className="field-hint">The dashboard's time range replaces the query's own, unless the range is "As each query says".</span>
+      </div>
+      <PanelWidthField value={width} onChange={setWidth} />
+      {error ? <ErrorNotice error={error} next="Nothing was saved; correct what the message names." /> : null}
+      <div className="row">
+        <button type="submit" className="button button-primary" disabled={saving || query.trim() === ''}>
+          {panel ? 'Save panel' : 'Add panel'}
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PanelCard({
+  org,
+  project,
+  panel,
+  index,
+  count,
+  range,
+  onEdit,
+  onMove,
+  onRemove,
+  busy,
+}: {
+  org: string;
+  project: string;
+  panel: Panel;
+  index: number;
+  count: number;
+  range: string;
+  onEdit: () => void;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+  busy: boolean;
+}) {
+  const query = panelQuery(panel.query, range);
+  const headingId = useId();
+  return (
+    <section className={`panel dashboard-panel${panel.width === 2 ? ' dashboard-panel-wide' : ''}`} aria-labelledby={headingId}>
+      <header className="dashboard-panel-head">
+        <h2 id={headingId} title={panel.query}>
+          {panel.title}
+        </h2>
+        <div className="dashboard-panel-actions">
+          <Link to={explorePath(org, project, query)} className="button button-small">
+            Explore
+          </Link>
+          <button type="button" className="button button-small" onClick={onEdit} aria-label={`Edit ${panel.title}`}>
+            Edit
+          </button>
+          <button type="button" className="button button-small" disabled={busy || index === 0} onClick={() => onMove(index - 1)} aria-label={`Move ${panel.title} earlier`}>
+            ↑
+          </button>
+          <button type="button" className="button button-small" disabled={busy || index === count - 1} onClick={() => onMove(index + 1)} aria-label={`Move ${panel.title} later`}>
+            ↓
+          </button>
+          <button type="button" className="button button-small button-danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${panel.title}`}>
+            Remove
+          </button>
+        </div>
+      </header>
+      <code className="dashboard-query muted">{query}</code>
+      <PanelBody org={org} project={project} query={query} />
+    </section>
+  );
+}
+
+/** The dashboard's name and description, changed in place. */
+function DetailsForm({ dashboard, saving, error, onSave, onCancel }: { dashboard: Dashboard; saving: boolean; error: unknown; onSave: (name: string, description: string) => void; onCancel: () => void }) {
+  const [name, setName] = useState(dashboard.name);
+  const [description, setDescription] = useState(dashboard.description);
+  return (
+    <form
+      className="panel"
+      aria-label="Name and description"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSave(name.trim(), description.trim());
+      }}
+    >
+      <label className="field">
+        <span>Name</span>
+        <input type="text" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+      </label>
+      <label className="field">
+        <span>Description</span>
+        <input type="text" maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
+      </label>
+      {error ? <ErrorNotice error={error} next="Nothing was saved." /> : null}
+      <div className="row">
+        <button type="submit" className="button button-primary" disabled={saving || name.trim() === ''}>
+          Save
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type Editing = { kind: 'none' } | { kind: 'details' } | { kind: 'new-panel' } | { kind: 'panel'; id: string };
+
+/** One dashboard: its panels under one time range (kept in the URL), and the forms that change it. */
+export default function DashboardPage() {
+  const { org = '', project = '', dashboard: id = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const dashboard = useDashboard(org, project, id);
+  const mutations = useDashboardMutations(org, project);
+  const navigate = useNavigate();
+  const [editing, setEditing] = useState<Editing>({ kind: 'none' });
+  const [deleting, setDeleting] = useState(false);
+  const list = `/orgs/${org}/projects/${project}/dashboards`;
+  const range = params.get('range') === SAVED_RANGE || TIME_RANGES.some((candidate) => candidate.value === params.get('range')) ? params.get('range')! : '24h';
+  const rangeId = useId();
+
+  if (dashboard.isPending) return <Loading what="the dashboard" />;
+  if (dashboard.isError) {
+    return (
+      <MissingOrError error={dashboard.error} title="No such dashboard" next={<Link to={list}>Back to the dashboards</Link>}>
+        <p>
+          This project has no dashboard {id}: it may have been deleted. <Link to={list}>All dashboards</Link>
+        </p>
+      </MissingOrError>
+    );
+  }
+  const current = dashboard.data;
+  const panels = current.panels;
+  const busy = mutations.update.isPending;
+
+  const savePanels = (next: PanelInput[]) =>
+    mutations.update.mutate({ id: current.id, changes: { panels: next } }, { onSuccess: () => setEditing({ kind: 'none' }) });
+  const move = (from: number, to: number) => {
+    const next = panelInputs(panels);
+    const [moved] = next.splice(from, 1);
+    next.splice(to, 0, moved!);
+    savePanels(next);
+  };
+  const startEditing = (next: Editing) => {
+    mutations.update.reset();
+    setEditing(next);
+  };
+  const formError = editing.kind === 'none' ? undefined : mutations.update.error;
+
+  return (
+    <div className="dashboard">
+      <p className="muted">
+        <Link to={list}>Dashboards</Link> / {current.name}
+      </p>
+      <header className="dashboard-header">
+        <div>
+          <h1>{current.name}</h1>
+          {current.description ? <p className="muted dashboard-description">{current.description}</p> : null}
+        </div>
+        <div className="dashboard-toolbar">
+          <div className="explore-control">
+            <label htmlFor={rangeId}>Time range</label>
+            <select
+              id={rangeId}
+              value={range}
+              onChange={(event) =>
+                setParams((existing) => {
+                  const next = new URLSearchParams(existing);
+                  next.set('range', event.target.value);
+                  return next;
+                })
+              }
+            >
+              {TIME_RANGES.map((candidate) => (
+                <option key={candidate.value} value={candidate.value}>
+                  {candidate.label}
+                </option>
+              ))}
+              <option value={SAVED_RANGE}>As each query says</option>
+            </select>
+          </div>
+          <button type="button" className="button button-primary" onClick={() => startEditing({ kind: 'new-panel' })} disabled={editing.kind === 'new-panel'}>
+            Add panel
+          </button>
+          <button type="button" className="button" onClick={() => startEditing({ kind: 'details' })}>
+            Rename
+          </button>
+          <button type="button" className="button button-danger" onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+        </div>
+      </header>
+
+      {editing.kind === 'details' ? (
+        <DetailsForm
+          dashboard={current}
+          saving={busy}
+          error={formError}
+          onSave={(name, description) => mutations.update.mutate({ id: current.id, changes: { name, description } }, { onSuccess: () => setEditing({ kind: 'none' }) })}
+          onCancel={() => setEditing({ kind: 'none' })}
+        />
+      ) : null}
+      {editing.kind === 'new-panel' ? (
+        <section className="panel" aria-label="Add a panel">
+          <PanelForm
+            org={org}
+            project={project}
+            saving={busy}
+            error={formError}
+            onSave={(panel) => savePanels([...panelInputs(panels), panel])}
+            onCancel={() => setEditing({ kind: 'none' })}
+          />
+        </section>
+      ) : null}
+
+      {panels.length === 0 && editing.kind !== 'new-panel' ? (
+        <div className="state state-empty">
+          <h3>No panels yet</h3>
+          <p>Add a panel with a GQL query, or run one in Explore and choose "Add to dashboard".</p>
+        </div>
+      ) : null}
+      <div className="dashboard-grid">
+        {panels.map((panel, index) =>
+          editing.kind === 'panel' && editing.id === panel.id ? (
+            <section key={panel.id} className={`panel dashboard-panel${panel.width === 2 ? ' dashboard-panel-wide' : ''}`} aria-label={`Edit ${panel.title}`}>
+              <PanelForm
+                org={org}
+                project={project}
+                panel={panel}
+                saving={busy}
+                error={formError}
+                onSave={(changed) => savePanels(panelInputs(panels).map((kept) => (kept.id === panel.id ? changed : kept)))}
+                onCancel={() => setEditing({ kind: 'none' })}
+              />
+            </section>
+          ) : (
+            <PanelCard
+              key={panel.id}
+              org={org}
+              project={project}
+              panel={panel}
+              index={index}
+              count={panels.length}
+              range={range}
+              busy={busy}
+              onEdit={() => startEditing({ kind: 'panel', id: panel.id })}
+              onMove={(to) => move(index, to)}
+              onRemove={() => savePanels(panelInputs(panels).filter((kept) => kept.id !== panel.id))}
+            />
+          ),
+        )}
+      </div>
+      {editing.kind === 'none' && mutations.update.isError ? <ErrorNotice error={mutations.update.error} next="The dashboard shows what is stored." /> : null}
+
+      <Dialog open={deleting} title={`Delete ${current.name}?`} onClose={() => setDeleting(false)}>
+        <p>The dashboard and its {panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.</p>
+        {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}
+        <div className="row">
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={mutations.remove.isPending}
+            onClick={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
+          >
+            Delete dashboard
+          </button>
+          <button type="button" className="button" onClick={() => setDeleting(false)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import type { Browser, Page } from 'playwright-core';
+import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+
+/**
+ * Dashboards in Debian's headless Chromium against a started server: one created, panels added on its page and from
+ * the explorer, drawn under the dashboard's time range, moved, edited (a query the server refuses changes nothing),
+ * removed; the dashboard renamed and deleted.
+ */
+
+let server: TestServer;
+let setup: ProjectSetup;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  setup = await setupProject(server.api);
+  const logs = [
+    ...['/checkout', '/checkout', '/search'].map((route) => ({ severity: 'error', message: `request failed on ${route}`, properties: { route } })),
+    { severity: 'info', message: 'request served', properties: { route: '/search' } },
+  ];
+  expect((await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: logs } })).status).toBe(202);
+  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 4 }]));
+  browser = await launchChromium();
+  ({ page } = await openWebApp(browser, server.url, setup.session.token));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const projectPage = (path: string) => `/orgs/${setup.session.organization.id}/projects/${setup.project.id}/${path}`;
+const apiPath = () => `/api/orgs/${setup.session.organization.id}/projects/${setup.project.id}/dashboards`;
+const stored = async () => (await server.api.get(apiPath(), { token: setup.session.token })).body.dashboards as { id: string; name: string; panels: { id: string; title: string; query: string; width: number }[] }[];
+const panel = (title: string) => page.getByRole('region', { name: title, exact: true });
+
+describe('dashboards', () => {
+  it('creates a dashboard from the list, which opens empty', async () => {
+    await page.goto(projectPage('dashboards'));
+    await page.getByRole('heading', { name: 'No dashboards yet' }).waitFor();
+    await page.getByLabel('Name').fill('Checkout health');
+    await page.getByLabel('Description').fill('Errors of the checkout');
+    await page.getByRole('button', { name: 'Create dashboard' }).click();
+    await page.getByRole('heading', { name: 'Checkout health', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'No panels yet' }).waitFor();
+    expect((await stored()).map((dashboard) => dashboard.name)).toEqual(['Checkout health']);
+  });
+
+  it('adds a panel written in the GQL editor and draws it under the dashboard\'s range', async () => {
+    await page.getByRole('button', { name: 'Add panel' }).click();
+    const form = page.getByRole('form', { name: 'New panel' });
+    await form.getByLabel('Title').fill('Errors by route');
+    const editor = form.getByRole('textbox', { name: 'GQL query' });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('from:logs severity:error | count by route');
+    await form.getByRole('button', { name: 'Add panel' }).click();
+    const errors = panel('Errors by route');
+    // The range of the picker (the last 24 hours by default) replaces the query's own.
+    await errors.getByText('from:logs severity:error | count by route last:24h', { exact: true }).waitFor();
+    await errors.getByText('Show the 2 groups as a table').click();
+    await errors.getByRole('row', { name: '/checkout 2' }).waitFor();
+    expect((await stored())[0]!.panels).toEqual([{ id: expect.any(String), title: 'Errors by route', query: 'from:logs severity:error | count by route', width: 1 }]);
+  });
+
+  it('adds the query the explorer ran to the dashboard, as a panel drawn as a number', async () => {
+    await page.goto(projectPage(`explore?q=${encodeURIComponent('from:logs | count')}`));
+    await page.locator('.explore-stat-value').getByText('4', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Add to dashboard' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a dashboard' });
+    expect(await dialog.getByRole('combobox').first().inputValue()).toBe((await stored())[0]!.id);
+    await dialog.getByLabel('Panel title').fill('All logs');
+    await dialog.getByRole('button', { name: 'Add panel' }).click();
+    await dialog.getByText('Added to Checkout health.').waitFor();
+    await dialog.getByRole('link', { name: 'Open the dashboard' }).click();
+    await panel('All logs').locator('.explore-stat-value').getByText('4', { exact: true }).waitFor();
+    await panel('Errors by route').waitFor();
+    await screenshot(page, 'dashboard');
+  });
+
+  it('keeps the range in the URL, and "as each query says" runs the saved queries', async () => {
+    await page.getByLabel('Time range').selectOption('1h');
+    await page.waitForURL((url) => url.searchParams.get('range') === '1h');
+    await panel('All logs').getByText('from:logs | count last:1h', { exact: true }).waitFor();
+    await page.getByLabel('Time range').selectOption('saved');
+    await panel('All logs').getByText('from:logs | count', { exact: true }).waitFor();
+  });
+
+  it('moves a panel earlier, which the server keeps', async () => {
+    await page.getByRole('button', { name: 'Move All logs earlier' }).click();
+    await eventually(async () => expect((await stored())[0]!.panels.map((kept) => kept.title)).toEqual(['All logs', 'Errors by route']));
+    await page.reload();
+    await panel('Errors by route').waitFor();
+    const titles = await page.locator('.dashboard-grid h2').allTextContents();
+    expect(titles).toEqual(['All logs', 'Errors by route']);
+  });
+
+  it('says why a changed query is refused, changing nothing, and saves a good one', async () => {
+    const before = await stored();
+    await page.getByRole('button', { name: 'Edit Errors by route' }).click();
+    const form = page.getByRole('form', { name: 'Edit panel Errors by route' });
+    const editor = form.getByRole('textbox', { name: 'GQL query' });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('from:logs | count by');
+    await form.getByRole('button', { name: 'Save panel' }).click();
+    await form.getByRole('alert').filter({ hasText: 'panels[1].query' }).waitFor();
+    await form.getByText('Nothing was saved; correct what the message names.').waitFor();
+    expect(await stored()).toEqual(before);
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('from:logs severity:error | count by route');
+    await form.getByLabel('Width').selectOption('2');
+    await form.getByRole('button', { name: 'Save panel' }).click();
+    await panel('Errors by route').waitFor();
+    expect((await stored())[0]!.panels[1]).toEqual({ ...before[0]!.panels[1], width: 2 });
+  });
+
+  it('removes a panel, renames the dashboard and deletes it', async () => {
+    await page.getByRole('button', { name: 'Remove All logs' }).click();
+    await panel('All logs').waitFor({ state: 'detached' });
+    expect((await stored())[0]!.panels.map((kept) => kept.title)).toEqual(['Errors by route']);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('form', { name: 'Name and description' }).getByLabel('Name').fill('Checkout');
+    await page.getByRole('form', { name: 'Name and description' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
+    const id = (await stored())[0]!.id;
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete dashboard' }).click();
+    await page.getByRole('heading', { name: 'No dashboards yet' }).waitFor();
+    expect(await stored()).toEqual([]);
+    // Its link now says there is no such dashboard.
+    await page.goto(projectPage(`dashboards/${id}`));
+    await page.getByRole('heading', { name: 'No such dashboard' }).waitFor();
+  });
+});
