@@ -20,6 +20,8 @@ export {
 export { LIMITS, compileQuery, metricProblem, planQuery, type CompiledText, type FieldRef, type Plan, type Predicate } from './plan';
 export { decodeResults, emit, type CompiledQuery, type EmitOptions, type Guard, type OutputColumn, type PercentileForm, type TimeSlice } from './emit';
 export { SOURCES, defineSource, findSource, type SourceDefinition, type SourceOptions } from './sources';
+export { ATTACHMENT_FIELDS, CHUNK_FIELDS, PROFILE_FIELDS, SESSION_FIELDS, attachments, profileChunks, replayChunks, replaySessions } from './chunkSources';
+export { aggregateBy, findRows, type Equals } from './lookup';
 export { complete, type Completion, type SchemaDocument, type Suggestion, type SuggestionKind } from './complete';
 export { emitFor, percentilesFor, readsNewestFirst, runPlan, runQuery, type QueryAnswer } from './run';
 export { gqlApiError } from './apiErrors';

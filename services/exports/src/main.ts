@@ -11,7 +11,7 @@ start(() =>
     const blobs = await blobStoreFromConfig(config);
     const bus = await connectBus(config, 'exports', logger);
     const access = await startKeyAccess(metadata, bus, config, logger);
-    const runner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
+    const runner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS, maxBodyBytes: config.EXPORT_MAX_BODY_BYTES }, config.EXPORT_POLL_MS);
     return {
       routes: exportRoutes({
         metadata,

@@ -23,6 +23,14 @@ describe('toZip', () => {
     expect(Object.keys(files).sort()).toEqual(['a.jsonl', 'b.json']);
     expect(strFromU8(files['a.jsonl']!)).toBe('{"x":1}\n{"x":2}');
   });
+
+  it('packs bytes as they are beside text', () => {
+    const bytes = new Uint8Array([0x1f, 0x8b, 0, 0xff, 0xfe, 10, 13]);
+    const files = unzipSync(new Uint8Array(toZip({ 'replays/s-1/0.json.gz': bytes, 'caf\u00e9.txt': 'caf\u00e9' })));
+    expect(Object.keys(files).sort()).toEqual(['caf\u00e9.txt', 'replays/s-1/0.json.gz']);
+    expect(files['replays/s-1/0.json.gz']).toEqual(bytes);
+    expect(strFromU8(files['caf\u00e9.txt']!)).toBe('caf\u00e9');
+  });
 });
 
 describe('download links', () => {

@@ -33,9 +33,15 @@ export function toJson(rows: Row[]): string {
   return JSON.stringify(rows);
 }
 
-/** A ZIP of named text files (GDPR export), one JSON line per row in the .jsonl files. */
-export function toZip(files: Record<string, string>): Buffer {
-  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)]))));
+/**
+ * A ZIP of named files (GDPR export): text as UTF-8 (one JSON line per row in the .jsonl files), compressed; bytes as
+ * they are, stored without compression: replay bodies are gzip already, and deflating up to EXPORT_MAX_BODY_BYTES of
+ * bodies would hold the process's one event loop for seconds.
+ */
+export function toZip(files: Record<string, string | Uint8Array>): Buffer {
+  return Buffer.from(
+    zipSync(Object.fromEntries(Object.entries(files).map(([name, content]) => [name, typeof content === 'string' ? strToU8(content) : ([content, { level: 0 }] as const)]))),
+  );
 }
 
 export const jsonLines = (rows: Row[]) => rows.map((row) => JSON.stringify(row)).join('\n');

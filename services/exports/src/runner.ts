@@ -12,11 +12,17 @@ import {
   type ExportJobRow,
   type MetadataStore,
 } from '@tlm/metadata-store';
+import { chunkFiles } from './chunks';
 import { jsonLines, toCsv, toJson, toZip, type Row } from './render';
 
 export const exportsConfig = {
   EXPORT_POLL_MS: Type.Integer({ minimum: 50, default: 1_000, description: 'How often the export runner looks for queued jobs.' }),
   EXPORT_MAX_ROWS: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one export (or one source of a GDPR ZIP) holds at most.' }),
+  EXPORT_MAX_BODY_BYTES: Type.Integer({
+    minimum: 0,
+    default: 256 * 1024 * 1024,
+    description: 'Bytes of replay, profile and attachment bodies one GDPR ZIP holds at most (256 MiB); those past it are listed in missing_bodies.jsonl.',
+  }),
 };
 
 export interface RunnerDeps {
@@ -25,9 +31,11 @@ export interface RunnerDeps {
   blobs: BlobStore;
   logger: Logger;
   maxRows: number;
+  /** EXPORT_MAX_BODY_BYTES: bytes of stored bodies one GDPR ZIP holds at most. */
+  maxBodyBytes: number;
 }
 
-/** Sources a GDPR ZIP holds, one JSON-lines file each. */
+/** GQL sources a GDPR ZIP holds, one JSON-lines file each; replays, profiles and attachments are added by `chunkFiles`. */
 const GDPR_SOURCES = ['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'];
 const EXTENSIONS = { csv: 'csv', json: 'json', gdpr_zip: 'zip' } as const;
 
@@ -83,7 +91,7 @@ async function render(deps: RunnerDeps, job: ExportJobRow, guard: Guard): Promis
   if (job.format === 'gdpr_zip') {
     const project = (await findProjectById(deps.metadata, job.project_id))!;
     const organization = (await findOrganization(deps.metadata, project.org_id))!;
-    const files: Record<string, string> = {
+    const files: Record<string, string | Uint8Array> = {
       'project.json': JSON.stringify(
         { project: { id: project.id, name: project.name, dsn_id: project.dsn_id, created_at: project.created_at }, organization: { id: organization.id, name: organization.name, plan: organization.plan, region: organization.region } },
         null,
@@ -96,7 +104,8 @@ async function render(deps: RunnerDeps, job: ExportJobRow, guard: Guard): Promis
       files[`${source}.jsonl`] = jsonLines(taken);
       rows += taken.length;
     }
-    return { body: toZip(files), rows };
+    const chunks = await chunkFiles(deps, guard);
+    return { body: toZip({ ...files, ...chunks.files }), rows: rows + chunks.rows };
   }
   const rows = await collect(deps, job.query ?? `from:${job.source ?? 'logs'}`, guard);
   return { body: Buffer.from(job.format === 'csv' ? toCsv(rows) : toJson(rows)), rows: rows.length };

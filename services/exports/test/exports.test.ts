@@ -1,5 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import { strFromU8, unzipSync } from 'fflate';
-import { Api, createKey, eventually, setupProject, startTestServer, type TestServer } from '@tlm/testkit';
+import { Api, createKey, eventually, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 let server: TestServer;
 let setup: Awaited<ReturnType<typeof setupProject>>;
@@ -72,7 +73,11 @@ describe('exports', () => {
     expect(file.type).toBe('application/zip');
     const files = unzipSync(new Uint8Array(file.body));
     expect(Object.keys(files).sort()).toEqual(
-      ['project.json', ...['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'].map((source) => `${source}.jsonl`)].sort(),
+      [
+        'project.json',
+        ...['logs', 'events', 'errors', 'issues', 'alerts', 'alert_events', 'spans', 'vitals', 'sessions'].map((source) => `${source}.jsonl`),
+        ...['replay_sessions', 'replay_chunks', 'profile_chunks', 'attachments', 'missing_bodies'].map((file) => `${file}.jsonl`),
+      ].sort(),
     );
     expect(strFromU8(files['logs.jsonl']!).split('\n')).toHaveLength(3);
     expect(JSON.parse(strFromU8(files['project.json']!)).project.id).toBe(setup.project.id);
@@ -149,5 +154,171 @@ describe('exports', () => {
       expect([JSON.stringify(body), reply.status, reply.body.error.code]).toEqual([JSON.stringify(body), status, 'VALIDATION_ERROR']);
     }
     expect(await listed()).toBe(before);
+  });
+});
+
+/** Replays, profiles and attachments one project sent, and the bytes of every body as sent. */
+interface SentBodies {
+  replayChunks: Buffer[];
+  profile: Buffer;
+  profileGone: Buffer;
+  event: { hex: string; uuid: string };
+  log: Buffer;
+  escaping: Buffer;
+}
+
+const SESSION_ID = 'gdpr-session';
+const T0 = Date.now() - 60_000;
+const rrwebEvents = (label: string, start: number) => JSON.stringify([0, 1, 2].map((i) => ({ type: 3, timestamp: start + i * 100, data: { label, x: i } })));
+
+let events = 0;
+/** A fresh event id (32 hex digits) and its UUID form, as attachment rows store it. */
+function newEventId(): { hex: string; uuid: string } {
+  events += 1;
+  const hex = `${process.pid.toString(16).padStart(8, '0')}${events.toString(16).padStart(24, '0')}`;
+  return { hex, uuid: hex.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5') };
+}
+
+/** A Sentry envelope: its header line, then each item's header line (with its length) and payload. */
+function envelope(items: { header: Record<string, unknown>; payload: Buffer | string }[], header: Record<string, unknown>): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
+  for (const item of items) {
+    const payload = Buffer.isBuffer(item.payload) ? item.payload : Buffer.from(item.payload);
+    parts.push(Buffer.from(`${JSON.stringify({ ...item.header, length: payload.length })}\n`), payload, Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * Sends a replay session of two chunks (`SESSION_ID`, in every project), two profile chunks (`<label>-profile` and
+ * `<label>-profile-gone`) and an error with two attachments, one named `../../escape.txt`; every body names `label`.
+ */
+async function sendBodies(project: ProjectSetup, label: string): Promise<SentBodies> {
+  const session = await server.api.post('/v1/replay/sessions', {
+    token: project.publicKey,
+    body: { session_id: SESSION_ID, distinct_id: `${label}-user`, started_at: T0, url: `https://shop.example/${label}` },
+  });
+  expect(session.status).toBe(200);
+  // Compression level 1 makes bytes a re-compression at the default level would not reproduce.
+  const replayChunks = [0, 1].map((seq) => gzipSync(rrwebEvents(label, T0 + seq * 10_000), { level: 1 }));
+  for (const [seq, body] of replayChunks.entries()) {
+    const reply = await server.api.post(`/v1/replay/chunks?session_id=${SESSION_ID}&seq=${seq}&start_ts=${T0 + seq * 10_000}&end_ts=${T0 + seq * 10_000 + 5_000}`, {
+      token: project.publicKey,
+      body,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(reply.status).toBe(202);
+  }
+  // Spacing and key order are the client's: the stored body is the bytes sent.
+  const profile = Buffer.from(`{ "samples": [1, 2, 3],\n  "label": "${label}" }`);
+  const profileGone = Buffer.from(`{"label":"${label}-gone"}`);
+  for (const [chunkId, body, startedAt] of [
+    [`${label}-profile`, profile, T0],
+    [`${label}-profile-gone`, profileGone, T0 - 1_000],
+  ] as const) {
+    const query = `profiler_id=${label}-profiler&profile_type=cpu&sample_count=3&chunk_id=${chunkId}&started_at=${startedAt}&ended_at=${startedAt + 1_000}&platform=node&release=api%401.0`;
+    const reply = await server.api.post(`/v1/profiles/chunks?${query}`, { token: project.secretKey, body, headers: { 'content-type': 'application/json' } });
+    expect(reply.status).toBe(202);
+  }
+  const event = newEventId();
+  const log = Buffer.concat([Buffer.from(`${label} line 1\nline 2 caf\u00e9\n`), Buffer.from([0, 0xff, 0xfe, 0x1f, 0x8b])]);
+  const escaping = Buffer.from(`${label} tried to leave its folder`);
+  const sent = await server.api.post(`/api/${project.project.dsn_id}/envelope/`, {
+    body: envelope(
+      [
+        { header: { type: 'event' }, payload: JSON.stringify({ exception: { values: [{ type: 'ExportError', value: `${label} with files` }] } }) },
+        { header: { type: 'attachment', filename: 'app.log', content_type: 'text/plain' }, payload: log },
+        { header: { type: 'attachment', filename: '../../escape.txt' }, payload: escaping },
+      ],
+      { event_id: event.hex },
+    ),
+    headers: { 'content-type': 'application/x-sentry-envelope', 'x-sentry-auth': `Sentry sentry_key=${project.publicKey}, sentry_version=7, sentry_client=test/1.0` },
+  });
+  expect(sent.body).toMatchObject({ accepted: 3, rejected: 0 });
+  await eventually(async () => expect((await server.api.get(`/v1/attachments?event_id=${event.hex}`, { token: project.secretKey })).body.attachments).toHaveLength(2));
+  return { replayChunks, profile, profileGone, event, log, escaping };
+}
+
+/** JSON lines as the export writes them. */
+const jsonLines = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join('\n');
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+
+describe('GDPR ZIP: replays, profiles and attachments', () => {
+  it("holds the project's replay, profile and attachment metadata as the query service answers it and every body byte for byte, none of another project's", async () => {
+    const mine = await setupProject(server.api);
+    const theirs = await setupProject(server.api);
+    const sent = await sendBodies(mine, 'mine');
+    const theirBodies = await sendBodies(theirs, 'theirs');
+    // A body gone from the blob store is listed, not fatal.
+    const [gone] = await server.standalone.analytics.query('SELECT blob_key FROM profile_chunks WHERE project_id = $project AND id = $id', {
+      project: mine.project.id,
+      id: 'mine-profile-gone',
+    });
+    expect(await server.standalone.blobs.deletePrefix(String(gone!['blob_key']))).toBe(1);
+
+    const queued = await server.api.post('/v1/exports', { token: mine.secretKey, body: { format: 'gdpr_zip' } });
+    const job = await finished(queued.body.id, mine.secretKey);
+    const files = unzipSync(new Uint8Array((await download(job.download_url)).body));
+    const text = (name: string) => strFromU8(files[name]!);
+    const bytes = (name: string) => Buffer.from(files[name]!);
+
+    // Metadata rows: exactly what the query service's reads answer, replay chunks with their session id.
+    const { chunks, ...session } = (await server.api.get(`/v1/replay/sessions/${SESSION_ID}`, { token: mine.secretKey })).body;
+    expect(session).toMatchObject({ session_id: SESSION_ID, distinct_id: 'mine-user', started_at: iso(T0), url: 'https://shop.example/mine' });
+    expect(chunks).toEqual(
+      [0, 1].map((seq) => ({ seq, start_ts: iso(T0 + seq * 10_000), end_ts: iso(T0 + seq * 10_000 + 5_000), event_count: 3, size_bytes: sent.replayChunks[seq]!.length })),
+    );
+    expect(text('replay_sessions.jsonl')).toBe(jsonLines([session]));
+    expect(text('replay_chunks.jsonl')).toBe(jsonLines([1, 0].map((seq) => ({ session_id: SESSION_ID, ...chunks[seq] }))));
+
+    const profiles = (await server.api.get('/v1/profiles/chunks', { token: mine.secretKey })).body.chunks;
+    expect(profiles).toEqual([
+      {
+        chunk_id: 'mine-profile',
+        profiler_id: 'mine-profiler',
+        profile_type: 'cpu',
+        platform: 'node',
+        release: 'api@1.0',
+        environment: null,
+        sample_count: 3,
+        started_at: iso(T0),
+        ended_at: iso(T0 + 1_000),
+        size_bytes: sent.profile.length,
+        received_at: expect.any(String),
+      },
+      expect.objectContaining({ chunk_id: 'mine-profile-gone', size_bytes: sent.profileGone.length }),
+    ]);
+    expect(text('profile_chunks.jsonl')).toBe(jsonLines(profiles));
+
+    const attachments = (await server.api.get('/v1/attachments', { token: mine.secretKey })).body.attachments as { id: string; filename: string }[];
+    expect(attachments.map((attachment) => [attachment.filename, attachment]).sort()).toEqual([
+      ['../../escape.txt', expect.objectContaining({ event_id: sent.event.uuid, content_type: 'application/octet-stream', size_bytes: sent.escaping.length })],
+      ['app.log', expect.objectContaining({ event_id: sent.event.uuid, content_type: 'text/plain', attachment_type: 'event.attachment', size_bytes: sent.log.length })],
+    ]);
+    expect(text('attachments.jsonl')).toBe(jsonLines(attachments));
+    expect(text('missing_bodies.jsonl')).toBe(jsonLines([{ kind: 'profile_chunk', id: 'mine-profile-gone', reason: 'not_found' }]));
+
+    // Bodies byte for byte; the file name with `../` keeps only its last part, inside its event's folder.
+    const idOf = (filename: string) => attachments.find((attachment) => attachment.filename === filename)!.id;
+    const bodies = {
+      [`replays/${SESSION_ID}/0.json.gz`]: sent.replayChunks[0]!,
+      [`replays/${SESSION_ID}/1.json.gz`]: sent.replayChunks[1]!,
+      'profiles/mine-profile.json': sent.profile,
+      [`attachments/${sent.event.uuid}/${idOf('app.log')}-app.log`]: sent.log,
+      [`attachments/${sent.event.uuid}/${idOf('../../escape.txt')}-escape.txt`]: sent.escaping,
+    };
+    expect(Object.keys(files).filter((name) => !/^[a-z_]+\.jsonl?$/.test(name)).sort()).toEqual(Object.keys(bodies).sort());
+    for (const [name, body] of Object.entries(bodies)) expect([name, bytes(name).equals(body)]).toEqual([name, true]);
+    expect(Object.keys(files).filter((name) => name.split('/').some((segment) => segment === '..' || segment === '.' || segment === ''))).toEqual([]);
+
+    // Nothing of the other project, which sent a session of the same id.
+    const theirSent = [...theirBodies.replayChunks, theirBodies.profile, theirBodies.profileGone, theirBodies.log, theirBodies.escaping];
+    expect(Object.values(files).filter((file) => theirSent.some((body) => Buffer.from(file).equals(body)))).toEqual([]);
+    expect(Object.entries(files).filter(([name, file]) => name.includes('theirs') || name.includes(theirBodies.event.uuid) || strFromU8(file).includes('theirs'))).toEqual([]);
+
+    // `rows` counts metadata rows, every .jsonl line but the missing bodies', not bodies.
+    const rowFiles = Object.keys(files).filter((name) => name.endsWith('.jsonl') && name !== 'missing_bodies.jsonl');
+    expect(job.rows).toBe(rowFiles.reduce((total, name) => total + (text(name) === '' ? 0 : text(name).split('\n').length), 0));
+    expect(job.rows).toBeGreaterThanOrEqual(1 + 2 + 2 + 2);
   });
 });

@@ -1,53 +1,25 @@
-import { attachmentsTable, profileChunksTable, replayChunksTable, replaySessionsTable, type AnalyticsStore, type TableDefinition } from '@tlm/analytics-store';
+import type { AnalyticsStore } from '@tlm/analytics-store';
 import { AttachmentsQuery, DEFAULT_LISTED_CHUNKS, ProfileChunkPath, ProfileChunksQuery, ReplayChunkPath, ReplaySessionPath, ReplaySessionsQuery } from '@tlm/api-schemas';
 import type { BlobStore } from '@tlm/blob-store';
 import { isUuid, notFound, parsePath, parseQuery } from '@tlm/core';
-import { defineSource, type Guard } from '@tlm/gql';
+import {
+  ATTACHMENT_FIELDS,
+  CHUNK_FIELDS,
+  PROFILE_FIELDS,
+  SESSION_FIELDS,
+  aggregateBy,
+  attachments,
+  findRows,
+  profileChunks,
+  replayChunks,
+  replaySessions,
+  type Guard,
+} from '@tlm/gql';
 import { eventIdAsUuid } from '@tlm/signals';
 import { Router, type RequestHandler, type Response } from 'express';
-import { aggregateBy, findRows } from './lookup';
-
-/** Replay, profile and attachment metadata as read sources; not GQL sources (GQL names only what DECISIONS.md lists). */
-const replaySessions = defineSource({ name: 'replay_sessions', description: 'replay sessions', table: replaySessionsTable as TableDefinition<never>, timeColumn: 'started_at' });
-const replayChunks = defineSource({ name: 'replay_chunks', description: 'replay recording chunks', table: replayChunksTable as TableDefinition<never>, timeColumn: 'start_ts' });
-const profileChunks = defineSource({ name: 'profile_chunks', description: 'profile chunks', table: profileChunksTable as TableDefinition<never>, timeColumn: 'started_at' });
-const attachments = defineSource({ name: 'attachments', description: 'error attachments', table: attachmentsTable as TableDefinition<never>, timeColumn: 'updated_at' });
 
 /** A session has one chunk every few seconds for at most an hour or so; this bounds one session's chunk list. */
 const MAX_CHUNKS_PER_SESSION = 10_000;
-
-const SESSION_FIELDS = {
-  session_id: 'id',
-  distinct_id: 'distinct_id',
-  started_at: 'started_at',
-  url: 'url',
-  user_agent: 'user_agent',
-  properties: 'properties',
-  updated_at: 'updated_at',
-};
-const CHUNK_FIELDS = { seq: 'seq', start_ts: 'start_ts', end_ts: 'end_ts', event_count: 'event_count', size_bytes: 'size_bytes' };
-const PROFILE_FIELDS = {
-  chunk_id: 'id',
-  profiler_id: 'profiler_id',
-  profile_type: 'profile_type',
-  platform: 'platform',
-  release: 'release',
-  environment: 'environment',
-  sample_count: 'sample_count',
-  started_at: 'started_at',
-  ended_at: 'ended_at',
-  size_bytes: 'size_bytes',
-  received_at: 'updated_at',
-};
-const ATTACHMENT_FIELDS = {
-  id: 'id',
-  event_id: 'event_id',
-  filename: 'filename',
-  content_type: 'content_type',
-  attachment_type: 'attachment_type',
-  size_bytes: 'size_bytes',
-  received_at: 'updated_at',
-};
 
 /**
  * Sends stored bytes as they are: no Content-Encoding, so clients receive exactly what was stored. express adds a

@@ -147,7 +147,7 @@ export async function startStandalone(config: Static<typeof StandaloneConfig>, l
   const promoter = startPromoter({ metadata, analytics, logger }, promoterOptions(config));
   const alertNotifier = new Notifier(metadata, logger, notifierSettings(config, mailer));
   const alertEvaluator = startAlertEvaluator({ metadata, analytics, logger, instanceId: 'standalone', notifier: alertNotifier }, config.ALERT_EVALUATION_INTERVAL_MS);
-  const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS }, config.EXPORT_POLL_MS);
+  const exportRunner = await startExportRunner({ metadata, analytics, blobs, logger, maxRows: config.EXPORT_MAX_ROWS, maxBodyBytes: config.EXPORT_MAX_BODY_BYTES }, config.EXPORT_POLL_MS);
 
   const app = createServiceApp({
     service: 'standalone',

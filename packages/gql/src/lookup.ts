@@ -1,5 +1,8 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
-import { decodeResults, emitFor, type FieldRef, type Guard, type Plan, type Predicate, type SourceDefinition } from '@tlm/gql';
+import { decodeResults, type Guard } from './emit';
+import type { FieldRef, Plan, Predicate } from './plan';
+import { emitFor } from './run';
+import type { SourceDefinition } from './sources';
 
 /**
  * Reads that are not GQL queries (replay sessions, profile chunks) as plans for the GQL emitter, so the project guard
