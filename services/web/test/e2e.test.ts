@@ -424,6 +424,30 @@ describe('a newcomer in the browser', () => {
     expect(accepted.body.accepted).toBe(1);
   });
 
+  it('rotates the key: the new one works at once, the old one until it is revoked from the new key\'s dialog', async () => {
+    const old = state.key;
+    await page.getByRole('button', { name: 'Rotate server', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Key "server" created' });
+    const shown = dialog.getByLabel('API key');
+    const rotated = (await shown.inputValue().catch(() => shown.textContent())) ?? '';
+    expect(rotated).toMatch(/^tlm_sk_us_[0-9A-Za-z]{32}$/);
+    expect(rotated).not.toBe(old);
+    await dialog.getByText(`The old key ${old.slice(0, 12)}… still works`, { exact: false }).waitFor();
+    await screenshot(page, '12c-key-rotated');
+    // Both keys authenticate until the old one is revoked.
+    for (const key of [old, rotated]) expect((await sendLogs(key, [{ severity: 'info', message: 'during rotation' }])).status).toBe(202);
+    await dialog.getByRole('button', { name: 'Revoke the old key now' }).click();
+    await dialog.getByText(/is revoked: requests with it are refused/).waitFor();
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await eventually(async () => expect((await sendLogs(old, [{ severity: 'info', message: 'after rotation' }])).status).toBe(401));
+    expect((await sendLogs(rotated, [{ severity: 'info', message: 'after rotation' }])).status).toBe(202);
+    // The new key has the old one's name, type and scopes.
+    const rows = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'server', exact: true }) });
+    await expect(rows.count()).resolves.toBe(2);
+    await rows.filter({ hasText: 'active' }).getByText('secret', { exact: true }).waitFor();
+    state.key = rotated;
+  });
+
   it('shows settings and the plan with its usage', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/settings`);
     await page.getByLabel(/allow browser logs/i).waitFor();

@@ -1,9 +1,10 @@
+import type { ReactNode } from 'react';
 import type { CreatedKey } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
 import { SecretValue } from '../../components/SecretValue';
 
-/** The value of a new key, shown this once; public keys come with their Sentry DSN. */
-export function CreatedKeyDialog({ created, onClose }: { created: CreatedKey | undefined; onClose: () => void }) {
+/** The value of a new key, shown this once; public keys come with their Sentry DSN. `children` follow the key (a rotation's old key). */
+export function CreatedKeyDialog({ created, onClose, children }: { created: CreatedKey | undefined; onClose: () => void; children?: ReactNode }) {
   return (
     <Dialog open={Boolean(created)} title={created ? `Key "${created.name}" created` : 'Key created'} onClose={onClose}>
       {created ? (
@@ -16,6 +17,7 @@ export function CreatedKeyDialog({ created, onClose }: { created: CreatedKey | u
           <p className="muted">
             A {created.type} key with the scopes {created.scopes.join(', ')}; listed by its prefix <code>{created.prefix}…</code>
           </p>
+          {children}
           <div className="row dialog-actions">
             <button type="button" className="button button-primary" onClick={onClose}>
               Done

@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useApiKeys, useProject } from '../../api/hooks';
-import type { ApiKey, CreatedKey } from '../../api/types';
+import type { ApiKey, CreatedKey, QuotaDetails } from '../../api/types';
 import { Dialog } from '../../components/Dialog';
+import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
 import { RecentlyDeleted } from '../../components/RecentlyDeleted';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
@@ -16,9 +17,30 @@ export default function KeysPage() {
   const list = useApiKeys(org, project);
   const mutations = useKeyMutations(org, project);
   const [created, setCreated] = useState<CreatedKey>();
+  const [replacing, setReplacing] = useState<ApiKey>();
   const [deleting, setDeleting] = useState<ApiKey>();
+  const [quota, setQuota] = useState<QuotaDetails>();
+
+  // Rotation: a new key of the same name, type and scopes, shown once; the old one keeps working until it is revoked
+  // (from the new key's dialog, or later), so apps can move to the new one without losing data.
+  const rotate = (key: ApiKey) =>
+    mutations.rotate.mutate(
+      { name: key.name, type: key.type, scopes: key.scopes },
+      {
+        onSuccess: (next) => {
+          setReplacing(key);
+          setCreated(next);
+        },
+        onError: (error) => setQuota(quotaDetails(error)),
+      },
+    );
+  const closeCreated = () => {
+    setCreated(undefined);
+    setReplacing(undefined);
+  };
 
   const actionError = [mutations.revoke, mutations.unrevoke, mutations.remove].find((mutation) => mutation.isError)?.error;
+  const rotateError = mutations.rotate.isError && !quotaDetails(mutations.rotate.error) ? mutations.rotate.error : undefined;
   return (
     <>
       <h1>API keys{projectQuery.data ? <span className="muted"> · {projectQuery.data.name}</span> : null}</h1>
@@ -79,9 +101,21 @@ export default function KeysPage() {
                           Unrevoke
                         </button>
                       ) : (
-                        <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)} aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </button>
+                        <>
+                          <button
+                            type="button"
+                            className="button button-small"
+                            disabled={mutations.rotate.isPending}
+                            onClick={() => rotate(key)}
+                            aria-label={`Rotate ${key.name}`}
+                            title="Create a new key of the same name, type and scopes; the old one works until you revoke it"
+                          >
+                            Rotate
+                          </button>
+                          <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)} aria-label={`Revoke ${key.name}`}>
+                            Revoke
+                          </button>
+                        </>
                       )}
                       <button type="button" className="button button-small button-danger" onClick={() => setDeleting(key)} aria-label={`Delete ${key.name}`}>
                         Delete
@@ -94,12 +128,16 @@ export default function KeysPage() {
           </table>
         )}
         {actionError ? <ErrorNotice error={actionError} next="Reload the page and try again." /> : null}
+        {rotateError ? <ErrorNotice error={rotateError} next="No key was created; the old one still works." /> : null}
       </section>
       <section className="panel">
         <CreateKeyForm create={mutations.create} onCreated={setCreated} />
       </section>
       <DeletedKeys org={org} project={project} mutations={mutations} />
-      <CreatedKeyDialog created={created} onClose={() => setCreated(undefined)} />
+      <CreatedKeyDialog created={created} onClose={closeCreated}>
+        {replacing ? <OldKey key={replacing.id} old={replacing} revoke={mutations.revoke} /> : null}
+      </CreatedKeyDialog>
+      <QuotaDialog details={quota} what="API keys" title="Key limit reached" onClose={() => setQuota(undefined)} />
       <Dialog open={Boolean(deleting)} title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'} onClose={() => setDeleting(undefined)}>
         {deleting ? (
           <>
@@ -142,5 +180,30 @@ function DeletedKeys({ org, project, mutations }: { org: string; project: string
       quotaWhat="API keys"
       quotaTitle={(key) => (key ? `Restoring "${key.name}" goes past the key limit` : 'Key limit reached')}
     />
+  );
+}
+
+/** In the new key's dialog after a rotation: the key it replaces, still working, and the way to revoke it now. */
+function OldKey({ old, revoke }: { old: ApiKey; revoke: ReturnType<typeof useKeyMutations>['revoke'] }) {
+  const [revoked, setRevoked] = useState(false);
+  return (
+    <div className="rotation">
+      {revoked ? (
+        <p role="status">
+          The old key <code>{old.prefix}…</code> is revoked: requests with it are refused. Unrevoke it from the list if an app still needs it.
+        </p>
+      ) : (
+        <>
+          <p>
+            The old key <code>{old.prefix}…</code> still works, so your apps keep sending while you give them the new one. Revoke it once they use the
+            new key, here or later from the list.
+          </p>
+          {revoke.isError ? <ErrorNotice error={revoke.error} next="The old key still works; try again." /> : null}
+          <button type="button" className="button button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(old.id, { onSuccess: () => setRevoked(true) })}>
+            Revoke the old key now
+          </button>
+        </>
+      )}
+    </div>
   );
 }

@@ -9,13 +9,15 @@ export interface NewKey {
   scopes: Scope[];
 }
 
-/** Creating, revoking, deleting and restoring keys; each refreshes both key lists. */
+/** Creating, rotating, revoking, deleting and restoring keys; each refreshes both key lists. */
 export function useKeyMutations(org: string, project: string) {
   const queryClient = useQueryClient();
   const base = `${projectPath(org, project)}/keys`;
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['orgs', org, 'projects', project, 'keys'] });
   return {
     create: useMutation({ mutationFn: (key: NewKey) => api.post<CreatedKey>(base, key), onSuccess: refresh }),
+    /** A rotation's new key: created as `create` does, its state apart from the form's. */
+    rotate: useMutation({ mutationFn: (key: NewKey) => api.post<CreatedKey>(base, key), onSuccess: refresh }),
     revoke: useMutation({ mutationFn: (id: string) => api.post<ApiKey>(`${base}/${encodeURIComponent(id)}/revoke`), onSuccess: refresh }),
     unrevoke: useMutation({ mutationFn: (id: string) => api.post<ApiKey>(`${base}/${encodeURIComponent(id)}/unrevoke`), onSuccess: refresh }),
     remove: useMutation({ mutationFn: (id: string) => api.delete<unknown>(`${base}/${encodeURIComponent(id)}`), onSuccess: refresh }),
