@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, PALETTE, rangeBounds, seriesColour, seriesColours, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, localDaySeries, PALETTE, rangeBounds, seriesColour, seriesColours, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -115,5 +115,33 @@ describe('series colours', () => {
     expect(byP95).toEqual([bySpans[1], bySpans[2], bySpans[0]]);
     expect(new Set(bySpans).size).toBe(3);
     expect(seriesColours(['info', 'error'])).toEqual([seriesColour('info', 0), seriesColour('error', 0)]);
+  });
+});
+
+describe('localDaySeries', () => {
+  const rows = (counts: [string, number][]) => counts.map(([time, value]) => ({ time, value }));
+  const days = (xs: number[]) => xs.map((seconds) => new Date(seconds * 1000).toISOString());
+
+  it("sums half hours into the zone's days, which start at its midnight, not UTC's", () => {
+    // 2026-11-30 23:30 UTC is 15:30 on the 30th in California; 2026-12-01 07:30 UTC is 23:30 on the 30th there;
+    // 08:00 UTC is midnight of the 1st.
+    const counts = rows([['2026-11-30T23:30:00.000Z', 2], ['2026-12-01T07:30:00.000Z', 3], ['2026-12-01T08:00:00.000Z', 4]]);
+    const california = localDaySeries(counts, Date.parse('2026-12-01T20:00:00Z'), 3, 'events', 'America/Los_Angeles');
+    expect(days(california.xs)).toEqual(['2026-11-29T08:00:00.000Z', '2026-11-30T08:00:00.000Z', '2026-12-01T08:00:00.000Z']);
+    expect(california.series).toEqual([{ label: 'events', values: [0, 5, 4] }]);
+    // In UTC the same half hours fall on other days; in India, whose offset is not whole hours, on others again.
+    expect(localDaySeries(counts, Date.parse('2026-12-01T20:00:00Z'), 3, 'events', 'UTC').series[0]!.values).toEqual([0, 2, 7]);
+    const india = localDaySeries(counts, Date.parse('2026-12-01T20:00:00Z'), 3, 'events', 'Asia/Kolkata');
+    expect(days(india.xs)).toEqual(['2026-11-29T18:30:00.000Z', '2026-11-30T18:30:00.000Z', '2026-12-01T18:30:00.000Z']);
+    expect(india.series[0]!.values).toEqual([0, 9, 0]);
+  });
+
+  it('keeps calendar days across a change of clocks, and leaves out what falls outside the days', () => {
+    // Summer time ends in Berlin on 2026-10-25: that day is 25 hours long, and 23:30 on it (22:30 UTC, an hour
+    // after what its start plus 24 hours would give) is still its own.
+    const counts = rows([['2026-10-24T21:30:00.000Z', 1], ['2026-10-25T22:30:00.000Z', 1], ['2026-10-26T12:00:00.000Z', 7], ['2026-10-20T12:00:00.000Z', 9]]);
+    const berlin = localDaySeries(counts, Date.parse('2026-10-26T12:00:00Z'), 3, 'events', 'Europe/Berlin');
+    expect(days(berlin.xs)).toEqual(['2026-10-23T22:00:00.000Z', '2026-10-24T22:00:00.000Z', '2026-10-25T23:00:00.000Z']);
+    expect(berlin.series[0]!.values).toEqual([1, 1, 7]);
   });
 });

@@ -153,6 +153,11 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await details.getByText('production').waitFor();
     await page.getByRole('img', { name: /Events of this issue/ }).waitFor();
     await screenshot(page, 'issue-page');
+    // Thirty days are thirty of the browser's days, each a point whether or not it had events.
+    await page.getByRole('group', { name: 'Chart range' }).getByRole('button', { name: 'Last 30 days' }).click();
+    const month = page.getByRole('img', { name: 'Events of this issue, last 30 days' });
+    await expect(month.getAttribute('data-points')).resolves.toBe('30');
+    await page.getByRole('group', { name: 'Chart range' }).getByRole('button', { name: 'Last 24 hours' }).click();
   });
 
   it('steps from the latest event of an issue to an older one and back, the event named in the URL', async () => {

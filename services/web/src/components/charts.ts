@@ -139,6 +139,57 @@ export function timeSeriesData(
   return { xs: xs.map((time) => time / 1_000), series };
 }
 
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar date and wall-clock time of an instant in a time zone. */
+function wallClock(time: number, timeZone: string): { year: number; month: number; day: number; utcOfWall: number } {
+  let format = zoneFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    zoneFormats.set(timeZone, format);
+  }
+  const part = Object.fromEntries(format.formatToParts(time).map(({ type, value }) => [type, Number(value)]));
+  const [year, month, day] = [part['year']!, part['month']!, part['day']!];
+  return { year, month, day, utcOfWall: Date.UTC(year, month - 1, day, part['hour']!, part['minute']!, part['second']!) };
+}
+
+/** The instant a calendar day starts in a time zone: its midnight (or the first instant after one a clock change skips). */
+function dayStart(year: number, month: number, day: number, timeZone: string): number {
+  const wall = Date.UTC(year, month - 1, day);
+  // The zone's offset at the guess, then at the corrected instant (they differ when a clock change falls between).
+  let instant = wall - (wallClock(wall, timeZone).utcOfWall - wall);
+  instant = wall - (wallClock(instant, timeZone).utcOfWall - instant);
+  return instant;
+}
+
+const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/**
+ * Counts of finer buckets (`time` and `value` rows, e.g. `count by time(30m)`) summed into the days of a time zone
+ * (the browser's by default): the `days` days up to the one holding `now`, each day present (0 without events). GQL's
+ * `time(1d)` buckets are UTC days, which a chart read in California or Tokyo would show starting at 4 p.m. or 9 a.m.;
+ * buckets of 30 minutes fall whole into a local day in every time zone.
+ */
+export function localDaySeries(results: Row[], now: number, days: number, label: string, timeZone = browserTimeZone()): SeriesData {
+  const today = wallClock(now, timeZone);
+  const starts: number[] = [];
+  for (let back = days - 1; back >= 0; back -= 1) {
+    // Calendar steps, not 24-hour ones: a day of a clock change is 23 or 25 hours long.
+    const date = new Date(Date.UTC(today.year, today.month - 1, today.day - back));
+    starts.push(dayStart(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), timeZone));
+  }
+  const index = new Map(starts.map((start, position) => [start, position]));
+  const values = starts.map(() => 0);
+  for (const row of results) {
+    const time = Date.parse(String(row['time']));
+    if (Number.isNaN(time)) continue;
+    const wall = wallClock(time, timeZone);
+    const position = index.get(dayStart(wall.year, wall.month, wall.day, timeZone));
+    if (position !== undefined) values[position]! += numberOf(row['value']) ?? 0;
+  }
+  return { xs: starts.map((start) => start / 1_000), series: [{ label, values }] };
+}
+
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 export function barSummary(shape: AggregateShape, bars: number): string {

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
-import { rangeBounds, timeSeriesData } from '../../components/charts';
+import { localDaySeries, rangeBounds, timeSeriesData } from '../../components/charts';
 import { CopyButton } from '../../components/CopyButton';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
@@ -165,12 +165,17 @@ function IssueHeader({ issue, org, project }: { issue: Issue; org: string; proje
 function EventsChart({ org, project, issueId, range, onRange }: { org: string; project: string; issueId: string; range: ChartRange; onRange: (range: ChartRange) => void }) {
   const chart = useIssueChart(org, project, issueId, range);
   const answer = chart.answer;
+  const { localDays } = CHART_RANGES.find((candidate) => candidate.range === range)!;
   const data = useMemo(() => {
     if (!answer) return undefined;
+    if (localDays > 0) {
+      const series = localDaySeries(answer.data.results, chart.dataUpdatedAt, localDays, 'events');
+      return { shape: { func: 'count', field: null, groupBy: [], interval: '1d' }, series: series.series[0]!.values.some((value) => value) ? series : { xs: [], series: [] } };
+    }
     const shape = { func: 'count', field: null, groupBy: [], interval: answer.query.interval ?? '1h' };
     const series = timeSeriesData(answer.data.results, shape, rangeBounds(answer.query.time_range, chart.dataUpdatedAt));
     return { shape, series: { ...series, series: series.series.map((line) => ({ ...line, label: 'events' })) } };
-  }, [answer, chart.dataUpdatedAt]);
+  }, [answer, chart.dataUpdatedAt, localDays]);
   return (
     <section className="panel" aria-labelledby="issue-chart">
       <div className="issue-section-head">

@@ -152,9 +152,13 @@ export function sparklineQuery(issueIds: string[]): string {
   return `from:errors issue_id in [${issueIds.map(gqlValue).join(', ')}] | count by time(1h), issue_id | last:24h`;
 }
 
+/**
+ * The issue chart's ranges and the buckets each asks for: 30 days are drawn as the browser's local days, summed from
+ * half hours (GQL's `time(1d)` buckets are UTC days).
+ */
 export const CHART_RANGES = [
-  { range: '24h', interval: '1h', label: 'Last 24 hours' },
-  { range: '30d', interval: '1d', label: 'Last 30 days' },
+  { range: '24h', interval: '1h', label: 'Last 24 hours', localDays: 0 },
+  { range: '30d', interval: '30m', label: 'Last 30 days', localDays: 30 },
 ] as const;
 export type ChartRange = (typeof CHART_RANGES)[number]['range'];
 
