@@ -12,8 +12,11 @@ export const MAX_DASHBOARD_PANELS = 24;
 /** The dashboards a project holds at most. */
 export const MAX_PROJECT_DASHBOARDS = 100;
 
+/** Text that names something: not empty and not only blanks. */
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+
 const panelFields = {
-  title: Type.String({ minLength: 1, maxLength: 200 }),
+  title: Name,
   /** GQL that parses and plans; a dashboard's time range replaces its `last:`/`since:`/`until:` when opened. */
   query: Type.String({ minLength: 1, maxLength: 4000 }),
   /** Columns of the dashboard's two-column grid the panel spans. */
@@ -28,7 +31,7 @@ export const PanelInput = Type.Object(
 export type PanelInput = Static<typeof PanelInput>;
 
 const dashboardFields = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Name,
   description: Type.String({ maxLength: 2000 }),
   /** The whole list, in order: what is sent replaces what was stored. */
   panels: Type.Array(PanelInput, { maxItems: MAX_DASHBOARD_PANELS }),
@@ -40,7 +43,17 @@ export const NewDashboard = Type.Object(
 );
 export type NewDashboard = Static<typeof NewDashboard>;
 
-export const DashboardPatch = Type.Partial(Type.Object(dashboardFields), { additionalProperties: false });
+export const DashboardPatch = Type.Partial(
+  Type.Object({
+    ...dashboardFields,
+    /**
+     * The `updated_at` of the dashboard as the change was made from: when it changed since, the change is refused
+     * (409), so two people editing at once cannot drop each other's panels unseen.
+     */
+    updated_at: Type.String({ minLength: 1, maxLength: 40 }),
+  }),
+  { additionalProperties: false },
+);
 export type DashboardPatch = Static<typeof DashboardPatch>;
 
 export const Panel = Type.Object({ id: Type.String(), ...panelFields });

@@ -16,7 +16,7 @@ export const ROUTE_TABLE: readonly { upstream: Upstream; pattern: RegExp; method
   { upstream: 'ingest-gateway', pattern: /^\/array\/[^/]+\/config(\.js)?$/ },
   // Natural language to GQL belongs to the AI service, before the query service's /v1/gql paths.
   { upstream: 'ai', pattern: /^\/v1\/(gql\/nl|ai)(\/|$)/ },
-  { upstream: 'ai', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/gql\/nl\/?$/ },
+  { upstream: 'ai', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(gql\/nl|ai)(\/|$)/ },
   { upstream: 'alerts', pattern: /^\/v1\/(alerts|slos)(\/|$)/ },
   { upstream: 'alerts', pattern: /^\/api\/orgs\/[^/]+\/projects\/[^/]+\/(alerts|slos)(\/|$)/ },
   { upstream: 'exports', pattern: /^\/v1\/exports(\/|$)/ },

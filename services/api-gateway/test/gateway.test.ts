@@ -47,6 +47,8 @@ describe('the route table', () => {
     ['/v1/ai/chat', 'ai'],
     ['/v1/ai/chat/stream', 'ai'],
     ['/api/orgs/o/projects/p/gql/nl', 'ai'],
+    ['/api/orgs/o/projects/p/ai/chat', 'ai'],
+    ['/api/orgs/o/projects/p/ai/chat/stream', 'ai'],
     ['/api/orgs/o/projects/p/gql/autocomplete', 'query'],
     ['/v1/alerts', 'alerts'],
     ['/v1/alerts/a/mute', 'alerts'],

@@ -20,6 +20,8 @@ export const exportsConfig = {
   EXPORT_MAX_ROWS: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one export (or one source of a GDPR ZIP) holds at most.' }),
   EXPORT_MAX_BODY_BYTES: Type.Integer({
     minimum: 0,
+    // The ZIP is built in memory and written without ZIP64, whose limit is 4 GiB.
+    maximum: 1024 * 1024 * 1024,
     default: 256 * 1024 * 1024,
     description: 'Bytes of replay, profile and attachment bodies one GDPR ZIP holds at most (256 MiB); those past it are listed in missing_bodies.jsonl.',
   }),
@@ -105,7 +107,7 @@ async function render(deps: RunnerDeps, job: ExportJobRow, guard: Guard): Promis
       rows += taken.length;
     }
     const chunks = await chunkFiles(deps, guard);
-    return { body: toZip({ ...files, ...chunks.files }), rows: rows + chunks.rows };
+    return { body: await toZip({ ...files, ...chunks.files }), rows: rows + chunks.rows };
   }
   const rows = await collect(deps, job.query ?? `from:${job.source ?? 'logs'}`, guard);
   return { body: Buffer.from(job.format === 'csv' ? toCsv(rows) : toJson(rows)), rows: rows.length };

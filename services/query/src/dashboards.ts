@@ -99,6 +99,9 @@ export function dashboardRoutes(metadata: MetadataStore, member: RequestHandler[
     const dashboard = await metadata.transaction(async (tx) => {
       const current = await routeDashboard(tx, req, res, lockDashboard);
       const changes = parseBody(DashboardPatch, req.body);
+      if (changes.updated_at !== undefined && changes.updated_at !== isoTime(current.updated_at)) {
+        throw conflict('the dashboard changed since it was read: read it again and make the change on what it holds now');
+      }
       return updateDashboard(tx, current.id, {
         name: changes.name ?? current.name,
         description: changes.description ?? current.description,

@@ -130,6 +130,8 @@ describe('dashboards for members', () => {
       ['missing name', { panels: [] }, 400],
       ['empty name', { name: '' }, 400],
       ['name of 201 characters', { name: 'x'.repeat(201) }, 400],
+      ['name of blanks only', { name: ' \n\t ' }, 400],
+      ['panel title of blanks only', { name: 'ok', panels: [{ ...errorsPanel, title: '   ' }] }, 400],
       ['extra field', { name: 'ok', owner: 'me' }, 400],
       ['25 panels', { name: 'ok', panels: panels(MAX_DASHBOARD_PANELS + 1) }, 400],
       ['empty query', { name: 'ok', panels: [{ title: 'Empty', query: '' }] }, 400],
@@ -176,6 +178,7 @@ describe('dashboards for members', () => {
     const cases: [string, unknown, number, RegExp][] = [
       ['empty name', { name: '' }, 400, /name/],
       ['name of 201 characters', { name: 'x'.repeat(201) }, 400, /name/],
+      ['name of blanks only', { name: '   ' }, 400, /name/],
       ['extra field', { name: 'ok', owner: 'me' }, 400, /unknown field owner/],
       ['25 panels', { panels: panels(MAX_DASHBOARD_PANELS + 1) }, 400, /panels must NOT have more than 24 items/],
       ['empty query', { panels: [first, { ...second, query: '' }] }, 400, /panels\.1\.query/],
@@ -192,6 +195,33 @@ describe('dashboards for members', () => {
       expect([what, reply.body.error.message]).toEqual([what, expect.stringMatching(message)]);
     }
     expect(await storedDashboard(dashboard.id)).toEqual(stored);
+  });
+
+  it('refuses a change made from a copy older than the stored dashboard with 409 CONFLICT, so two editors drop nothing unseen', async () => {
+    const dashboard = await createDashboard(base, setup.session.token, { name: 'Shared', panels: [errorsPanel] });
+    // Two people read the same dashboard and each adds a panel to what they read.
+    const first = await server.api.put(`${base}/${dashboard.id}`, {
+      token: setup.session.token,
+      body: { updated_at: dashboard.updated_at, panels: [...dashboard.panels, { title: 'Mine', query: 'from:logs | count' }] },
+    });
+    expect(first.status).toBe(200);
+    const stored = await storedDashboard(dashboard.id);
+    const second = await server.api.put(`${base}/${dashboard.id}`, {
+      token: setup.session.token,
+      body: { updated_at: dashboard.updated_at, panels: [...dashboard.panels, { title: 'Theirs', query: 'from:events | count' }] },
+    });
+    expect([second.status, second.body.error.code]).toEqual([409, 'CONFLICT']);
+    expect(second.body.error.message).toMatch(/changed since it was read/);
+    expect(await storedDashboard(dashboard.id)).toEqual(stored);
+    // Made again from what it holds now, the change keeps both panels.
+    const again = await server.api.put(`${base}/${dashboard.id}`, {
+      token: setup.session.token,
+      body: { updated_at: first.body.updated_at, panels: [...first.body.panels, { title: 'Theirs', query: 'from:events | count' }] },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.panels.map((panel: { title: string }) => panel.title)).toEqual(['Errors', 'Mine', 'Theirs']);
+    // A change without updated_at is made whatever the dashboard holds, as before.
+    expect((await server.api.put(`${base}/${dashboard.id}`, { token: setup.session.token, body: { name: 'Renamed' } })).status).toBe(200);
   });
 
   it('answers 404 NOT_FOUND for an id that is no UUID, an unknown one, or a dashboard of another project, changing nothing', async () => {

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { ApiError, onUnauthorized } from './api/client';
+import { forgetConversations } from './pages/ask/conversation';
 import { router } from './routes';
 import './styles.css';
 
@@ -28,6 +29,7 @@ onUnauthorized(() => {
   const { pathname, search } = window.location;
   if (pathname === '/login' || pathname === '/signup') return;
   queryClient.clear();
+  forgetConversations();
   void router.navigate(`/login?next=${encodeURIComponent(pathname + search)}`, { replace: true });
 });
 

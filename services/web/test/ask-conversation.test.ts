@@ -1,4 +1,4 @@
-import { asked, EMPTY, ended, kept, MAX_KEPT_TURNS, parseConversation, singleValue, streamed, type Conversation } from '../src/pages/ask/conversation';
+import { asked, EMPTY, ended, forgetConversations, kept, MAX_KEPT_TURNS, parseConversation, settled, SHOWN_ROWS, singleValue, streamed, type Conversation } from '../src/pages/ask/conversation';
 
 /** How the chat's stream fills a conversation, and what a tab keeps of it. */
 describe('a conversation with the assistant', () => {
@@ -44,6 +44,28 @@ describe('a conversation with the assistant', () => {
     expect(parseConversation(JSON.stringify(stored))).toEqual(stored);
     for (const text of [null, '', 'not json', '{"turns": 3}', '[]']) expect(parseConversation(text)).toEqual(EMPTY);
     expect(parseConversation('{"sessionId": 7, "turns": [{"role": "user", "text": "hi"}, {"role": "robot", "text": "?"}]}')).toEqual({ sessionId: null, turns: [{ role: 'user', text: 'hi' }] });
+  });
+
+  it('keeps the rows shown of an answer with how many it had, and is stored only once every answer has finished', () => {
+    const rows = Array.from({ length: 500 }, (_, n) => ({ route: `/r${n}`, value: n }));
+    let conversation = streamed(asked(EMPTY, 'by route'), 'query', { gql: 'from:logs | count by route', data: { mode: 'aggregate', table: 'logs', results: rows, total_groups: 500 } });
+    expect(settled(conversation)).toBe(false);
+    conversation = streamed(conversation, 'done', { session_id: 's' });
+    expect(settled(conversation)).toBe(true);
+    const stored = kept(conversation).turns[1]!;
+    expect(stored.role === 'assistant' && stored.queries[0]!.data).toEqual({ mode: 'aggregate', table: 'logs', results: rows.slice(0, SHOWN_ROWS), total_groups: 500 });
+  });
+
+  it("forgets every project's conversation of the tab, and nothing else", () => {
+    // As sessionStorage does, the stored items are the object's own keys and removeItem is inherited.
+    const fake: Record<string, string> = Object.create({
+      removeItem(this: Record<string, string>, key: string) {
+        delete this[key];
+      },
+    });
+    Object.assign(fake, { 'tlm.ask.p1': '{}', 'tlm.ask.p2': '{}', 'tlm.explore.history.p1': '[]' });
+    forgetConversations(fake as unknown as Storage);
+    expect(Object.keys(fake)).toEqual(['tlm.explore.history.p1']);
   });
 
   it('shows a lone number on its own, and groups or rows as rows', () => {

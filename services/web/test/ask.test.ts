@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { sendRouteLogs } from './routeLogs';
 
 /**
  * "Ask AI" in Debian's headless Chromium against a started server: questions in plain words answered from the
@@ -15,15 +16,7 @@ let page: Page;
 beforeAll(async () => {
   server = await startTestServer();
   setup = await setupProject(server.api);
-  const logs = [
-    ...['/checkout', '/checkout', '/search'].map((route) => ({ severity: 'error', message: `request failed on ${route}`, properties: { route } })),
-    { severity: 'info', message: 'request served', properties: { route: '/search' } },
-  ];
-  expect((await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: logs } })).status).toBe(202);
-  await eventually(async () => {
-    expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 4 }]);
-    expect((await server.api.get('/v1/schema', { token: setup.secretKey })).body.log_properties.length).toBeGreaterThan(0);
-  });
+  await sendRouteLogs(server, setup);
   browser = await launchChromium();
   ({ page } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);

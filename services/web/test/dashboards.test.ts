@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { eventually, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { sendRouteLogs } from './routeLogs';
 
 /**
  * Dashboards in Debian's headless Chromium against a started server: one created, panels added on its page and from
@@ -15,12 +16,7 @@ let page: Page;
 beforeAll(async () => {
   server = await startTestServer();
   setup = await setupProject(server.api);
-  const logs = [
-    ...['/checkout', '/checkout', '/search'].map((route) => ({ severity: 'error', message: `request failed on ${route}`, properties: { route } })),
-    { severity: 'info', message: 'request served', properties: { route: '/search' } },
-  ];
-  expect((await server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: logs } })).status).toBe(202);
-  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 4 }]));
+  await sendRouteLogs(server, setup);
   browser = await launchChromium();
   ({ page } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
@@ -115,6 +111,19 @@ describe('dashboards', () => {
     await form.getByRole('button', { name: 'Save panel' }).click();
     await panel('Errors by route').waitFor();
     expect((await stored())[0]!.panels[1]).toEqual({ ...before[0]!.panels[1], width: 2 });
+  });
+
+  it('refuses a change made on a copy someone else has changed since, says so and reads the dashboard again', async () => {
+    const [dashboard] = await stored();
+    const kept = dashboard!.panels.map(({ id, title, query, width }) => ({ id, title, query, width }));
+    const elsewhere = await server.api.put(`${apiPath()}/${dashboard!.id}`, { token: setup.session.token, body: { panels: [...kept, { title: 'Added elsewhere', query: 'from:logs | count' }] } });
+    expect(elsewhere.status).toBe(200);
+    await page.getByRole('button', { name: 'Move All logs later' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The dashboard changed since it was read' }).waitFor();
+    await panel('Added elsewhere').waitFor();
+    expect((await stored())[0]!.panels.map((panel) => panel.title)).toEqual(['All logs', 'Errors by route', 'Added elsewhere']);
+    await page.getByRole('button', { name: 'Remove Added elsewhere' }).click();
+    await panel('Added elsewhere').waitFor({ state: 'detached' });
   });
 
   it('removes a panel, renames the dashboard and deletes it', async () => {

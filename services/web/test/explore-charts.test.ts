@@ -122,7 +122,7 @@ describe('localDaySeries', () => {
   const rows = (counts: [string, number][]) => counts.map(([time, value]) => ({ time, value }));
   const days = (xs: number[]) => xs.map((seconds) => new Date(seconds * 1000).toISOString());
 
-  it("sums half hours into the zone's days, which start at its midnight, not UTC's", () => {
+  it("sums finer buckets into the zone's days, which start at its midnight, not UTC's", () => {
     // 2026-11-30 23:30 UTC is 15:30 on the 30th in California; 2026-12-01 07:30 UTC is 23:30 on the 30th there;
     // 08:00 UTC is midnight of the 1st.
     const counts = rows([['2026-11-30T23:30:00.000Z', 2], ['2026-12-01T07:30:00.000Z', 3], ['2026-12-01T08:00:00.000Z', 4]]);
@@ -134,6 +134,10 @@ describe('localDaySeries', () => {
     const india = localDaySeries(counts, Date.parse('2026-12-01T20:00:00Z'), 3, 'events', 'Asia/Kolkata');
     expect(days(india.xs)).toEqual(['2026-11-29T18:30:00.000Z', '2026-11-30T18:30:00.000Z', '2026-12-01T18:30:00.000Z']);
     expect(india.series[0]!.values).toEqual([0, 9, 0]);
+    // Nepal is 5:45 ahead: its day starts at 18:15 UTC, between two half hours but on a quarter hour.
+    const nepal = localDaySeries(rows([['2026-11-30T18:00:00.000Z', 1], ['2026-11-30T18:15:00.000Z', 2]]), Date.parse('2026-12-01T06:00:00Z'), 2, 'events', 'Asia/Kathmandu');
+    expect(days(nepal.xs)).toEqual(['2026-11-29T18:15:00.000Z', '2026-11-30T18:15:00.000Z']);
+    expect(nepal.series[0]!.values).toEqual([1, 2]);
   });
 
   it('keeps calendar days across a change of clocks, and leaves out what falls outside the days', () => {

@@ -51,7 +51,7 @@ describe('the GQL of the issue pages', () => {
     expect(eventQuery(ISSUE, null)).toMatch(new RegExp(`^from:errors issue_id:"${ISSUE}" \\| sort timestamp desc \\| fields .*frames, breadcrumbs \\| limit 1$`));
     expect(eventQuery(ISSUE, 'e1')).toContain(`issue_id:"${ISSUE}" id:"e1" |`);
     expect(sparklineQuery(['a', 'b'])).toBe('from:errors issue_id in ["a", "b"] | count by time(1h), issue_id | last:24h');
-    expect(issueChartQuery(ISSUE, '30d')).toBe(`from:errors issue_id:"${ISSUE}" | count by time(30m) | last:30d`);
+    expect(issueChartQuery(ISSUE, '30d')).toBe(`from:errors issue_id:"${ISSUE}" | count by time(15m) | last:30d`);
     expect(RELEASES_QUERY).toBe('from:errors release:* | count by release | top 50');
   });
 

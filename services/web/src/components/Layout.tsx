@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { useMe, useProjects } from '../api/hooks';
+import { forgetConversations } from '../pages/ask/conversation';
 import { EmptyState, ErrorNotice, Loading } from './States';
 
 /** The signed-in shell: organization and project switchers, the project's pages, the user and log-out. */
@@ -16,6 +17,7 @@ export function Layout() {
     mutationFn: () => api.post('/api/auth/logout'),
     onSettled: () => {
       queryClient.clear();
+      forgetConversations();
       navigate('/login');
     },
   });

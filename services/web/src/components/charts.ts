@@ -4,6 +4,7 @@
  * aggregates (an average of nothing) are left as gaps.
  */
 import type { GqlAnswer } from '../api/types';
+import { browserTimeZone } from './timeZone';
 
 type Row = Record<string, unknown>;
 
@@ -162,15 +163,14 @@ function dayStart(year: number, month: number, day: number, timeZone: string): n
   return instant;
 }
 
-const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /**
  * Counts of finer buckets (`time` and `value` rows, e.g. `count by time(30m)`) summed into the days of a time zone
  * (the browser's by default): the `days` days up to the one holding `now`, each day present (0 without events). GQL's
  * `time(1d)` buckets are UTC days, which a chart read in California or Tokyo would show starting at 4 p.m. or 9 a.m.;
- * buckets of 30 minutes fall whole into a local day in every time zone.
+ * buckets of 15 minutes fall whole into a local day in every time zone (some are 45 minutes off the hour).
  */
-export function localDaySeries(results: Row[], now: number, days: number, label: string, timeZone = browserTimeZone()): SeriesData {
+export function localDaySeries(results: Row[], now: number, days: number, label: string, timeZone = browserTimeZone() ?? 'UTC'): SeriesData {
   const today = wallClock(now, timeZone);
   const starts: number[] = [];
   for (let back = days - 1; back >= 0; back -= 1) {

@@ -5,19 +5,31 @@ import { projectPath } from '../../api/hooks';
 import { ErrorNotice } from '../../components/States';
 import { GroupsTable } from '../explore/AggregateResults';
 import { cellText } from '../explore/columns';
-import { browserTimeZone } from '../explore/hooks';
+import { browserTimeZone } from '../../components/timeZone';
 import { explorePath } from '../explore/queryText';
 import { ResultsTable } from '../explore/ResultsTable';
-import { asked, EMPTY, ended, kept, parseConversation, singleValue, streamed, type AskedQuery, type Conversation, type Turn } from './conversation';
+import {
+  answerSize,
+  asked,
+  EMPTY,
+  ended,
+  kept,
+  parseConversation,
+  settled,
+  SHOWN_ROWS,
+  singleValue,
+  STORAGE_PREFIX,
+  streamed,
+  type AskedQuery,
+  type Conversation,
+  type Turn,
+} from './conversation';
 import './ask.css';
 
 /** Questions that show what the assistant reads; each is answered from any project's data. */
 const EXAMPLES = ['How many error logs in the last hour?', 'Error logs by route today', 'How many events per day this week?', 'Which exception types had the most errors this week?'];
 
-/** Rows of an answer shown under it; the explorer has them all. */
-const SHOWN_ROWS = 10;
-
-const storageKey = (project: string) => `tlm.ask.${project}`;
+const storageKey = (project: string) => `${STORAGE_PREFIX}${project}`;
 
 function readConversation(project: string): Conversation {
   try {
@@ -60,9 +72,9 @@ function QueryResult({ org, project, query }: { org: string; project: string; qu
           ) : (
             <ResultsTable rows={rows.slice(0, SHOWN_ROWS)} org={org} project={project} label={`Rows of ${query.gql}`} source={data.table} />
           )}
-          {rows.length > SHOWN_ROWS ? (
+          {answerSize(data) > SHOWN_ROWS ? (
             <p className="muted ask-more">
-              The first {SHOWN_ROWS} of {rows.length.toLocaleString()} {data.mode === 'aggregate' ? 'groups' : 'rows'}; the explorer shows them all.
+              The first {SHOWN_ROWS} of {answerSize(data).toLocaleString()} {data.mode === 'aggregate' ? 'groups' : 'rows'}; the explorer shows them all.
             </p>
           ) : null}
         </>
@@ -117,7 +129,7 @@ function Ask({ org, project }: { org: string; project: string }) {
   const inputId = useId();
 
   useEffect(() => {
-    writeConversation(project, conversation);
+    if (settled(conversation)) writeConversation(project, conversation);
   }, [project, conversation]);
   useEffect(() => () => abort.current?.abort(), []);
   // A block body: browsers may answer scrollIntoView with a promise, which React would take for a cleanup.
@@ -155,7 +167,8 @@ function Ask({ org, project }: { org: string; project: string }) {
       const refused = error instanceof ApiError ? error : new ApiError(0, 'NETWORK_ERROR', error instanceof Error ? error.message : String(error));
       setConversation((current) => ended(current, { status: refused.status, code: refused.code, message: refused.message, ...(refused.details ? { details: refused.details } : {}) }));
     } finally {
-      setBusy(false);
+      // A question asked after this one was cut short owns the form now.
+      if (abort.current === controller) setBusy(false);
     }
   }
 

@@ -61,13 +61,39 @@ export function ended(conversation: Conversation, error?: TurnError): Conversati
   return { ...conversation, turns: [...conversation.turns.slice(0, -1), { ...last, done: true, ...(error ? { error } : {}) }] };
 }
 
-/** What a tab keeps: questions with their finished answers, the newest MAX_KEPT_TURNS, starting at a question. */
+/** Rows of a query's answer shown under it, and kept with the conversation; the explorer has them all. */
+export const SHOWN_ROWS = 10;
+
+/** How many groups or rows an answer had, when only the first SHOWN_ROWS of them are kept. */
+export const answerSize = (data: NonNullable<AskedQuery['data']>) => Math.max(data.results.length, data.total_groups);
+
+/**
+ * What a tab keeps: questions with their finished answers, the newest MAX_KEPT_TURNS, starting at a question, each
+ * query with the rows shown of it (an answer can hold 10,000).
+ */
 export function kept(conversation: Conversation): Conversation {
   const finished = (turn: Turn | undefined) => turn?.role === 'assistant' && turn.done;
   let turns = conversation.turns.filter((turn, index, all) => (turn.role === 'user' ? finished(all[index + 1]) : turn.done));
   if (turns.length > MAX_KEPT_TURNS) turns = turns.slice(-MAX_KEPT_TURNS);
   while (turns[0] && turns[0].role !== 'user') turns = turns.slice(1);
-  return { sessionId: conversation.sessionId, turns };
+  const shown = (query: AskedQuery): AskedQuery =>
+    query.data ? { ...query, data: { ...query.data, results: query.data.results.slice(0, SHOWN_ROWS), total_groups: answerSize(query.data) } } : query;
+  return { sessionId: conversation.sessionId, turns: turns.map((turn) => (turn.role === 'user' ? turn : { ...turn, queries: turn.queries.map(shown) })) };
+}
+
+/** Whether every answer has finished: the moment to store the conversation, rather than at each word streamed. */
+export const settled = (conversation: Conversation) => conversation.turns.every((turn) => turn.role === 'user' || turn.done);
+
+/** Where a tab keeps a project's conversation. */
+export const STORAGE_PREFIX = 'tlm.ask.';
+
+/** Forgets every conversation this tab keeps: at log-out, and when the session has ended, so the next person does not read them. */
+export function forgetConversations(storage: Storage = window.sessionStorage): void {
+  try {
+    for (const key of Object.keys(storage)) if (key.startsWith(STORAGE_PREFIX)) storage.removeItem(key);
+  } catch {
+    // Storage switched off: nothing was kept.
+  }
 }
 
 /** Reads a stored conversation; anything that is not one reads as none. */

@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading } from '../../components/States';
 import { PanelWidthField } from './PanelWidthField';
-import { defaultTitle, panelInputs, useDashboardMutations, useDashboards } from './hooks';
+import { useDashboardMutations, useDashboards } from './hooks';
+import { defaultTitle, panelInputs } from './panels';
 
 const NEW = '__new';
 
@@ -64,7 +65,7 @@ function AddForm({ org, project, query, onClose }: { org: string; project: strin
       return;
     }
     const dashboard = dashboards.data.find((candidate) => candidate.id === chosen)!;
-    update.mutate({ id: dashboard.id, changes: { panels: [...panelInputs(dashboard.panels), panel] } }, { onSuccess: setAdded });
+    update.mutate({ id: dashboard.id, changes: { panels: [...panelInputs(dashboard.panels), panel], updated_at: dashboard.updated_at } }, { onSuccess: setAdded });
   };
 
   return (

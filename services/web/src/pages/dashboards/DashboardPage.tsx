@@ -11,7 +11,8 @@ import { GqlEditor, type QueryError } from '../explore/GqlEditor';
 import { explorePath } from '../explore/queryText';
 import { ResultsTable } from '../explore/ResultsTable';
 import { PanelWidthField } from './PanelWidthField';
-import { defaultTitle, panelInputs, panelQuery, SAVED_RANGE, useDashboard, useDashboardMutations } from './hooks';
+import { useDashboard, useDashboardMutations } from './hooks';
+import { defaultTitle, panelInputs, panelQuery, SAVED_RANGE } from './panels';
 import './dashboards.css';
 
 /** Rows a search panel shows; the explorer has them all. */
@@ -35,11 +36,29 @@ function PanelBody({ org, project, query }: { org: string; project: string; quer
   );
 }
 
+/** The end of the dashboard's forms: the server's refusal when there is one, then submit and cancel. */
+function FormEnd({ error, next, submit, disabled, onCancel }: { error: unknown; next: string; submit: string; disabled: boolean; onCancel: () => void }) {
+  return (
+    <>
+      {error ? <ErrorNotice error={error} next={next} /> : null}
+      <div className="row">
+        <button type="submit" className="button button-primary" disabled={disabled}>
+          {submit}
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
 /** The form of a new or changed panel: a title, the query in the GQL editor and how wide it is. */
 function PanelForm({
   org,
   project,
   panel,
+  index,
   saving,
   error,
   onSave,
@@ -48,6 +67,8 @@ function PanelForm({
   org: string;
   project: string;
   panel?: Panel;
+  /** The panel's place in the list sent, which the server's refusal names. */
+  index: number;
   saving: boolean;
   error: unknown;
   onSave: (panel: PanelInput) => void;
@@ -55,15 +76,20 @@ function PanelForm({
 }) {
   const [title, setTitle] = useState(panel?.title ?? '');
   const [query, setQuery] = useState(panel?.query ?? 'from:logs | count by severity');
+  const [sent, setSent] = useState('');
   const [width, setWidth] = useState<1 | 2>(panel?.width ?? 1);
   const ids = useId();
-  // The server names the panel and where its query stops; the editor underlines the place.
-  const refused = error instanceof ApiError && error.code === 'VALIDATION_ERROR' && typeof error.details?.['offset'] === 'number';
-  const queryError: QueryError | null = refused ? { text: query, offset: error.details!['offset'] as number, message: error.message } : null;
+  // The server names the panel and where its query stops; the editor underlines the place in the text that was sent,
+  // when the refusal is about this panel's query.
+  const refused =
+    error instanceof ApiError && error.code === 'VALIDATION_ERROR' && error.message.startsWith(`panels[${index}].query:`) && typeof error.details?.['offset'] === 'number';
+  const queryError: QueryError | null = refused ? { text: sent, offset: error.details!['offset'] as number, message: error.message } : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSave({ ...(panel ? { id: panel.id } : {}), title: title.trim() || defaultTitle(query), query: query.trim(), width });
+    const text = query.trim();
+    setSent(text);
+    onSave({ ...(panel ? { id: panel.id } : {}), title: title.trim() || defaultTitle(text), query: text, width });
   };
 
   return (
@@ -78,15 +104,7 @@ function PanelForm({
         <span className="field-hint">The dashboard's time range replaces the query's own, unless the range is "As each query says".</span>
       </div>
       <PanelWidthField value={width} onChange={setWidth} />
-      {error ? <ErrorNotice error={error} next="Nothing was saved; correct what the message names." /> : null}
-      <div className="row">
-        <button type="submit" className="button button-primary" disabled={saving || query.trim() === ''}>
-          {panel ? 'Save panel' : 'Add panel'}
-        </button>
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormEnd error={error} next="Nothing was saved; correct what the message names." submit={panel ? 'Save panel' : 'Add panel'} disabled={saving || query.trim() === ''} onCancel={onCancel} />
     </form>
   );
 }
@@ -167,15 +185,7 @@ function DetailsForm({ dashboard, saving, error, onSave, onCancel }: { dashboard
         <span>Description</span>
         <input type="text" maxLength={2000} value={description} onChange={(event) => setDescription(event.target.value)} />
       </label>
-      {error ? <ErrorNotice error={error} next="Nothing was saved." /> : null}
-      <div className="row">
-        <button type="submit" className="button button-primary" disabled={saving || name.trim() === ''}>
-          Save
-        </button>
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormEnd error={error} next="Nothing was saved." submit="Save" disabled={saving || name.trim() === ''} onCancel={onCancel} />
     </form>
   );
 }
@@ -209,8 +219,9 @@ export default function DashboardPage() {
   const panels = current.panels;
   const busy = mutations.update.isPending;
 
+  // Every change says which version it was made from, so one made on a copy someone else has changed is refused.
   const savePanels = (next: PanelInput[]) =>
-    mutations.update.mutate({ id: current.id, changes: { panels: next } }, { onSuccess: () => setEditing({ kind: 'none' }) });
+    mutations.update.mutate({ id: current.id, changes: { panels: next, updated_at: current.updated_at } }, { onSuccess: () => setEditing({ kind: 'none' }) });
   const move = (from: number, to: number) => {
     const next = panelInputs(panels);
     const [moved] = next.splice(from, 1);
@@ -272,7 +283,9 @@ export default function DashboardPage() {
           dashboard={current}
           saving={busy}
           error={formError}
-          onSave={(name, description) => mutations.update.mutate({ id: current.id, changes: { name, description } }, { onSuccess: () => setEditing({ kind: 'none' }) })}
+          onSave={(name, description) =>
+            mutations.update.mutate({ id: current.id, changes: { name, description, updated_at: current.updated_at } }, { onSuccess: () => setEditing({ kind: 'none' }) })
+          }
           onCancel={() => setEditing({ kind: 'none' })}
         />
       ) : null}
@@ -281,6 +294,7 @@ export default function DashboardPage() {
           <PanelForm
             org={org}
             project={project}
+            index={panels.length}
             saving={busy}
             error={formError}
             onSave={(panel) => savePanels([...panelInputs(panels), panel])}
@@ -303,6 +317,7 @@ export default function DashboardPage() {
                 org={org}
                 project={project}
                 panel={panel}
+                index={index}
                 saving={busy}
                 error={formError}
                 onSave={(changed) => savePanels(panelInputs(panels).map((kept) => (kept.id === panel.id ? changed : kept)))}

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Dashboard, DashboardPatch, NewDashboard, Panel, PanelInput } from '@tlm/api-schemas';
+import type { Dashboard, DashboardPatch, NewDashboard } from '@tlm/api-schemas';
 import { api, request } from '../../api/client';
 import { keys, projectPath } from '../../api/hooks';
-import { TIMELESS_SOURCES, readSource, setTimeRange } from '../explore/queryText';
 
 const dashboardKeys = {
   all: (org: string, project: string) => [...keys.project(org, project), 'dashboards'] as const,
@@ -39,6 +38,8 @@ export function useDashboardMutations(org: string, project: string) {
     update: useMutation({
       mutationFn: ({ id, changes }: { id: string; changes: DashboardPatch }) => request<Dashboard>('PUT', dashboardPath(org, project, id), { body: changes }),
       onSuccess: stored,
+      // A refusal can come of a stale copy (someone else changed the dashboard): read it, and the list, again.
+      onError: () => queryClient.invalidateQueries({ queryKey: dashboardKeys.all(org, project) }),
     }),
     remove: useMutation({
       mutationFn: (id: string) => api.delete<unknown>(dashboardPath(org, project, id)),
@@ -48,24 +49,4 @@ export function useDashboardMutations(org: string, project: string) {
       },
     }),
   };
-}
-
-/** Panels as the API takes them back: each keeps its id, so a change to one leaves the others as they were. */
-export const panelInputs = (panels: Panel[]): PanelInput[] => panels.map(({ id, title, query, width }) => ({ id, title, query, width }));
-
-/** `saved`: each panel's own range, as its query says; otherwise a range of the picker replaces it. */
-export const SAVED_RANGE = 'saved';
-
-/** The query a panel runs under the dashboard's range: the range replaces the query's own, unless its source has no time. */
-export function panelQuery(query: string, range: string): string {
-  if (range === SAVED_RANGE) return query;
-  const source = readSource(query);
-  if (source && TIMELESS_SOURCES.has(source)) return query;
-  return setTimeRange(query, { kind: 'last', duration: range });
-}
-
-/** A panel's title when none is given: its query, shortened. */
-export function defaultTitle(query: string): string {
-  const text = query.replace(/\s+/g, ' ').trim();
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

@@ -4,6 +4,7 @@ import { api } from '../../api/client';
 import { gqlKey } from '../../api/gql';
 import { keys, projectPath } from '../../api/hooks';
 import type { AutocompleteAnswer, GqlAnswer, NlAnswer, SchemaDocument } from '../../api/types';
+import { browserTimeZone } from '../../components/timeZone';
 import { historyKey, parseHistory, pushHistory } from './history';
 
 export { useGqlAnswer, type TimedAnswer } from '../../api/gql';
@@ -28,8 +29,6 @@ export function useSchema(org: string, project: string) {
   });
 }
 
-/** The browser's IANA time zone (none where it names none): the days "today" and "this week" of a question are its. */
-export const browserTimeZone = (): string | undefined => Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
 
 /**
  * A question in plain words turned into GQL (uses one AI query of the plan's quota): a query for the explorer, or in

@@ -154,11 +154,12 @@ export function sparklineQuery(issueIds: string[]): string {
 
 /**
  * The issue chart's ranges and the buckets each asks for: 30 days are drawn as the browser's local days, summed from
- * half hours (GQL's `time(1d)` buckets are UTC days).
+ * quarter hours (GQL's `time(1d)` buckets are UTC days; a quarter hour falls whole into a local day in every zone,
+ * Nepal's and the Chatham Islands' too).
  */
 export const CHART_RANGES = [
   { range: '24h', interval: '1h', label: 'Last 24 hours', localDays: 0 },
-  { range: '30d', interval: '30m', label: 'Last 30 days', localDays: 30 },
+  { range: '30d', interval: '15m', label: 'Last 30 days', localDays: 30 },
 ] as const;
 export type ChartRange = (typeof CHART_RANGES)[number]['range'];
 

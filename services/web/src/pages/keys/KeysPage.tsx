@@ -28,6 +28,8 @@ export default function KeysPage() {
       { name: key.name, type: key.type, scopes: key.scopes },
       {
         onSuccess: (next) => {
+          // The dialog's revoke starts afresh: a refusal in the list belongs to another key.
+          mutations.revoke.reset();
           setReplacing(key);
           setCreated(next);
         },
