@@ -22,6 +22,8 @@ describe('panel queries', () => {
 
   it('name a panel by its query when it has no title, and send panels back with their ids', () => {
     expect(defaultTitle('from:logs   severity:error\n| count')).toBe('from:logs severity:error | count');
+    // Without its own range, which the dashboard's replaces.
+    expect(defaultTitle('from:logs | count by route | last:7d')).toBe('from:logs | count by route');
     expect(defaultTitle(`from:logs ${'x'.repeat(100)}`)).toHaveLength(80);
     expect(panelInputs([{ id: 'p1', title: 'A', query: 'from:logs | count', width: 2 }])).toEqual([{ id: 'p1', title: 'A', query: 'from:logs | count', width: 2 }]);
   });

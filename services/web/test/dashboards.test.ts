@@ -63,6 +63,14 @@ describe('dashboards', () => {
   it('adds the query the explorer ran to the dashboard, as a panel drawn as a number', async () => {
     await page.goto(projectPage(`explore?q=${encodeURIComponent('from:logs | count')}`));
     await page.locator('.explore-stat-value').getByText('4', { exact: true }).waitFor();
+    // An edit not yet run is not what the results show: the button waits for it to run.
+    const editor = page.getByRole('textbox', { name: 'GQL query' });
+    await editor.click();
+    await page.keyboard.press('End');
+    await page.keyboard.insertText(' by severity');
+    expect(await page.getByRole('button', { name: 'Add to dashboard' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('from:logs | count');
     await page.getByRole('button', { name: 'Add to dashboard' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add to a dashboard' });
     expect(await dialog.getByRole('combobox').first().inputValue()).toBe((await stored())[0]!.id);
@@ -101,8 +109,11 @@ describe('dashboards', () => {
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText('from:logs | count by');
     await form.getByRole('button', { name: 'Save panel' }).click();
-    await form.getByRole('alert').filter({ hasText: 'panels[1].query' }).waitFor();
-    await form.getByText('Nothing was saved; correct what the message names.').waitFor();
+    // The server's message, without the index it names the panel by in the list.
+    const refusal = form.getByRole('alert').filter({ hasText: 'Nothing was saved.' });
+    await refusal.waitFor();
+    expect(await refusal.getAttribute('data-code')).toBe('VALIDATION_ERROR');
+    expect(await refusal.textContent()).not.toContain('panels[');
     expect(await stored()).toEqual(before);
     await editor.click();
     await page.keyboard.press('Control+A');
@@ -119,7 +130,10 @@ describe('dashboards', () => {
     const elsewhere = await server.api.put(`${apiPath()}/${dashboard!.id}`, { token: setup.session.token, body: { panels: [...kept, { title: 'Added elsewhere', query: 'from:logs | count' }] } });
     expect(elsewhere.status).toBe(200);
     await page.getByRole('button', { name: 'Move All logs later' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The dashboard changed since it was read' }).waitFor();
+    // Said above the panels, where it is seen.
+    const conflict = page.getByRole('alert').filter({ hasText: 'Someone else changed this dashboard since it was opened' });
+    await conflict.waitFor();
+    expect(await conflict.evaluate((notice) => notice.getBoundingClientRect().top < window.innerHeight)).toBe(true);
     await panel('Added elsewhere').waitFor();
     expect((await stored())[0]!.panels.map((panel) => panel.title)).toEqual(['All logs', 'Errors by route', 'Added elsewhere']);
     await page.getByRole('button', { name: 'Remove Added elsewhere' }).click();

@@ -27,7 +27,7 @@ import {
 import './ask.css';
 
 /** Questions that show what the assistant reads; each is answered from any project's data. */
-const EXAMPLES = ['How many error logs in the last hour?', 'Error logs by route today', 'How many events per day this week?', 'Which exception types had the most errors this week?'];
+const EXAMPLES = ['How many error logs in the last hour?', 'Error logs by route today', 'How many events per day this week?', 'Errors by exception type this week'];
 
 const storageKey = (project: string) => `${STORAGE_PREFIX}${project}`;
 

@@ -14,7 +14,7 @@ export function AddToDashboard({ org, project, query, disabled }: { org: string;
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" className="button" disabled={disabled} onClick={() => setOpen(true)} title={disabled ? 'Run a query first' : undefined}>
+      <button type="button" className="button" disabled={disabled} onClick={() => setOpen(true)} title={disabled ? 'Run the query first: the query that ran is what a panel shows' : undefined}>
         Add to dashboard
       </button>
       <Dialog open={open} title="Add to a dashboard" onClose={() => setOpen(false)}>

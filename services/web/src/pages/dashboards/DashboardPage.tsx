@@ -36,11 +36,24 @@ function PanelBody({ org, project, query }: { org: string; project: string; quer
   );
 }
 
+/**
+ * A refusal of a change in the dashboard's own words: a conflict says what happened (the page has read the dashboard
+ * again), and a query's error loses the list index the API names it by (`panels[3].query: `).
+ */
+function shownError(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  if (error.status === 409) {
+    return new ApiError(409, error.code, 'someone else changed this dashboard since it was opened: it now shows what they saved, so make the change again');
+  }
+  const message = error.message.replace(/^panels\[\d+\]\.[a-z]+: /, '');
+  return message === error.message ? error : new ApiError(error.status, error.code, message, error.details);
+}
+
 /** The end of the dashboard's forms: the server's refusal when there is one, then submit and cancel. */
 function FormEnd({ error, next, submit, disabled, onCancel }: { error: unknown; next: string; submit: string; disabled: boolean; onCancel: () => void }) {
   return (
     <>
-      {error ? <ErrorNotice error={error} next={next} /> : null}
+      {error ? <ErrorNotice error={shownError(error)} next={next} /> : null}
       <div className="row">
         <button type="submit" className="button button-primary" disabled={disabled}>
           {submit}
@@ -104,7 +117,7 @@ function PanelForm({
         <span className="field-hint">The dashboard's time range replaces the query's own, unless the range is "As each query says".</span>
       </div>
       <PanelWidthField value={width} onChange={setWidth} />
-      <FormEnd error={error} next="Nothing was saved; correct what the message names." submit={panel ? 'Save panel' : 'Add panel'} disabled={saving || query.trim() === ''} onCancel={onCancel} />
+      <FormEnd error={error} next="Nothing was saved." submit={panel ? 'Save panel' : 'Add panel'} disabled={saving || query.trim() === ''} onCancel={onCancel} />
     </form>
   );
 }
@@ -278,6 +291,7 @@ export default function DashboardPage() {
         </div>
       </header>
 
+      {editing.kind === 'none' && mutations.update.isError ? <ErrorNotice error={shownError(mutations.update.error)} next="Nothing was saved." /> : null}
       {editing.kind === 'details' ? (
         <DetailsForm
           dashboard={current}
@@ -341,7 +355,6 @@ export default function DashboardPage() {
           ),
         )}
       </div>
-      {editing.kind === 'none' && mutations.update.isError ? <ErrorNotice error={mutations.update.error} next="The dashboard shows what is stored." /> : null}
 
       <Dialog open={deleting} title={`Delete ${current.name}?`} onClose={() => setDeleting(false)}>
         <p>The dashboard and its {panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.</p>

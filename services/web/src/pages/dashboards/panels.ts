@@ -35,8 +35,8 @@ export function withBucket(text: string, bucket: string): string {
   return result;
 }
 
-/** A panel's title when none is given: its query, shortened. */
+/** A panel's title when none is given: its query without its time range (the dashboard's replaces it), shortened. */
 export function defaultTitle(query: string): string {
-  const text = query.replace(/\s+/g, ' ').trim();
+  const text = setTimeRange(query, { kind: 'none' }).replace(/\s+/g, ' ').trim();
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

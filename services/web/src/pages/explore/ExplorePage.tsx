@@ -175,7 +175,8 @@ export default function ExplorePage() {
               <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>Enter</kbd> runs · completions appear as you type
             </span>
             <span className="topbar-spacer" />
-            <AddToDashboard org={org} project={project} query={urlQuery} disabled={!current || answer.isError || tailing} />
+            {/* What is added is the query that ran and drew these results, not an edit not yet run. */}
+            <AddToDashboard org={org} project={project} query={urlQuery} disabled={!current || answer.isError || tailing || draft.trim() !== urlQuery.trim()} />
             <button
               type="button"
               className={`button ${tailing ? 'button-live' : ''}`}
