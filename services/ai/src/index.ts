@@ -197,7 +197,7 @@ export function aiRoutes(deps: AiDeps): Router {
     if (question && !reads) {
       reply = 'This key may chat but not read data (it lacks the data:read scope), so I cannot look at the issue.';
     } else if (question) {
-      ({ reply, ran } = await answerIssueQuestion(deps.analytics, guard, question));
+      ({ reply, ran } = await answerIssueQuestion(deps.analytics, guard, question, input.time_zone));
       queries = ran.map((query) => query.gql);
     } else {
       // SPEC.md: a session_id continues the conversation; its turns let the translator read a follow-up. Questions
@@ -212,7 +212,7 @@ export function aiRoutes(deps: AiDeps): Router {
         const { query, plan } = compileQuery(translation.gql);
         const answer = await runPlan(deps.analytics, query, plan, guard);
         ran = [{ gql: translation.gql, data: answer.data }];
-        reply = composeReply(translation.gql, answer);
+        reply = composeReply(translation.gql, answer, input.time_zone);
       } else if (translation.smallTalk) {
         reply = `${HELP} For example: ${quoted(translation.suggestions ?? [])}.`;
       } else {

@@ -1,5 +1,6 @@
 import type { AnalyticsStore } from '@tlm/analytics-store';
 import { runQuery, type Guard, type QueryAnswer } from '@tlm/gql';
+import { spokenValue } from './compose';
 
 /** A chat question about one issue ("why is issue 12 happening") or one release ("what changed in release 1.2"). */
 export type IssueQuestion = { kind: 'issue'; shortId: number } | { kind: 'release'; name: string };
@@ -72,7 +73,7 @@ type Run = (gql: string) => Promise<QueryAnswer['data']>;
 const releaseCounts = (rows: Record<string, unknown>[]) => rows.map((row) => `${String(row['release'])}: ${count(row['value'])}`).join(', ');
 
 /** The issue with its numbers, its latest event's exception, stack and breadcrumbs, and its events per release. */
-async function answerIssue(run: Run, shortId: number): Promise<string> {
+async function answerIssue(run: Run, shortId: number, timeZone: string | undefined): Promise<string> {
   const issueQuery = `from:issues short_id:${shortId} ${ANY_STATUS} | limit 1`;
   const [issue] = (await run(issueQuery)).results;
   if (!issue) return `This project has no issue ${shortId}.`;
@@ -82,13 +83,13 @@ async function answerIssue(run: Run, shortId: number): Promise<string> {
   const [event] = (await run(eventQuery)).results;
   const releases = (await run(releasesQuery)).results;
   const sentences = [
-    `Issue ${shortId}, "${String(issue['title'])}"${issue['culprit'] ? ` in ${String(issue['culprit'])}` : ''}, is ${String(issue['status'])}: ${plural(issue['event_count'], 'event')} from ${plural(issue['user_count'], 'user')}, first seen ${String(issue['first_seen'])}, last seen ${String(issue['last_seen'])}.`,
+    `Issue ${shortId}, "${String(issue['title'])}"${issue['culprit'] ? ` in ${String(issue['culprit'])}` : ''}, is ${String(issue['status'])}: ${plural(issue['event_count'], 'event')} from ${plural(issue['user_count'], 'user')}, first seen ${spokenValue(issue['first_seen'], timeZone)}, last seen ${spokenValue(issue['last_seen'], timeZone)}.`,
   ];
   if (event) {
     const context = [event['release'] ? `release ${String(event['release'])}` : '', event['environment'] ? String(event['environment']) : ''].filter(Boolean).join(', ');
     const where = raisedAt(Array.isArray(event['frames']) ? (event['frames'] as Frame[]) : []);
     sentences.push(
-      `Its latest event, at ${String(event['timestamp'])}${context ? ` (${context})` : ''}, raised ${String(event['type'])}: ${String(event['value'])}${where ? ` in ${where}` : ''}.`,
+      `Its latest event, at ${spokenValue(event['timestamp'], timeZone)}${context ? ` (${context})` : ''}, raised ${String(event['type'])}: ${String(event['value'])}${where ? ` in ${where}` : ''}.`,
     );
     const before = trail(Array.isArray(event['breadcrumbs']) ? (event['breadcrumbs'] as Breadcrumb[]) : []);
     if (before.length > 0) sentences.push(`Just before it: ${before.join('; ')}.`);
@@ -133,13 +134,13 @@ async function answerRelease(run: Run, name: string): Promise<string> {
 }
 
 /** Answers a question about an issue or a release from the stored errors and issues, naming the queries it ran. */
-export async function answerIssueQuestion(store: AnalyticsStore, guard: Guard, question: IssueQuestion): Promise<IssueAnswer> {
+export async function answerIssueQuestion(store: AnalyticsStore, guard: Guard, question: IssueQuestion, timeZone?: string): Promise<IssueAnswer> {
   const ran: RanQuery[] = [];
   const run: Run = async (gql) => {
     const { data } = await runQuery(store, gql, guard);
     ran.push({ gql, data });
     return data;
   };
-  const reply = question.kind === 'issue' ? await answerIssue(run, question.shortId) : await answerRelease(run, question.name);
+  const reply = question.kind === 'issue' ? await answerIssue(run, question.shortId, timeZone) : await answerRelease(run, question.name);
   return { reply: `${reply} (${ran.map((query) => query.gql).join('; ')})`, ran };
 }

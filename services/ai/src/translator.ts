@@ -93,7 +93,7 @@ export function translate({ prompt, mode, schema, values, history = [], now = ne
   // "hi, how many errors today?" is the question after the greeting; "hello, who are you?" is none.
   const question = prompt.replace(SMALL_TALK, ' ');
   const asked = promptParts(question, lexicon, parts?.source, calendar);
-  const isFollowUp = parts !== undefined && (!asked.sourceSaid || FOLLOW_UP.test(question.toLowerCase()));
+  const isFollowUp = parts !== undefined && followsOn(asked, question);
   const understood = asked.meaning && (isFollowUp || asked.sourceSaid || asked.unknown.length === 0 || hasSubject(asked));
   if (!understood || (question !== prompt && !asked.sourceSaid && !hasSubject(asked))) {
     return noMeaning(question !== prompt, asked, lexicon);
@@ -151,10 +151,19 @@ function answeredPrompts(history: readonly NlTurn[]): string[] {
   });
 }
 
-/** The question after `earlier`: a follow-up of it, or a new one when it names its own source without a follow-up word. */
+/**
+ * Whether a prompt builds on the question before it: it opens with a follow-up word, or names no source and nothing
+ * the project does not know. "How many refunds last week?" in a project without refunds is a new question (answered
+ * with what the project has), not the earlier one over last week.
+ */
+function followsOn(parts: Parts, prompt: string): boolean {
+  return FOLLOW_UP.test(prompt.toLowerCase()) || (!parts.sourceSaid && parts.unknown.length === 0);
+}
+
+/** The question after `earlier`: a follow-up of it, or a new one. */
 function next(earlier: Parts | undefined, prompt: string, lexicon: Lexicon, calendar: Calendar): Parts {
   const parts = promptParts(prompt, lexicon, earlier?.source, calendar);
-  if (earlier === undefined || (parts.sourceSaid && !FOLLOW_UP.test(prompt.toLowerCase()))) return parts;
+  if (earlier === undefined || !followsOn(parts, prompt)) return parts;
   return followUp(earlier, parts);
 }
 

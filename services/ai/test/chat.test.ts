@@ -132,6 +132,26 @@ describe('chat answers', () => {
     expect(missing.body.reply).toMatch(/^This project has no issue 9999\. \(from:issues short_id:9999 /);
   });
 
+  it("says stored times in the asker's time zone, and in UTC without one", async () => {
+    const [issue] = await gqlRows(fixture.server.api, fixture.setup.secretKey, `from:issues title:"PaymentError: gateway refused the card" | limit 1`);
+    const spoken = (iso: unknown, timeZone: string) =>
+      new Date(String(iso)).toLocaleString('en-US', { timeZone, year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+    const question = `why is issue ${issue!['short_id']} happening?`;
+    const zoned = await fixture.server.api.post('/v1/ai/chat', { token: chatKey, body: { message: question, time_zone: 'Asia/Kathmandu' } });
+    expect(zoned.status).toBe(200);
+    expect(zoned.body.reply).toContain(`first seen ${spoken(issue!['first_seen'], 'Asia/Kathmandu')}, last seen ${spoken(issue!['last_seen'], 'Asia/Kathmandu')}.`);
+    expect(zoned.body.reply).toContain('GMT+5:45');
+    expect(zoned.body.reply).not.toMatch(/seen \d{4}-\d{2}-\d{2}T/);
+    const plain = await chat(question);
+    expect(plain.body.reply).toContain(`first seen ${spoken(issue!['first_seen'], 'UTC')}`);
+
+    // A time bucket in a count by time reads the same way.
+    const buckets = await fixture.server.api.post('/v1/ai/chat', { token: chatKey, body: { message: 'error logs per hour in the last 24 hours', time_zone: 'Asia/Kathmandu' } });
+    expect(buckets.status).toBe(200);
+    expect(buckets.body.queries[0]).toMatch(/count by time\(1h\)/);
+    expect(buckets.body.reply).toMatch(/^time [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2} GMT\+5:45: \d+/);
+  });
+
   it('answers what changed in a release with its error count beside the others, the issues first seen in it and its error types', async () => {
     const reply = await chat('what changed in release 1.2?');
     expect(reply.status).toBe(200);

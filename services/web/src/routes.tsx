@@ -1,9 +1,10 @@
-import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, useLocation, type RouteObject } from 'react-router';
 import { ApiError } from './api/client';
 import { useMe } from './api/hooks';
 import { Layout } from './components/Layout';
 import { ErrorNotice, Loading } from './components/States';
+import { useRouteTitle } from './components/useTabTitle';
 
 /** Each page is its own chunk, loaded on first visit, so the shell stays small; `title` names its browser tab. */
 function page(load: () => Promise<{ default: ComponentType }>, what: string, title: string) {
@@ -17,11 +18,9 @@ function page(load: () => Promise<{ default: ComponentType }>, what: string, tit
   );
 }
 
-/** Names the browser tab (and the history entry) after the page: `Issues · tlm`. */
+/** Names the browser tab after the page until the page names it after what it shows. */
 function Titled({ title, children }: { title: string; children: ReactNode }) {
-  useEffect(() => {
-    document.title = `${title} · tlm`;
-  }, [title]);
+  useRouteTitle(title);
   return children;
 }
 

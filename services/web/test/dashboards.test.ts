@@ -91,9 +91,12 @@ describe('dashboards', () => {
     await panel('All logs').getByText('from:logs | count', { exact: true }).waitFor();
   });
 
-  it('moves a panel earlier, which the server keeps', async () => {
+  it('moves a panel earlier, which the server keeps, keeping focus on the moved panel', async () => {
     await page.getByRole('button', { name: 'Move All logs earlier' }).click();
     await eventually(async () => expect((await stored())[0]!.panels.map((kept) => kept.title)).toEqual(['All logs', 'Errors by route']));
+    // First now, it cannot go earlier: focus is on the way back, in its new place.
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move All logs later'));
+    expect(await page.title()).toBe(`${(await stored())[0]!.name} · tlm`);
     await page.reload();
     await panel('Errors by route').waitFor();
     const titles = await page.locator('.dashboard-grid h2').allTextContents();
@@ -137,17 +140,29 @@ describe('dashboards', () => {
     await panel('Added elsewhere').waitFor();
     expect((await stored())[0]!.panels.map((panel) => panel.title)).toEqual(['All logs', 'Errors by route', 'Added elsewhere']);
     await page.getByRole('button', { name: 'Remove Added elsewhere' }).click();
+    await page.getByRole('dialog', { name: 'Remove Added elsewhere?' }).getByRole('button', { name: 'Remove panel' }).click();
     await panel('Added elsewhere').waitFor({ state: 'detached' });
   });
 
-  it('removes a panel, renames the dashboard and deletes it', async () => {
+  it('removes a panel only once confirmed, renames the dashboard and deletes it', async () => {
+    // Cancelled, the panel stays.
     await page.getByRole('button', { name: 'Remove All logs' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove All logs?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await stored())[0]!.panels.map((kept) => kept.title)).toEqual(['All logs', 'Errors by route']);
+    await page.getByRole('button', { name: 'Remove All logs' }).click();
+    await confirm.getByRole('button', { name: 'Remove panel' }).click();
     await panel('All logs').waitFor({ state: 'detached' });
     expect((await stored())[0]!.panels.map((kept) => kept.title)).toEqual(['Errors by route']);
+    // Focus goes to the panel that took its place.
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Remove Errors by route'));
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('form', { name: 'Name and description' }).getByLabel('Name').fill('Checkout');
     await page.getByRole('form', { name: 'Name and description' }).getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Checkout', level: 1 }).waitFor();
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Rename'));
+    expect(await page.title()).toBe('Checkout · tlm');
     const id = (await stored())[0]!.id;
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete dashboard' }).click();

@@ -68,6 +68,13 @@ describe('the shell on narrow and wide screens', () => {
       // A page's tables fill in after its heading; a table wider than the phone is what used to widen the page.
       if (name === 'explore') await page.getByText(/^30 rows/).waitFor();
       if (name === 'issues') await page.getByRole('link', { name: /ValidationError/ }).waitFor();
+      if (name === 'keys') {
+        // Each key is a card of labelled lines, its actions on the screen rather than at the end of a wide row.
+        const revoke = page.getByRole('button', { name: /^Revoke / }).first();
+        await revoke.waitFor();
+        const box = (await revoke.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
       await screenshot(page, `phone-${name}`);
       expect([name, await overflow(page)]).toEqual([name, 0]);
       // Each page names its browser tab, so tabs and history entries tell the pages apart.

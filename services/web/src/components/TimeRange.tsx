@@ -6,13 +6,18 @@ import { TIME_RANGES, type TimeRangeValue } from './timeRanges';
 
 export { TIME_RANGES, type TimeRangeValue };
 
+/** A choice a page offers beside the time ranges (a dashboard's "as each query says"). */
+export type RangeChoice = { value: string; label: string };
+
 /**
  * The page's time range, kept in the URL as `?range=24h` so the view can be shared and reloaded; an unknown value
- * reads as the default.
+ * reads as the default. `value` is what the URL chose, which may be one of the page's `extra` choices.
  */
-export function useTimeRangeParam(fallback: TimeRangeValue = '24h') {
+export function useTimeRangeParam(fallback: TimeRangeValue = '24h', extra: readonly RangeChoice[] = []) {
   const [params, setParams] = useSearchParams();
-  const range = TIME_RANGES.find((candidate) => candidate.value === params.get('range')) ?? TIME_RANGES.find((candidate) => candidate.value === fallback)!;
+  const asked = params.get('range');
+  const range = TIME_RANGES.find((candidate) => candidate.value === asked) ?? TIME_RANGES.find((candidate) => candidate.value === fallback)!;
+  const value = extra.some((choice) => choice.value === asked) ? asked! : range.value;
   const setRange = useCallback(
     (value: string) =>
       setParams((current) => {
@@ -22,17 +27,17 @@ export function useTimeRangeParam(fallback: TimeRangeValue = '24h') {
       }),
     [setParams],
   );
-  return { range, setRange };
+  return { range, value, setRange };
 }
 
-/** A labelled select of the time ranges. */
-export function TimeRangeSelect({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+/** A labelled select of the time ranges, and the page's `extra` choices after them. */
+export function TimeRangeSelect({ value, onChange, extra = [] }: { value: string; onChange: (value: string) => void; extra?: readonly RangeChoice[] }) {
   const id = useId();
   return (
     <div className="explore-control">
       <label htmlFor={id}>Time range</label>
       <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
-        {TIME_RANGES.map((range) => (
+        {[...TIME_RANGES, ...extra].map((range) => (
           <option key={range.value} value={range.value}>
             {range.label}
           </option>

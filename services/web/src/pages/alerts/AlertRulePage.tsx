@@ -9,6 +9,7 @@ import { useAlertDeliveries, useAlertEvents, useAlertMutations, useAlertRule, ty
 import { CHANNEL_LABEL, channelSummary, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
 import './alerts.css';
+import { useTabTitle } from '../../components/useTabTitle';
 
 const MUTE_CHOICES = [
   { minutes: 30, label: '30 minutes' },
@@ -152,6 +153,7 @@ export default function AlertRulePage() {
   const { org = '', project = '', rule: ruleId = '' } = useParams();
   const navigate = useNavigate();
   const rule = useAlertRule(org, project, ruleId);
+  useTabTitle(rule.data?.name);
   const mutations = useAlertMutations(org, project);
   const [muteMinutes, setMuteMinutes] = useState(60);
   const [deleting, setDeleting] = useState(false);

@@ -4,10 +4,9 @@ import { ApiError, postEventStream } from '../../api/client';
 import { projectPath } from '../../api/hooks';
 import { ErrorNotice } from '../../components/States';
 import { GroupsTable } from '../explore/AggregateResults';
-import { cellText } from '../explore/columns';
 import { browserTimeZone } from '../../components/timeZone';
 import { explorePath } from '../explore/queryText';
-import { ResultsTable } from '../explore/ResultsTable';
+import { Cell, ResultsTable } from '../explore/ResultsTable';
 import {
   answerSize,
   asked,
@@ -62,7 +61,7 @@ function QueryResult({ org, project, query }: { org: string; project: string; qu
         </Link>
       </figcaption>
       {!data ? null : value !== undefined ? (
-        <p className="ask-value">{typeof value === 'number' ? value.toLocaleString() : cellText(value)}</p>
+        <p className="ask-value">{typeof value === 'number' ? value.toLocaleString() : <Cell column="value" value={value} />}</p>
       ) : rows.length === 0 ? (
         <p className="muted">No rows matched.</p>
       ) : (

@@ -1,11 +1,12 @@
 import type { Dashboard, Panel, PanelInput } from '@tlm/api-schemas';
-import { useId, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useGqlAnswer } from '../../api/gql';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
-import { TIME_RANGES } from '../../components/TimeRange';
+import { TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
+import { useTabTitle } from '../../components/useTabTitle';
 import { AggregateResults } from '../explore/AggregateResults';
 import { GqlEditor, type QueryError } from '../explore/GqlEditor';
 import { explorePath } from '../explore/queryText';
@@ -14,6 +15,9 @@ import { PanelWidthField } from './PanelWidthField';
 import { useDashboard, useDashboardMutations } from './hooks';
 import { defaultTitle, panelInputs, panelQuery, SAVED_RANGE } from './panels';
 import './dashboards.css';
+
+/** Beside the time ranges, a dashboard can run each panel's query over the range it names itself. */
+const SAVED_CHOICE = [{ value: SAVED_RANGE, label: 'As each query says' }] as const;
 
 /** Rows a search panel shows; the explorer has them all. */
 const PANEL_ROWS = 50;
@@ -148,7 +152,7 @@ function PanelCard({
   const query = panelQuery(panel.query, range);
   const headingId = useId();
   return (
-    <section className={`panel dashboard-panel${panel.width === 2 ? ' dashboard-panel-wide' : ''}`} aria-labelledby={headingId}>
+    <section className={`panel dashboard-panel${panel.width === 2 ? ' dashboard-panel-wide' : ''}`} aria-labelledby={headingId} data-panel-id={panel.id}>
       <header className="dashboard-panel-head">
         <h2 id={headingId} title={panel.query}>
           {panel.title}
@@ -157,16 +161,16 @@ function PanelCard({
           <Link to={explorePath(org, project, query)} className="button button-small">
             Explore
           </Link>
-          <button type="button" className="button button-small" onClick={onEdit} aria-label={`Edit ${panel.title}`}>
+          <button type="button" className="button button-small" onClick={onEdit} aria-label={`Edit ${panel.title}`} data-action="edit">
             Edit
           </button>
-          <button type="button" className="button button-small" disabled={busy || index === 0} onClick={() => onMove(index - 1)} aria-label={`Move ${panel.title} earlier`}>
+          <button type="button" className="button button-small" disabled={busy || index === 0} onClick={() => onMove(index - 1)} aria-label={`Move ${panel.title} earlier`} data-action="earlier">
             ↑
           </button>
-          <button type="button" className="button button-small" disabled={busy || index === count - 1} onClick={() => onMove(index + 1)} aria-label={`Move ${panel.title} later`}>
+          <button type="button" className="button button-small" disabled={busy || index === count - 1} onClick={() => onMove(index + 1)} aria-label={`Move ${panel.title} later`} data-action="later">
             ↓
           </button>
-          <button type="button" className="button button-small button-danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${panel.title}`}>
+          <button type="button" className="button button-small button-danger" disabled={busy} onClick={onRemove} aria-label={`Remove ${panel.title}`} data-action="remove">
             Remove
           </button>
         </div>
@@ -208,15 +212,30 @@ type Editing = { kind: 'none' } | { kind: 'details' } | { kind: 'new-panel' } | 
 /** One dashboard: its panels under one time range (kept in the URL), and the forms that change it. */
 export default function DashboardPage() {
   const { org = '', project = '', dashboard: id = '' } = useParams();
-  const [params, setParams] = useSearchParams();
   const dashboard = useDashboard(org, project, id);
   const mutations = useDashboardMutations(org, project);
   const navigate = useNavigate();
   const [editing, setEditing] = useState<Editing>({ kind: 'none' });
   const [deleting, setDeleting] = useState(false);
   const list = `/orgs/${org}/projects/${project}/dashboards`;
-  const range = params.get('range') === SAVED_RANGE || TIME_RANGES.some((candidate) => candidate.value === params.get('range')) ? params.get('range')! : '24h';
-  const rangeId = useId();
+  const { value: range, setRange } = useTimeRangeParam('24h', SAVED_CHOICE);
+  const [removing, setRemoving] = useState<Panel | null>(null);
+  // Where focus goes once a change is drawn (the first of these selectors that finds an enabled control): a moved
+  // panel's button in its new place, the control a closed form came from, the neighbour of a removed panel.
+  const [focusNext, setFocusNext] = useState<string[] | null>(null);
+  const busy = mutations.update.isPending;
+  useTabTitle(dashboard.data?.name);
+  useEffect(() => {
+    if (!focusNext || busy) return;
+    for (const selector of focusNext) {
+      const target = document.querySelector<HTMLElement>(`.dashboard ${selector}:not(:disabled)`);
+      if (target) {
+        target.focus();
+        break;
+      }
+    }
+    setFocusNext(null);
+  }, [focusNext, busy, dashboard.data]);
 
   if (dashboard.isPending) return <Loading what="the dashboard" />;
   if (dashboard.isError) {
@@ -230,20 +249,41 @@ export default function DashboardPage() {
   }
   const current = dashboard.data;
   const panels = current.panels;
-  const busy = mutations.update.isPending;
+  const panelControl = (id: string, action: string) => `[data-panel-id="${id}"] [data-action="${action}"]`;
 
   // Every change says which version it was made from, so one made on a copy someone else has changed is refused.
-  const savePanels = (next: PanelInput[]) =>
-    mutations.update.mutate({ id: current.id, changes: { panels: next, updated_at: current.updated_at } }, { onSuccess: () => setEditing({ kind: 'none' }) });
+  const savePanels = (next: PanelInput[], thenFocus: string[]) =>
+    mutations.update.mutate(
+      { id: current.id, changes: { panels: next, updated_at: current.updated_at } },
+      {
+        onSuccess: () => {
+          setEditing({ kind: 'none' });
+          setFocusNext(thenFocus);
+        },
+      },
+    );
   const move = (from: number, to: number) => {
     const next = panelInputs(panels);
     const [moved] = next.splice(from, 1);
     next.splice(to, 0, moved!);
-    savePanels(next);
+    const id = panels[from]!.id;
+    savePanels(next, [panelControl(id, to < from ? 'earlier' : 'later'), panelControl(id, to < from ? 'later' : 'earlier'), panelControl(id, 'edit')]);
+  };
+  const remove = (panel: Panel) => {
+    const index = panels.indexOf(panel);
+    const neighbour = panels[index + 1] ?? panels[index - 1];
+    savePanels(
+      panelInputs(panels).filter((kept) => kept.id !== panel.id),
+      neighbour ? [panelControl(neighbour.id, 'remove')] : ['[data-action="add-panel"]'],
+    );
   };
   const startEditing = (next: Editing) => {
     mutations.update.reset();
     setEditing(next);
+  };
+  const stopEditing = (thenFocus: string[]) => {
+    setEditing({ kind: 'none' });
+    setFocusNext(thenFocus);
   };
   const formError = editing.kind === 'none' ? undefined : mutations.update.error;
 
@@ -258,31 +298,11 @@ export default function DashboardPage() {
           {current.description ? <p className="muted dashboard-description">{current.description}</p> : null}
         </div>
         <div className="dashboard-toolbar">
-          <div className="explore-control">
-            <label htmlFor={rangeId}>Time range</label>
-            <select
-              id={rangeId}
-              value={range}
-              onChange={(event) =>
-                setParams((existing) => {
-                  const next = new URLSearchParams(existing);
-                  next.set('range', event.target.value);
-                  return next;
-                })
-              }
-            >
-              {TIME_RANGES.map((candidate) => (
-                <option key={candidate.value} value={candidate.value}>
-                  {candidate.label}
-                </option>
-              ))}
-              <option value={SAVED_RANGE}>As each query says</option>
-            </select>
-          </div>
-          <button type="button" className="button button-primary" onClick={() => startEditing({ kind: 'new-panel' })} disabled={editing.kind === 'new-panel'}>
+          <TimeRangeSelect value={range} onChange={setRange} extra={SAVED_CHOICE} />
+          <button type="button" className="button button-primary" onClick={() => startEditing({ kind: 'new-panel' })} disabled={editing.kind === 'new-panel'} data-action="add-panel">
             Add panel
           </button>
-          <button type="button" className="button" onClick={() => startEditing({ kind: 'details' })}>
+          <button type="button" className="button" onClick={() => startEditing({ kind: 'details' })} data-action="rename">
             Rename
           </button>
           <button type="button" className="button button-danger" onClick={() => setDeleting(true)}>
@@ -298,9 +318,9 @@ export default function DashboardPage() {
           saving={busy}
           error={formError}
           onSave={(name, description) =>
-            mutations.update.mutate({ id: current.id, changes: { name, description, updated_at: current.updated_at } }, { onSuccess: () => setEditing({ kind: 'none' }) })
+            mutations.update.mutate({ id: current.id, changes: { name, description, updated_at: current.updated_at } }, { onSuccess: () => stopEditing(['[data-action="rename"]']) })
           }
-          onCancel={() => setEditing({ kind: 'none' })}
+          onCancel={() => stopEditing(['[data-action="rename"]'])}
         />
       ) : null}
       {editing.kind === 'new-panel' ? (
@@ -311,8 +331,8 @@ export default function DashboardPage() {
             index={panels.length}
             saving={busy}
             error={formError}
-            onSave={(panel) => savePanels([...panelInputs(panels), panel])}
-            onCancel={() => setEditing({ kind: 'none' })}
+            onSave={(panel) => savePanels([...panelInputs(panels), panel], ['.dashboard-grid > section:last-child [data-action="edit"]'])}
+            onCancel={() => stopEditing(['[data-action="add-panel"]'])}
           />
         </section>
       ) : null}
@@ -334,8 +354,8 @@ export default function DashboardPage() {
                 index={index}
                 saving={busy}
                 error={formError}
-                onSave={(changed) => savePanels(panelInputs(panels).map((kept) => (kept.id === panel.id ? changed : kept)))}
-                onCancel={() => setEditing({ kind: 'none' })}
+                onSave={(changed) => savePanels(panelInputs(panels).map((kept) => (kept.id === panel.id ? changed : kept)), [panelControl(panel.id, 'edit')])}
+                onCancel={() => stopEditing([panelControl(panel.id, 'edit')])}
               />
             </section>
           ) : (
@@ -350,12 +370,31 @@ export default function DashboardPage() {
               busy={busy}
               onEdit={() => startEditing({ kind: 'panel', id: panel.id })}
               onMove={(to) => move(index, to)}
-              onRemove={() => savePanels(panelInputs(panels).filter((kept) => kept.id !== panel.id))}
+              onRemove={() => setRemoving(panel)}
             />
           ),
         )}
       </div>
 
+      <Dialog open={removing !== null} title={`Remove ${removing?.title ?? 'the panel'}?`} onClose={() => setRemoving(null)}>
+        <p>The panel leaves this dashboard for everyone in the project; its query is not kept anywhere else.</p>
+        <div className="row">
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={busy}
+            onClick={() => {
+              if (removing) remove(removing);
+              setRemoving(null);
+            }}
+          >
+            Remove panel
+          </button>
+          <button type="button" className="button" onClick={() => setRemoving(null)}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
       <Dialog open={deleting} title={`Delete ${current.name}?`} onClose={() => setDeleting(false)}>
         <p>The dashboard and its {panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.</p>
         {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}

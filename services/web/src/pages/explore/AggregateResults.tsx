@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { GqlAnswer } from '../../api/types';
 import { aggregateLabel, aggregateShape, rangeBounds, timeSeriesData } from '../../components/charts';
 import { BarChart, LineChart } from '../../components/Charts';
-import { cellText } from './columns';
+import { Cell } from './ResultsTable';
 
 /** Groups and their value as a table, in the answer's order. */
 export function GroupsTable({ results, label }: { results: Record<string, unknown>[]; label: string }) {
@@ -26,7 +26,7 @@ export function GroupsTable({ results, label }: { results: Record<string, unknow
           <tr key={index}>
             {columns.map((column) => (
               <td key={column} className={column === 'value' ? 'numeric' : row[column] === null ? 'muted' : undefined}>
-                {column === 'value' && typeof row[column] === 'number' ? (row[column] as number).toLocaleString() : cellText(row[column])}
+                {column === 'value' && typeof row[column] === 'number' ? (row[column] as number).toLocaleString() : <Cell column={column} value={row[column]} />}
               </td>
             ))}
           </tr>
@@ -68,7 +68,7 @@ export function AggregateResults({ answer, answeredAt, compact = false }: { answ
     const value = results[0]!['value'];
     return (
       <div className="explore-stat" role="group" aria-label={label}>
-        <span className="explore-stat-value">{typeof value === 'number' ? value.toLocaleString() : cellText(value)}</span>
+        <span className="explore-stat-value">{typeof value === 'number' ? value.toLocaleString() : <Cell column="value" value={value} />}</span>
         <span className="muted">{label}</span>
       </div>
     );

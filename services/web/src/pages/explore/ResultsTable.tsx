@@ -12,7 +12,8 @@ const SEVERITY_BADGES: Record<string, string> = { error: 'badge-danger', fatal: 
 /** A row's height in pixels, as the stylesheet sets it (`.explore-row > td`). */
 const ROW_HEIGHT = 32;
 
-function Cell({ column, value }: { column: string; value: unknown }) {
+/** A stored value as the tables show it: severities as badges, times in the browser's zone (UTC on hover), the rest as text. */
+export function Cell({ column, value }: { column: string; value: unknown }) {
   if ((column === 'severity' || column === 'level') && typeof value === 'string') {
     return <span className={`badge ${SEVERITY_BADGES[value] ?? ''}`}>{value}</span>;
   }

@@ -23,6 +23,7 @@ import {
 } from './queries';
 import { StackTrace } from './StackTrace';
 import './issues.css';
+import { useTabTitle } from '../../components/useTabTitle';
 
 const STATUS_TONE: Record<string, string> = { unresolved: 'badge-warn', regressed: 'badge-danger', resolved: 'badge-ok', ignored: '' };
 
@@ -397,6 +398,7 @@ export default function IssuePage() {
   const eventId = params.get('event');
   const range = (CHART_RANGES.some((candidate) => candidate.range === params.get('range')) ? params.get('range') : '24h') as ChartRange;
   const issue = useIssue(org, project, issueId);
+  useTabTitle(issue.issue?.title);
   const listPath = `/orgs/${org}/projects/${project}/issues`;
   const set = (name: string, value: string | null) =>
     setParams((current) => {

@@ -63,7 +63,7 @@ export default function KeysPage() {
             <p>Create a key below: a public key for browsers and apps, a secret key for servers.</p>
           </EmptyState>
         ) : (
-          <table className="grid">
+          <table className="grid grid-stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -80,20 +80,22 @@ export default function KeysPage() {
             <tbody>
               {list.data.map((key) => (
                 <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>{key.type}</td>
-                  <td>
-                    {key.scopes.map((scope) => (
-                      <code key={scope} className="scope">
-                        {scope}
-                      </code>
-                    ))}
+                  <td data-label="Name">{key.name}</td>
+                  <td data-label="Type">{key.type}</td>
+                  <td data-label="Scopes">
+                    <span>
+                      {key.scopes.map((scope) => (
+                        <code key={scope} className="scope">
+                          {scope}
+                        </code>
+                      ))}
+                    </span>
                   </td>
-                  <td className="mono">{key.prefix}…</td>
-                  <td>
+                  <td className="mono" data-label="Key">{key.prefix}…</td>
+                  <td data-label="Last used">
                     <RelativeTime iso={key.last_used_at} />
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <span className={`badge ${key.status === 'active' ? 'badge-ok' : 'badge-warn'}`}>{key.status}</span>
                   </td>
                   <td>

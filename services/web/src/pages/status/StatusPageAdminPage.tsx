@@ -7,6 +7,7 @@ import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../componen
 import { componentsFromText, componentsToText } from './components';
 import { publicPageUrl, useIncidents, useStatusPage, useStatusPageMutations } from './hooks';
 import './status.css';
+import { useTabTitle } from '../../components/useTabTitle';
 
 type Mutations = ReturnType<typeof useStatusPageMutations>;
 
@@ -25,6 +26,7 @@ const INCIDENT_IMPACTS = Object.keys(IMPACT_LABEL) as IncidentImpactName[];
 export default function StatusPageAdminPage() {
   const { org = '', slug = '' } = useParams();
   const page = useStatusPage(org, slug);
+  useTabTitle(page.data?.title);
   const incidents = useIncidents(org, slug);
   const mutations = useStatusPageMutations(org, slug);
 
