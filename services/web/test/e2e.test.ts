@@ -395,7 +395,14 @@ describe('a newcomer in the browser', () => {
 
   it('revokes the key in the UI, after which ingest with it answers 401', async () => {
     await page.goto(`/orgs/${state.org}/projects/${state.project}/keys`);
+    // Revoking asks first: cancelled, the key still works.
     await page.getByRole('button', { name: 'Revoke server', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke key "server"?' });
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await sendLogs(state.key, [{ severity: 'info', message: 'before revoke' }])).status).toBe(202);
+    await page.getByRole('button', { name: 'Revoke server', exact: true }).click();
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByRole('row', { name: /server/ }).getByText('revoked', { exact: true }).waitFor();
     await screenshot(page, '12-key-revoked');
     const refused = await eventually(async () => {

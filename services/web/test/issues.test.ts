@@ -186,6 +186,14 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await unresolved.getByRole('button', { name: /^Resolve RangeError/ }).click();
     await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor({ state: 'detached' });
     await unresolved.getByRole('row', { name: PAY_TITLE }).waitFor();
+    // Focus goes on to the next row's action, and the change is said with a way back.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(new RegExp(`^Resolve ${PAY_TITLE.source}`));
+    const done = page.getByRole('status').filter({ hasText: /^Resolved "RangeError: the basket holds/ });
+    await done.getByRole('button', { name: 'Undo' }).click();
+    await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor();
+    await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:resolved | fields title')).toEqual([]));
+    await unresolved.getByRole('button', { name: /^Resolve RangeError/ }).click();
+    await unresolved.getByRole('row', { name: BASKET_TITLE }).waitFor({ state: 'detached' });
 
     await page.getByRole('tab', { name: 'Resolved', exact: true }).click();
     await page.getByRole('table', { name: 'Resolved issues' }).getByRole('row', { name: BASKET_TITLE }).waitFor();
@@ -205,8 +213,19 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:ignored | fields status')).toHaveLength(1));
     await actions.getByRole('button', { name: 'Unresolve' }).click();
     await page.getByLabel('Status: unresolved').waitFor();
+    // The menu closes as menus do: Escape (focus back on its button) and a click elsewhere.
+    const releases = actions.getByRole('list', { name: 'Releases' });
     await actions.getByText('Resolve in release').click();
-    await actions.getByRole('list', { name: 'Releases' }).getByRole('button', { name: RELEASE }).click();
+    await releases.waitFor();
+    await page.keyboard.press('Escape');
+    await releases.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Resolve in release ▾');
+    await actions.getByText('Resolve in release').click();
+    await releases.waitFor();
+    await page.getByRole('heading', { level: 1 }).click();
+    await releases.waitFor({ state: 'hidden' });
+    await actions.getByText('Resolve in release').click();
+    await releases.getByRole('button', { name: RELEASE }).click();
     await page.getByLabel('Status: resolved').waitFor();
     await page.getByText(`Resolved in ${RELEASE}`).waitFor();
     // The issues source reads the snapshots, written within a quarter second of the change.
@@ -229,6 +248,10 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await page.getByText('2 selected').waitFor();
     await page.getByRole('button', { name: 'Ignore selected' }).click();
     await page.getByRole('heading', { name: 'No unresolved issues' }).waitFor();
+    // The selection's buttons are disabled now: focus waits on the way back.
+    const done = page.getByRole('status').filter({ hasText: 'Ignored 2 issues.' });
+    await done.waitFor();
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Undo'));
     await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues status:ignored | fields status')).toHaveLength(2));
 
     await page.getByRole('tab', { name: 'Ignored', exact: true }).click();

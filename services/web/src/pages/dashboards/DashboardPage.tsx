@@ -1,11 +1,12 @@
 import type { Dashboard, Panel, PanelInput } from '@tlm/api-schemas';
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useGqlAnswer } from '../../api/gql';
 import { Dialog } from '../../components/Dialog';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
+import { useFocusRequest } from '../../components/useFocusRequest';
 import { useTabTitle } from '../../components/useTabTitle';
 import { AggregateResults } from '../explore/AggregateResults';
 import { GqlEditor, type QueryError } from '../explore/GqlEditor';
@@ -220,22 +221,11 @@ export default function DashboardPage() {
   const list = `/orgs/${org}/projects/${project}/dashboards`;
   const { value: range, setRange } = useTimeRangeParam('24h', SAVED_CHOICE);
   const [removing, setRemoving] = useState<Panel | null>(null);
-  // Where focus goes once a change is drawn (the first of these selectors that finds an enabled control): a moved
-  // panel's button in its new place, the control a closed form came from, the neighbour of a removed panel.
-  const [focusNext, setFocusNext] = useState<string[] | null>(null);
   const busy = mutations.update.isPending;
+  // Once a change is drawn, focus goes to a moved panel's button in its new place, the control a closed form came
+  // from, or the neighbour of a removed panel.
+  const focusNext = useFocusRequest(!busy, dashboard.data);
   useTabTitle(dashboard.data?.name);
-  useEffect(() => {
-    if (!focusNext || busy) return;
-    for (const selector of focusNext) {
-      const target = document.querySelector<HTMLElement>(`.dashboard ${selector}:not(:disabled)`);
-      if (target) {
-        target.focus();
-        break;
-      }
-    }
-    setFocusNext(null);
-  }, [focusNext, busy, dashboard.data]);
 
   if (dashboard.isPending) return <Loading what="the dashboard" />;
   if (dashboard.isError) {
@@ -249,7 +239,7 @@ export default function DashboardPage() {
   }
   const current = dashboard.data;
   const panels = current.panels;
-  const panelControl = (id: string, action: string) => `[data-panel-id="${id}"] [data-action="${action}"]`;
+  const panelControl = (id: string, action: string) => `.dashboard [data-panel-id="${id}"] [data-action="${action}"]`;
 
   // Every change says which version it was made from, so one made on a copy someone else has changed is refused.
   const savePanels = (next: PanelInput[], thenFocus: string[]) =>
@@ -258,7 +248,7 @@ export default function DashboardPage() {
       {
         onSuccess: () => {
           setEditing({ kind: 'none' });
-          setFocusNext(thenFocus);
+          focusNext(thenFocus);
         },
       },
     );
@@ -274,7 +264,7 @@ export default function DashboardPage() {
     const neighbour = panels[index + 1] ?? panels[index - 1];
     savePanels(
       panelInputs(panels).filter((kept) => kept.id !== panel.id),
-      neighbour ? [panelControl(neighbour.id, 'remove')] : ['[data-action="add-panel"]'],
+      neighbour ? [panelControl(neighbour.id, 'remove')] : ['.dashboard [data-action="add-panel"]'],
     );
   };
   const startEditing = (next: Editing) => {
@@ -283,7 +273,7 @@ export default function DashboardPage() {
   };
   const stopEditing = (thenFocus: string[]) => {
     setEditing({ kind: 'none' });
-    setFocusNext(thenFocus);
+    focusNext(thenFocus);
   };
   const formError = editing.kind === 'none' ? undefined : mutations.update.error;
 
@@ -318,9 +308,9 @@ export default function DashboardPage() {
           saving={busy}
           error={formError}
           onSave={(name, description) =>
-            mutations.update.mutate({ id: current.id, changes: { name, description, updated_at: current.updated_at } }, { onSuccess: () => stopEditing(['[data-action="rename"]']) })
+            mutations.update.mutate({ id: current.id, changes: { name, description, updated_at: current.updated_at } }, { onSuccess: () => stopEditing(['.dashboard [data-action="rename"]']) })
           }
-          onCancel={() => stopEditing(['[data-action="rename"]'])}
+          onCancel={() => stopEditing(['.dashboard [data-action="rename"]'])}
         />
       ) : null}
       {editing.kind === 'new-panel' ? (
@@ -332,7 +322,7 @@ export default function DashboardPage() {
             saving={busy}
             error={formError}
             onSave={(panel) => savePanels([...panelInputs(panels), panel], ['.dashboard-grid > section:last-child [data-action="edit"]'])}
-            onCancel={() => stopEditing(['[data-action="add-panel"]'])}
+            onCancel={() => stopEditing(['.dashboard [data-action="add-panel"]'])}
           />
         </section>
       ) : null}

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../../components/States';
+import { useMenu } from '../../components/useMenu';
 import { useNaturalLanguageQuery } from './hooks';
 import {
   isoToLocalInput,
@@ -204,21 +205,9 @@ const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 
 /** The project's recent queries; picking one runs it again. Closes on a pick, a click or focus elsewhere, or Escape. */
 export function HistoryMenu({ history, onPick }: { history: string[]; onPick: (query: string) => void }) {
-  const menu = useRef<HTMLDetailsElement>(null);
-  const [open, setOpen] = useState(false);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: Event) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !menu.current?.contains(event.target as Node)) menu.current?.removeAttribute('open');
-    };
-    const events = ['pointerdown', 'focusin', 'keydown'] as const;
-    for (const name of events) document.addEventListener(name, close);
-    return () => {
-      for (const name of events) document.removeEventListener(name, close);
-    };
-  }, [open]);
+  const menu = useMenu();
   return (
-    <details ref={menu} className="explore-history" onToggle={(event) => setOpen(event.currentTarget.open)}>
+    <details ref={menu} className="explore-history">
       <summary>Recent queries ({history.length})</summary>
       {history.length === 0 ? (
         <p className="muted">Queries you run appear here.</p>

@@ -23,6 +23,7 @@ import {
 } from './queries';
 import { StackTrace } from './StackTrace';
 import './issues.css';
+import { useMenu } from '../../components/useMenu';
 import { useTabTitle } from '../../components/useTabTitle';
 
 const STATUS_TONE: Record<string, string> = { unresolved: 'badge-warn', regressed: 'badge-danger', resolved: 'badge-ok', ignored: '' };
@@ -31,6 +32,7 @@ const STATUS_TONE: Record<string, string> = { unresolved: 'badge-warn', regresse
 function ReleaseMenu({ org, project, onPick, disabled }: { org: string; project: string; onPick: (release: string) => void; disabled: boolean }) {
   const releases = useReleases(org, project);
   const names = releaseNames(releases.releases ?? []);
+  const menu = useMenu();
   if (disabled) {
     return (
       <button type="button" className="button" disabled>
@@ -39,7 +41,7 @@ function ReleaseMenu({ org, project, onPick, disabled }: { org: string; project:
     );
   }
   return (
-    <details className="issue-release-menu">
+    <details ref={menu} className="issue-release-menu">
       <summary className="button">Resolve in release ▾</summary>
       <ul aria-label="Releases">
         {releases.isPending ? (

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/client';
 import { LineChart } from '../../components/Charts';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { useFocusRequest } from '../../components/useFocusRequest';
 import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
 import { explorePath, filterErrorMessage, ISSUE_LIST_LIMIT, ISSUE_LIST_MAX_PAGE, ISSUE_SORTS, ISSUE_STATUSES, sparklines, type Issue, type IssueSort, type IssueStatus, type Sparkline } from './queries';
@@ -99,6 +100,22 @@ function FilterForm({ value, onApply }: { value: string; onApply: (filter: strin
   );
 }
 
+const DONE: Record<IssueAction['action'], string> = { resolve: 'Resolved', ignore: 'Ignored', unresolve: 'Unresolved' };
+
+/** The changes that give issues back the status they had: resolved (in its release), ignored or unresolved. */
+function undoOf(issues: Issue[]): { ids: string[]; action: IssueAction }[] {
+  const groups = new Map<string, { ids: string[]; action: IssueAction }>();
+  for (const issue of issues) {
+    const action: IssueAction =
+      issue.status === 'resolved' ? { action: 'resolve', release: issue.resolved_in_release } : issue.status === 'ignored' ? { action: 'ignore' } : { action: 'unresolve' };
+    const key = JSON.stringify(action);
+    const group = groups.get(key) ?? { ids: [], action };
+    group.ids.push(issue.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 export default function IssuesPage() {
   const { org = '', project = '' } = useParams();
   const { status, sort, filter, page, update } = useListState();
@@ -123,10 +140,31 @@ export default function IssuesPage() {
       else next.add(id);
       return next;
     });
-  const act = (targets: string[], what: IssueAction) => {
-    action.mutate({ ids: targets, action: what });
+  // What the last change did, said above the list with a way back: each issue returns to the status it had.
+  const [done, setDone] = useState<{ text: string; undo: { ids: string[]; action: IssueAction }[] } | null>(null);
+  useEffect(() => setDone(null), [status, sort, filter, page]);
+  const focusNext = useFocusRequest(true, shown);
+  // A row's action leaves focus on the next row's (the row itself leaves the tab); the last row's and the selection's
+  // on the way back, once it is there.
+  const act = (targets: string[], what: IssueAction, neighbour?: Issue) => {
+    const changed = shown.filter((issue) => targets.includes(issue.id));
+    action.mutate(
+      { ids: targets, action: what },
+      {
+        onSuccess: () => {
+          setDone({ text: `${DONE[what.action]} ${changed.length === 1 ? `"${changed[0]!.title}"` : `${changed.length} issues`}.`, undo: undoOf(changed) });
+          if (!neighbour) focusNext(['.issues-done button']);
+        },
+      },
+    );
     setSelected((current) => new Set([...current].filter((id) => !targets.includes(id))));
+    if (neighbour) focusNext([`[data-issue-id="${neighbour.id}"] [data-row-action]`]);
   };
+  const actOnRow = (issue: Issue, what: IssueAction) => {
+    const index = shown.indexOf(issue);
+    act([issue.id], what, shown[index + 1] ?? shown[index - 1]);
+  };
+  const actOnSelected = (what: IssueAction) => act(visibleSelected, what);
 
   const base = `/orgs/${org}/projects/${project}`;
   const filterError = list.isError && list.error instanceof ApiError && list.error.code === 'VALIDATION_ERROR' ? list.error : undefined;
@@ -177,19 +215,35 @@ export default function IssuesPage() {
             {visibleSelected.length > 0 ? `${visibleSelected.length} selected` : 'Select issues to change several at once'}
           </span>
           {status !== 'resolved' ? (
-            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'resolve' })}>
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => actOnSelected({ action: 'resolve' })}>
               Resolve selected
             </button>
           ) : null}
           {status !== 'ignored' ? (
-            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'ignore' })}>
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => actOnSelected({ action: 'ignore' })}>
               Ignore selected
             </button>
           ) : null}
           {status !== 'unresolved' ? (
-            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => act(visibleSelected, { action: 'unresolve' })}>
+            <button type="button" className="button button-small" disabled={visibleSelected.length === 0} onClick={() => actOnSelected({ action: 'unresolve' })}>
               Unresolve selected
             </button>
+          ) : null}
+          {done ? (
+            <span className="issues-done" role="status">
+              {done.text}{' '}
+              <button
+                type="button"
+                className="button button-small"
+                disabled={action.isPending}
+                onClick={() => {
+                  for (const back of done.undo) action.mutate(back);
+                  setDone(null);
+                }}
+              >
+                Undo
+              </button>
+            </span>
           ) : null}
           {list.isFetching && !list.isPending ? (
             <span className="muted">
@@ -284,7 +338,7 @@ export default function IssuesPage() {
               </thead>
               <tbody>
                 {shown.map((issue) => (
-                  <tr key={issue.id} aria-label={issue.title} className={selected.has(issue.id) ? 'issues-row-selected' : undefined}>
+                  <tr key={issue.id} aria-label={issue.title} className={selected.has(issue.id) ? 'issues-row-selected' : undefined} data-issue-id={issue.id}>
                     <td className="issues-check">
                       <input type="checkbox" aria-label={`Select ${issue.title}`} checked={selected.has(issue.id)} onChange={() => toggle(issue.id)} />
                     </td>
@@ -316,11 +370,11 @@ export default function IssuesPage() {
                     </td>
                     <td>
                       {issue.status === 'resolved' || issue.status === 'ignored' ? (
-                        <button type="button" className="button button-small" aria-label={`Unresolve ${issue.title}`} onClick={() => act([issue.id], { action: 'unresolve' })}>
+                        <button type="button" className="button button-small" aria-label={`Unresolve ${issue.title}`} onClick={() => actOnRow(issue, { action: 'unresolve' })} data-row-action>
                           Unresolve
                         </button>
                       ) : (
-                        <button type="button" className="button button-small" aria-label={`Resolve ${issue.title}`} onClick={() => act([issue.id], { action: 'resolve' })}>
+                        <button type="button" className="button button-small" aria-label={`Resolve ${issue.title}`} onClick={() => actOnRow(issue, { action: 'resolve' })} data-row-action>
                           Resolve
                         </button>
                       )}

@@ -24,7 +24,10 @@ export function CreateKeyForm({ create, onCreated }: { create: ReturnType<typeof
       { name: name.trim(), type, scopes: all ? ['*'] : chosen },
       {
         onSuccess: (key) => {
+          // The next key starts from the defaults: it never takes this one's scopes without anyone choosing them.
           setName('');
+          setType('secret');
+          setScopes(['*']);
           onCreated(key);
         },
         onError: (error) => setQuota(quotaDetails(error)),

@@ -19,6 +19,7 @@ export default function KeysPage() {
   const [created, setCreated] = useState<CreatedKey>();
   const [replacing, setReplacing] = useState<ApiKey>();
   const [deleting, setDeleting] = useState<ApiKey>();
+  const [revoking, setRevoking] = useState<ApiKey>();
   const [quota, setQuota] = useState<QuotaDetails>();
 
   // Rotation: a new key of the same name, type and scopes, shown once; the old one keeps working until it is revoked
@@ -70,6 +71,7 @@ export default function KeysPage() {
                 <th scope="col">Type</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">Key</th>
+                <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Status</th>
                 <th scope="col">
@@ -92,6 +94,9 @@ export default function KeysPage() {
                     </span>
                   </td>
                   <td className="mono" data-label="Key">{key.prefix}…</td>
+                  <td data-label="Created">
+                    <RelativeTime iso={key.created_at} />
+                  </td>
                   <td data-label="Last used">
                     <RelativeTime iso={key.last_used_at} />
                   </td>
@@ -116,7 +121,7 @@ export default function KeysPage() {
                           >
                             Rotate
                           </button>
-                          <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => mutations.revoke.mutate(key.id)} aria-label={`Revoke ${key.name}`}>
+                          <button type="button" className="button button-small" disabled={mutations.revoke.isPending} onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
                             Revoke
                           </button>
                         </>
@@ -142,6 +147,29 @@ export default function KeysPage() {
         {replacing ? <OldKey key={replacing.id} old={replacing} revoke={mutations.revoke} /> : null}
       </CreatedKeyDialog>
       <QuotaDialog details={quota} what="API keys" title="Key limit reached" onClose={() => setQuota(undefined)} />
+      <Dialog open={Boolean(revoking)} title={revoking ? `Revoke key "${revoking.name}"?` : 'Revoke key?'} onClose={() => setRevoking(undefined)}>
+        {revoking ? (
+          <>
+            <p>
+              Requests with this key ({revoking.prefix}…) are refused at once: apps and SDKs that send with it lose their data until they have another key.
+              It stays in the list, where Unrevoke makes it work again.
+            </p>
+            <div className="row dialog-actions">
+              <button
+                type="button"
+                className="button button-danger"
+                disabled={mutations.revoke.isPending}
+                onClick={() => mutations.revoke.mutate(revoking.id, { onSuccess: () => setRevoking(undefined) })}
+              >
+                Revoke key
+              </button>
+              <button type="button" className="button" onClick={() => setRevoking(undefined)}>
+                Cancel
+              </button>
+            </div>
+          </>
+        ) : null}
+      </Dialog>
       <Dialog open={Boolean(deleting)} title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'} onClose={() => setDeleting(undefined)}>
         {deleting ? (
           <>
