@@ -31,8 +31,9 @@ function format(value: unknown): string {
   return typeof value === 'number' ? (Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(2)) : String(value);
 }
 
-/** A value as a reply says it: a stored time as `Dec 1, 2026, 14:05 GMT+1` (seconds only when it has them). */
+/** A value as a reply says it: a stored time as `Dec 1, 2026, 14:05 GMT+1` (seconds only when it has them), '' as `(empty)`. */
 export function spokenValue(value: unknown, timeZone = 'UTC'): string {
+  if (value === '') return '(empty)';
   if (typeof value !== 'string' || !ISO_TIME.test(value)) return String(value);
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) return value;

@@ -129,7 +129,7 @@ async function answerRelease(run: Run, name: string): Promise<string> {
       ? `Issues first seen in it: ${fresh.map((issue) => `issue ${String(issue['short_id'])} "${String(issue['title'])}" (${plural(issue['event_count'], 'event')})`).join('; ')}.`
       : 'No issue was first seen in it.',
   );
-  if (types.length > 0) sentences.push(`Its errors by type: ${types.map((row) => `${String(row['type'])} ${count(row['value'])}`).join(', ')}.`);
+  if (types.length > 0) sentences.push(`Its errors by type: ${types.map((row) => `${spokenValue(row['type'])} ${count(row['value'])}`).join(', ')}.`);
   return sentences.join(' ');
 }
 

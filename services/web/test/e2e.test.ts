@@ -151,8 +151,12 @@ describe('a newcomer in the browser', () => {
     expect(await page.getByText(/first event received/i).textContent()).not.toMatch(/ h ago/);
     await screenshot(page, '07-onboarding-received');
 
+    // The explorer's own first query is no query anyone asked: the recent queries start empty.
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/explore`);
+    await page.getByText('Recent queries (0)').waitFor();
     await page.goto(`/orgs/${state.org}/projects/${state.project}/explore?q=${encodeURIComponent('from:logs | last:1h')}`);
     await page.getByText('checkout step 5 error').waitFor();
+    await page.getByText('Recent queries (1)').waitFor();
     // Times read in the browser's zone, as on the charts and the other pages; the stored UTC time is the tooltip.
     const time = page.getByRole('region', { name: 'Results' }).locator('time').first();
     const utc = (await time.getAttribute('datetime'))!;
@@ -373,6 +377,13 @@ describe('a newcomer in the browser', () => {
     const waterfall = page.locator('.waterfall-scroll');
     await eventually(async () => expect(await waterfall.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0));
     await page.setViewportSize({ width: 1360, height: 900 });
+    // The span's start reads in the browser's time, as the rest of the app; Escape closes the panel.
+    const starts = page.getByRole('definition').filter({ hasText: 'into the trace' });
+    expect(await starts.locator('time').count()).toBe(1);
+    expect(await starts.textContent()).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
+    await page.keyboard.press('Escape');
+    await starts.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).searchParams.get('span')).toBeNull();
 
     // Charted by span name, the long one is cut in the legend, which stays on one line.
     await page.goto(`/orgs/${state.org}/projects/${state.project}/services?range=1h`);

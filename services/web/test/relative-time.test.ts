@@ -16,5 +16,9 @@ describe('relativeTime', () => {
     expect(relativeTime(ago(-90 * 60), now)).toBe('in 1 h 30 min');
     expect(relativeTime(ago(0), now)).toBe('just now');
     expect(relativeTime(ago(3 * 86_400), now)).toBe('3 d ago');
+    expect(relativeTime(ago(3 * 86_400 - 60), now)).toBe('2 d ago');
+    // To come, days are the nearest: an invitation of seven days, seconds after it was sent.
+    expect(relativeTime(ago(-(7 * 86_400 - 5)), now)).toBe('in 7 d');
+    expect(relativeTime(ago(-(6 * 86_400 + 3_600)), now)).toBe('in 6 d');
   });
 });

@@ -5,6 +5,7 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
   const seconds = Math.round((now - time) / 1000);
   const past = seconds >= 0;
   const size = Math.abs(seconds);
+  const whole = past ? Math.floor : Math.round;
   let amount: string;
   if (size < 1) return 'just now';
   if (size < 60) amount = `${size} s`;
@@ -14,8 +15,10 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
     const minutes = Math.floor((size % 3_600) / 60);
     amount = `${Math.floor(size / 3_600)} h${minutes > 0 ? ` ${minutes} min` : ''}`;
   } else if (size < 86_400) amount = `${Math.floor(size / 3_600)} h`;
-  else if (size < 86_400 * 60) amount = `${Math.floor(size / 86_400)} d`;
-  else if (size < 86_400 * 730) amount = `${Math.floor(size / (86_400 * 30))} mo`;
-  else amount = `${Math.floor(size / (86_400 * 365))} y`;
+  // Days and longer: what has passed counts whole units; what is to come the nearest, so an invitation that expires
+  // in seven days less a second reads "in 7 d", not "in 6 d", and keeps reading so for half a day.
+  else if (size < 86_400 * 60) amount = `${whole(size / 86_400)} d`;
+  else if (size < 86_400 * 730) amount = `${whole(size / (86_400 * 30))} mo`;
+  else amount = `${whole(size / (86_400 * 365))} y`;
   return past ? `${amount} ago` : `in ${amount}`;
 }

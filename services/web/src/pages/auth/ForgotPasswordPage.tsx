@@ -31,8 +31,14 @@ export default function ForgotPasswordPage() {
               <span>Email</span>
               <input type="email" name="email" autoComplete="email" required value={email} onChange={(event) => setEmail(event.target.value)} />
             </label>
-            {request.isError ? (
-              <ErrorNotice error={request.error} next={noMail ? 'Ask the operator of this server to set a new password for you, or to set up mail.' : undefined} />
+            {noMail ? (
+              // Said in the visitor's terms: how the server is set up is its operator's business, not theirs.
+              <div className="state state-warn" role="alert">
+                <p>This server does not send email, so it cannot mail you a reset link.</p>
+                <p>Ask whoever runs it to set a new password for you.</p>
+              </div>
+            ) : request.isError ? (
+              <ErrorNotice error={request.error} />
             ) : null}
             <button type="submit" className="button button-primary auth-submit" disabled={request.isPending}>
               {request.isPending ? 'Sending…' : 'Send reset link'}

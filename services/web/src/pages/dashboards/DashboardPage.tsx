@@ -93,7 +93,7 @@ function PanelForm({
   onCancel: () => void;
 }) {
   const [title, setTitle] = useState(panel?.title ?? '');
-  const [query, setQuery] = useState(panel?.query ?? 'from:logs | count by severity');
+  const [query, setQuery] = useState(panel?.query ?? '');
   const [sent, setSent] = useState('');
   const [width, setWidth] = useState<1 | 2>(panel?.width ?? 1);
   const ids = useId();

@@ -25,8 +25,14 @@ export function GroupsTable({ results, label }: { results: Record<string, unknow
         {results.map((row, index) => (
           <tr key={index}>
             {columns.map((column) => (
-              <td key={column} className={column === 'value' ? 'numeric' : row[column] === null ? 'muted' : undefined}>
-                {column === 'value' && typeof row[column] === 'number' ? (row[column] as number).toLocaleString() : <Cell column={column} value={row[column]} />}
+              <td key={column} className={column === 'value' ? 'numeric' : row[column] === null || row[column] === '' ? 'muted' : undefined}>
+                {column === 'value' && typeof row[column] === 'number' ? (
+                  (row[column] as number).toLocaleString()
+                ) : row[column] === '' ? (
+                  '(empty)'
+                ) : (
+                  <Cell column={column} value={row[column]} />
+                )}
               </td>
             ))}
           </tr>

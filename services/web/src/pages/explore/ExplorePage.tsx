@@ -121,16 +121,22 @@ export default function ExplorePage() {
 
   // The URL is the query: opening a link, Back and Forward all put its text in the editor.
   useEffect(() => setDraft(urlQuery), [urlQuery]);
-  useEffect(() => remember(urlQuery), [urlQuery, remember]);
+  // A query someone ran or opened is remembered; the page's own first query, before anything was asked, is not.
+  const asked = params.has('q');
+  useEffect(() => {
+    if (asked) remember(urlQuery);
+  }, [asked, urlQuery, remember]);
 
   const { refetch } = answer;
   const run = useCallback(
     (text: string) => {
       setDraft(text);
-      if (text === urlQuery) void refetch();
-      else setParams({ q: text });
+      if (text === urlQuery) {
+        remember(text);
+        void refetch();
+      } else setParams({ q: text });
     },
-    [urlQuery, refetch, setParams],
+    [urlQuery, refetch, setParams, remember],
   );
 
   // A term of the query's own source goes into it; one of another source starts a query of that source.

@@ -15,7 +15,8 @@ export function Invitations({ org }: { org: string }) {
   const revoke = useRevokeInvitation(org);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    invite.mutate({ email: email.trim(), role }, { onSuccess: (sent) => sent.mailed && setEmail('') });
+    // The message below names the address, mailed or not, so the field is ready for the next one.
+    invite.mutate({ email: email.trim(), role }, { onSuccess: () => setEmail('') });
   };
   const resend = (invitation: Invitation) => invite.mutate({ email: invitation.email, role: invitation.role });
   const sent = invite.data;

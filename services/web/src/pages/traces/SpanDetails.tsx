@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { CopyButton } from '../../components/CopyButton';
+import { Cell } from '../explore/ResultsTable';
 import { formatDuration, type WaterfallRow } from './traces';
 
 const text = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
@@ -22,6 +23,14 @@ function Bag({ bag, label }: { bag: Record<string, unknown>; label: string }) {
 
 /** The selected span: its fields, its attributes and its events (each at its time from the span's start). */
 export function SpanDetails({ row, onClose }: { row: WaterfallRow; onClose: () => void }) {
+  // Escape closes the panel, as it does a dialog, unless something inside the page (a menu, the editor) took it.
+  useEffect(() => {
+    const close = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && !event.defaultPrevented) onClose();
+    };
+    document.addEventListener('keydown', close);
+    return () => document.removeEventListener('keydown', close);
+  }, [onClose]);
   const { span } = row;
   const spanStart = Date.parse(span.timestamp);
   const events = span.events ?? [];
@@ -33,7 +42,12 @@ export function SpanDetails({ row, onClose }: { row: WaterfallRow; onClose: () =
     ['Kind', text(span.kind)],
     ['Status', <span className={`badge ${span.status === 'error' ? 'badge-danger' : 'badge-ok'}`}>{span.status}</span>],
     ['Duration', formatDuration(span.duration_ms)],
-    ['Starts', `${formatDuration(row.startMs)} into the trace (${new Date(spanStart).toISOString()})`],
+    [
+      'Starts',
+      <>
+        {formatDuration(row.startMs)} into the trace (<Cell column="timestamp" value={new Date(spanStart).toISOString()} />)
+      </>,
+    ],
     ['Release', text(span.release)],
     ['Environment', text(span.environment)],
   ];
