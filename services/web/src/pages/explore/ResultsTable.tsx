@@ -3,6 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
+import { useMediaQuery } from '../../components/useMediaQuery';
 import { tracesBase } from '../traces/hooks';
 import { cellText, localTime, resultColumns, rowSections } from './columns';
 
@@ -34,7 +35,12 @@ export function Cell({ column, value }: { column: string; value: unknown }) {
  * A row opens (click, or its button with Enter) to show every field and each property bag.
  */
 export function ResultsTable({ rows, org, project, label, source }: { rows: ResultRow[]; org: string; project: string; label: string; source?: string }) {
-  const columnsOfRows = useMemo(() => resultColumns(rows), [rows]);
+  // On a phone the wide text column (a log's message) comes first, where it is seen; the rest scroll in after it.
+  const narrow = useMediaQuery('(max-width: 760px)');
+  const columnsOfRows = useMemo(() => {
+    const all = resultColumns(rows);
+    return narrow ? [...all.filter((column) => column.width === 'wide'), ...all.filter((column) => column.width !== 'wide')] : all;
+  }, [rows, narrow]);
   const columns = useMemo<ColumnDef<ResultRow>[]>(
     () => [
       {
