@@ -152,7 +152,21 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await details.getByText('eu-west').waitFor();
     await details.getByText('production').waitFor();
     await page.getByRole('img', { name: /Events of this issue/ }).waitFor();
+    // The SDK names a trace it sent no spans of (tracing is off): no link to a trace page that would be empty.
+    const related = page.getByRole('list', { name: 'Related' });
+    await related.getByText(/none of its spans were received/).waitFor();
+    expect(await related.getByRole('link', { name: 'Open the trace' }).count()).toBe(0);
     await screenshot(page, 'issue-page');
+    // Once a span of that trace arrives, the link is there.
+    const [latest] = await gqlRows(server.api, setup.secretKey, 'from:errors type:TypeError | sort timestamp desc | fields trace_id | limit 1');
+    const traceId = String(latest!['trace_id']);
+    const start = BigInt(Date.now() - 1_000) * 1_000_000n;
+    const span = { traceId, spanId: '00f067aa0ba902b7', name: 'POST /pay', kind: 2, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 5_000_000n) };
+    const body = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] }, scopeSpans: [{ scope: { name: 'test' }, spans: [span] }] }] };
+    expect((await server.api.post('/v1/otlp/v1/traces', { token: setup.secretKey, body })).status).toBe(200);
+    await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, `from:spans trace_id:"${traceId}" | count`)).toEqual([{ value: 1 }]));
+    await page.reload();
+    await related.getByRole('link', { name: 'Open the trace' }).waitFor();
     // Thirty days are thirty of the browser's days, each a point whether or not it had events.
     await page.getByRole('group', { name: 'Chart range' }).getByRole('button', { name: 'Last 30 days' }).click();
     const month = page.getByRole('img', { name: 'Events of this issue, last 30 days' });

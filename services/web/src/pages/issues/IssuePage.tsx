@@ -6,7 +6,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { Breadcrumbs } from './Breadcrumbs';
-import { useIssue, useIssueAction, useIssueChart, useIssueEvent, useIssueEvents, useReleases, type IssueAction } from './hooks';
+import { useIssue, useIssueAction, useIssueChart, useIssueEvent, useIssueEvents, useReleases, useTraceSpanCount, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
 import {
   CHART_RANGES,
@@ -229,10 +229,16 @@ function EventLinks({ event, org, project }: { event: ErrorEvent; org: string; p
   const base = `/orgs/${org}/projects/${project}`;
   const replay = replayIdOf(event);
   const log = logIdOf(event);
+  // An SDK names a trace whether or not its spans are sent: the trace's links wait until some have arrived.
+  const spans = useTraceSpanCount(org, project, event.trace_id ?? null);
   if (!event.trace_id && !replay && !log) return null;
   return (
     <ul className="issue-event-links" aria-label="Related">
-      {event.trace_id ? (
+      {event.trace_id && spans === 0 ? (
+        <li className="muted">
+          Trace <code>{event.trace_id}</code>: none of its spans were received (the SDK sends them when tracing is on).
+        </li>
+      ) : event.trace_id ? (
         <>
           <li>
             <Link to={`${base}/traces/${event.trace_id}`}>Open the trace</Link>

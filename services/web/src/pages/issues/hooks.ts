@@ -4,6 +4,7 @@ import { gqlKey, useGqlAnswer, type TimedAnswer } from '../../api/gql';
 import { projectPath } from '../../api/hooks';
 import {
   eventQuery,
+  gqlValue,
   issueChartQuery,
   issueEventsQuery,
   issueQuery,
@@ -128,4 +129,11 @@ export function useIssueAction(org: string, project: string) {
     onError: (_error, _variables, context) => context?.restore(),
     onSettled: () => client.invalidateQueries({ queryKey: gqlPrefix(org, project) }),
   });
+}
+
+/** How many spans the project holds of a trace (an error's `trace_id`): 0 when the trace's spans never arrived. */
+export function useTraceSpanCount(org: string, project: string, traceId: string | null) {
+  const answer = useGql(org, project, `from:spans trace_id:${gqlValue(traceId ?? '')} | count`, { enabled: Boolean(traceId) });
+  const value = answer.rows?.[0]?.['value'];
+  return typeof value === 'number' ? value : undefined;
 }
