@@ -110,7 +110,14 @@ describe('the alert pages', () => {
     await app.getByLabel('Channel 1 type').selectOption('email');
     await app.getByLabel('Channel 1 e-mail address').fill('oncall@example.com');
     await app.getByRole('button', { name: 'Create rule' }).click();
-    await app.getByRole('alert').filter({ hasText: 'SMTP_URL is not configured' }).waitFor();
+    // Named as the form names the channel, not by its place in the API's list, and said beside the channel too.
+    const refusal = app.getByRole('alert').filter({ hasText: 'SMTP_URL is not configured' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('Channel 1: e-mail cannot be sent from this server');
+    expect(await refusal.textContent()).not.toContain('channels[');
+    const channel = app.getByRole('group', { name: 'Channel 1' });
+    expect(await channel.getAttribute('aria-invalid')).toBe('true');
+    await channel.getByText('Channel 1: e-mail cannot be sent from this server').waitFor();
     expect(await app.getByLabel('Name', { exact: true }).inputValue()).toBe('Bad channel');
     expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
   });

@@ -142,11 +142,28 @@ function Preview({
   );
 }
 
-/** One channel's fields: its type and where it goes. */
-function ChannelFields({ index, draft, onChange, onRemove }: { index: number; draft: ChannelDraft; onChange: (draft: ChannelDraft) => void; onRemove: () => void }) {
+const CHANNEL_FIELD: Record<string, string> = { url: 'URL', to: 'address', routing_key: 'routing key', type: 'type' };
+
+/**
+ * A refusal of one channel in the form's words: the API names it by its place in the list (`channels[1].url: …`),
+ * the form by its number (`Channel 2's URL: …`), and the channel's own fields show it too.
+ */
+function channelRefusal(error: unknown): { index: number; error: ApiError } | null {
+  if (!(error instanceof ApiError)) return null;
+  const match = /^channels\[(\d+)\](?:\.(\w+))?:? /.exec(error.message);
+  if (!match) return null;
+  const index = Number(match[1]);
+  const field = match[2] ? CHANNEL_FIELD[match[2]] ?? match[2] : undefined;
+  const said = `Channel ${index + 1}${field ? `'s ${field}` : ''}: ${error.message.slice(match[0].length)}`;
+  return { index, error: new ApiError(error.status, error.code, said, error.details) };
+}
+
+/** One channel's fields: its type and where it goes; `refused` is the server's refusal of it, said under them. */
+function ChannelFields({ index, draft, onChange, onRemove, refused }: { index: number; draft: ChannelDraft; onChange: (draft: ChannelDraft) => void; onRemove: () => void; refused?: ApiError }) {
   const n = index + 1;
+  const invalid = refused ? true : undefined;
   return (
-    <div className="alerts-channel" role="group" aria-label={`Channel ${n}`}>
+    <div className={`alerts-channel${refused ? ' alerts-channel-refused' : ''}`} role="group" aria-label={`Channel ${n}`} aria-invalid={invalid}>
       <label className="field">
         <span>Channel {n} type</span>
         <select value={draft.type} onChange={(event) => onChange({ ...draft, type: event.target.value as ChannelDraft['type'] })}>
@@ -160,12 +177,12 @@ function ChannelFields({ index, draft, onChange, onRemove }: { index: number; dr
       {draft.type === 'email' ? (
         <label className="field field-wide">
           <span>Channel {n} e-mail address</span>
-          <input type="email" required value={draft.to} onChange={(event) => onChange({ ...draft, to: event.target.value })} placeholder="oncall@example.com" />
+          <input type="email" required aria-invalid={invalid} value={draft.to} onChange={(event) => onChange({ ...draft, to: event.target.value })} placeholder="oncall@example.com" />
         </label>
       ) : draft.type === 'pagerduty' ? (
         <label className="field field-wide">
           <span>Channel {n} routing key</span>
-          <input type="text" required value={draft.routing_key} onChange={(event) => onChange({ ...draft, routing_key: event.target.value })} placeholder="the integration key of an Events API v2 integration" />
+          <input type="text" required aria-invalid={invalid} value={draft.routing_key} onChange={(event) => onChange({ ...draft, routing_key: event.target.value })} placeholder="the integration key of an Events API v2 integration" />
         </label>
       ) : (
         <label className="field field-wide">
@@ -175,6 +192,7 @@ function ChannelFields({ index, draft, onChange, onRemove }: { index: number; dr
             inputMode="url"
             required
             pattern="https?://.+"
+            aria-invalid={invalid}
             title="A URL that begins with https:// or http://"
             value={draft.url}
             onChange={(event) => onChange({ ...draft, url: event.target.value })}
@@ -185,6 +203,7 @@ function ChannelFields({ index, draft, onChange, onRemove }: { index: number; dr
       <button type="button" className="button button-small button-danger" onClick={onRemove}>
         Remove channel {n}
       </button>
+      {refused ? <p className="field-hint field-warn alerts-channel-error">{refused.message}</p> : null}
     </div>
   );
 }
@@ -213,6 +232,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
   const [draft, setDraft] = useState<RuleDraft>(() => (rule ? draftOf(rule) : EMPTY_RULE));
   const set = <K extends keyof RuleDraft>(field: K, value: RuleDraft[K]) => setDraft((current) => ({ ...current, [field]: value }));
   const saving = rule ? mutations.update : mutations.create;
+  const refusedChannel = channelRefusal(saving.error);
   const list = `/orgs/${org}/projects/${project}/alerts`;
 
   const windowMinutes = Number(draft.window_minutes);
@@ -328,6 +348,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               draft={channel}
               onChange={(changed) => set('channels', draft.channels.map((candidate, position) => (position === index ? changed : candidate)))}
               onRemove={() => set('channels', draft.channels.filter((_, position) => position !== index))}
+              refused={refusedChannel?.index === index ? refusedChannel.error : undefined}
             />
           ))}
           <div className="row alerts-add-channel">
@@ -341,7 +362,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
             </button>
           </div>
         </section>
-        {saving.isError ? <ErrorNotice error={saving.error} next="Correct what the message names and save again; nothing was saved." /> : null}
+        {saving.isError ? <ErrorNotice error={refusedChannel?.error ?? saving.error} next="Correct what the message names and save again; nothing was saved." /> : null}
         <div className="row">
           <button type="submit" className="button button-primary" disabled={saving.isPending}>
             {rule ? 'Save rule' : 'Create rule'}
