@@ -1,4 +1,4 @@
-import { unprocessable } from '@tlm/core';
+import { ApiError, unprocessable } from '@tlm/core';
 import { LIMITS, compileQuery, gqlApiError, metricProblem, type GqlQuery, type Plan } from '@tlm/gql';
 
 export interface Metric {
@@ -8,14 +8,17 @@ export interface Metric {
 
 /**
  * A GQL query usable as an alert metric or an SLO count: one aggregate value, no time range (the rule's window or
- * the SLO's days supply it), no grouping. Parse errors are 400, anything else that does not fit is 422.
+ * the SLO's days supply it), no grouping. Parse errors are 400, anything else that does not fit is 422; each names
+ * the field (an SLO has two queries: `good: Expected a field name…`), the offset staying in the details.
  */
 export function compileMetric(text: string, field: string): Metric {
   let compiled: Metric;
   try {
     compiled = compileQuery(text);
   } catch (error) {
-    throw gqlApiError(error) ?? error;
+    const refusal = gqlApiError(error);
+    if (!refusal) throw error;
+    throw new ApiError(refusal.status, refusal.code, `${field}: ${refusal.message}`, refusal.details);
   }
   const problem = metricProblem(compiled.plan);
   if (problem) throw unprocessable(`${field} ${problem}`);

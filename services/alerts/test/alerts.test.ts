@@ -244,6 +244,11 @@ describe('SLOs', () => {
     const averaged = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, good: 'from:logs | avg(properties.ms)' } });
     expect(averaged.status).toBe(422);
     expect(averaged.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('good must be a count query') });
+    // A query that does not parse is named, so the form can say which of the two it is; its offset stays.
+    const unparsed = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, total: 'from:events | count by' } });
+    expect(unparsed.status).toBe(400);
+    expect(unparsed.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^total: /), details: { offset: expect.any(Number) } });
+    expect((await server.api.get('/v1/slos', { token: setup.secretKey })).body.slos.filter((slo: { name: string }) => slo.name === 'x')).toEqual([]);
     const summed = await server.api.post('/v1/slos', { token: setup.secretKey, body: { ...base, total: 'from:sessions | sum(quantity)' } });
     expect(summed.status).toBe(422);
     expect(summed.body.error.code).toBe('VALIDATION_ERROR');

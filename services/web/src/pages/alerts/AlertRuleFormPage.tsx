@@ -86,7 +86,7 @@ function channelOf(draft: ChannelDraft): AlertChannel {
 function metricErrorOf(error: unknown, text: string): QueryError | null {
   if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
   const offset = error.details?.['offset'];
-  return typeof offset === 'number' ? { text, offset, message: error.message } : null;
+  return typeof offset === 'number' ? { text, offset, message: error.message.replace(/^metric: /, '') } : null;
 }
 
 /** Waits until typing pauses before a value is used (the preview is a query per change). */
