@@ -57,7 +57,7 @@ h3{font-size:1rem;margin:0}
 .bars{display:flex;gap:2px;height:34px;margin:10px 0 4px;padding:0;list-style:none}
 .bars li{flex:1;border-radius:2px;background:var(--ok)}
 .bars li.degraded{background:var(--degraded)}.bars li.partial_outage{background:var(--partial)}
-.bars li.major_outage{background:var(--major)}
+.bars li.major_outage{background:var(--major)}.bars li.no_data{background:#e3e6ea}
 .bars-legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
 .incident.impact-minor{border-left:4px solid var(--degraded)}.incident.impact-major{border-left:4px solid var(--partial)}
 .incident.impact-critical{border-left:4px solid var(--major)}.incident.impact-none{border-left:4px solid var(--none)}
@@ -93,18 +93,19 @@ ${body}
 }
 
 function barTitle(day: UptimeDay): string {
+  if (day.level === 'no_data' || day.percent === null) return `${day.date} · No data: the page did not exist yet`;
   const what = day.incidents.length > 0 ? `${DAY_LABEL[day.level]}: ${day.incidents.join('; ')}` : DAY_LABEL[day.level];
   return `${day.date} · ${percent(day.percent)} uptime · ${what}`;
 }
 
-function componentHtml(name: string, status: ComponentStatus, incidents: IncidentRow[], now: Date): string {
-  const days = uptimeDays(incidents, name, now);
+function componentHtml(name: string, status: ComponentStatus, incidents: IncidentRow[], now: Date, since: Date): string {
+  const days = uptimeDays(incidents, name, now, UPTIME_WINDOW_DAYS, since);
   const ownIncidents = incidents.filter((incident) => incident.components.length === 0 || incident.components.includes(name));
   const bars = days.map((day) => `<li class="${day.level}" title="${escapeHtml(barTitle(day))}"></li>`).join('');
   return `<section class="panel component" aria-label="${escapeHtml(name)}">
 <div class="component-head"><h3>${escapeHtml(name)}</h3><span class="status ${status}">${COMPONENT_LABEL[status]}</span></div>
 <ol class="bars" aria-label="Uptime of ${escapeHtml(name)}, last ${UPTIME_WINDOW_DAYS} days">${bars}</ol>
-<div class="bars-legend"><span>${UPTIME_WINDOW_DAYS} days ago</span><span>${percent(uptimePercent(ownIncidents, now))} uptime</span><span>Today</span></div>
+<div class="bars-legend"><span>${UPTIME_WINDOW_DAYS} days ago</span><span>${percent(uptimePercent(ownIncidents, now, UPTIME_WINDOW_DAYS, since))} uptime</span><span>Today</span></div>
 </section>`;
 }
 
@@ -139,7 +140,7 @@ export function statusPageHtml(page: StatusPageRow, incidents: IncidentRow[], no
     .sort((a, b) => (b.resolved_at?.getTime() ?? 0) - (a.resolved_at?.getTime() ?? 0));
   const components =
     snapshot.components.length > 0
-      ? snapshot.components.map((component) => componentHtml(component.name, component.status, incidents, now)).join('\n')
+      ? snapshot.components.map((component) => componentHtml(component.name, component.status, incidents, now, page.created_at)).join('\n')
       : '<p class="empty">This page lists no components.</p>';
   return htmlDocument(
     page.title,

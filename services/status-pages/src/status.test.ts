@@ -105,3 +105,23 @@ describe('uptimeDays', () => {
     expect(days.at(-1)).toMatchObject({ level: 'partial_outage', percent: 0 });
   });
 });
+
+describe('a page younger than the window', () => {
+  // Made at 06:00 the day before NOW; a major outage has run for the last two hours.
+  const since = new Date('2026-11-21T06:00:00.000Z');
+  const outage = incident({ status: 'investigating', created_at: new Date(NOW.getTime() - 2 * HOUR), resolved_at: null });
+
+  it('has no data on the days before it existed, and counts its first day from its creation', () => {
+    const days = uptimeDays([outage], 'api', NOW, 90, since);
+    expect(days.slice(0, 88).every((day) => day.level === 'no_data' && day.percent === null && day.incidents.length === 0)).toBe(true);
+    expect(days[88]).toEqual({ date: '2026-11-21', level: 'operational', percent: 100, incidents: [] });
+    // Today: 2 of its 12 elapsed hours down.
+    expect(days[89]).toMatchObject({ date: '2026-11-22', level: 'partial_outage', percent: 83.333 });
+  });
+
+  it('counts uptime from its creation, so an outage of hours shows in it', () => {
+    // 2 hours down of the 30 since the page was made.
+    expect(uptimePercent([outage], NOW, 90, since)).toBe(93.333);
+    expect(uptimePercent([outage], NOW)).toBe(99.907);
+  });
+});

@@ -22,19 +22,21 @@ function worst(incidents: IncidentRow[]): number {
 
 /**
  * Share of the window without a major or critical incident, in percent: overlapping incidents count once, an open
- * incident runs until now.
+ * incident runs until now. A page younger than the window counts from `since`, its creation: the days before it are
+ * no uptime anyone watched.
  */
-export function uptimePercent(incidents: IncidentRow[], now: Date, windowDays = UPTIME_WINDOW_DAYS): number {
-  return outsideOutages(incidents, now.getTime() - windowDays * DAY_MS, now.getTime(), now);
+export function uptimePercent(incidents: IncidentRow[], now: Date, windowDays = UPTIME_WINDOW_DAYS, since?: Date): number {
+  return outsideOutages(incidents, Math.max(now.getTime() - windowDays * DAY_MS, since?.getTime() ?? -Infinity), now.getTime(), now);
 }
 
 /** One day of a component's uptime bar (UTC days). */
 export interface UptimeDay {
   /** YYYY-MM-DD, UTC. */
   date: string;
-  level: PageStatus;
-  /** Share of the day's elapsed time without a major or critical incident, in percent. */
-  percent: number;
+  /** `no_data` for a day before the page existed. */
+  level: PageStatus | 'no_data';
+  /** Share of the day's elapsed time (since the page's creation, on its first day) without a major or critical incident, in percent; null before it existed. */
+  percent: number | null;
   /** Titles of the incidents that touched the component that day, oldest first. */
   incidents: string[];
 }
@@ -44,18 +46,21 @@ export interface UptimeDay {
  * affecting the component that were open during any part of it (none counts as operational), and its percent is the
  * share of the day (of its elapsed part, today) outside major and critical incidents, overlaps counted once.
  */
-export function uptimeDays(incidents: IncidentRow[], component: string, now: Date, days = UPTIME_WINDOW_DAYS): UptimeDay[] {
+export function uptimeDays(incidents: IncidentRow[], component: string, now: Date, days = UPTIME_WINDOW_DAYS, since?: Date): UptimeDay[] {
   const affecting = incidents.filter((incident) => affects(incident, component));
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
   return Array.from({ length: days }, (_, index) => {
-    const start = today - (days - 1 - index) * DAY_MS;
-    const end = Math.min(start + DAY_MS, now.getTime());
+    const dayStart = today - (days - 1 - index) * DAY_MS;
+    const date = new Date(dayStart).toISOString().slice(0, 10);
+    const end = Math.min(dayStart + DAY_MS, now.getTime());
+    if (since && end <= since.getTime()) return { date, level: 'no_data' as const, percent: null, incidents: [] };
+    const start = Math.max(dayStart, since?.getTime() ?? -Infinity);
     const touching = affecting
       .filter((incident) => incident.created_at.getTime() < end && (incident.resolved_at ?? now).getTime() >= start)
       .sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     const level = touching.reduce((worstLevel, incident) => Math.max(worstLevel, SEVERITY[incident.impact]), 0);
     return {
-      date: new Date(start).toISOString().slice(0, 10),
+      date,
       level: PAGE_STATUS[level]!,
       percent: outsideOutages(touching, start, end, now),
       incidents: touching.map((incident) => incident.title),
@@ -104,7 +109,7 @@ export function snapshotJson(page: StatusPageRow, incidents: IncidentRow[], now:
       name: component.name,
       status: COMPONENT_STATUS[worst(open.filter((incident) => affects(incident, component.name)))],
     })),
-    uptime: { window_days: UPTIME_WINDOW_DAYS, percent: uptimePercent(incidents, now) },
+    uptime: { window_days: UPTIME_WINDOW_DAYS, percent: uptimePercent(incidents, now, UPTIME_WINDOW_DAYS, page.created_at) },
     incidents: open.map(incidentJson),
     updated_at: isoTime(now),
   };

@@ -101,6 +101,8 @@ describe('the public HTML page', () => {
     const past = await server.api.post(`${base}/${slug}/incidents`, { token: owner.token, body: { title: 'Database down', status: 'investigating', impact: 'critical', components: ['Dashboard'] } });
     await server.api.post(`${base}/${slug}/incidents/${past.body.id}/updates`, { token: owner.token, body: { status: 'resolved', message: 'Failed over' } });
     const day = Math.floor(Date.now() / DAY_MS) * DAY_MS - 3 * DAY_MS;
+    // The page has been up for longer than the uptime window: every one of its 90 days counts.
+    await server.standalone.metadata.query(`update status_pages set created_at = now() - interval '100 days' where slug = $1`, [slug]);
     await server.standalone.metadata.query('update status_incidents set created_at = $2, resolved_at = $3 where id = $1', [
       past.body.id,
       new Date(day + 10 * 3_600_000),
@@ -137,6 +139,20 @@ describe('the public HTML page', () => {
     expect(dashboard[86]).toEqual({ level: 'major_outage', title: `${outageDay} · 91.67% uptime · Major outage: Database down` });
     expect(dashboard[0]).toEqual({ level: 'operational', title: `${new Date(Date.now() - 89 * DAY_MS).toISOString().slice(0, 10)} · 100% uptime · No incidents` });
     expect(api[86]!.level).toBe('operational');
+  });
+
+  it("has no data on the days before a new page existed, and counts its uptime from then", async () => {
+    const young = `young-${slug}`;
+    const made = await server.api.post(base, { token: owner.token, body: { slug: young, title: 'Young', components: [{ name: 'API' }] } });
+    expect(made.status).toBe(201);
+    await server.api.post(`${base}/${young}/incidents`, { token: owner.token, body: { title: 'Down', status: 'investigating', impact: 'critical', components: ['API'] } });
+    const page = await server.api.get(`/status/${young}`, { headers: HTML });
+    const bars = barsOf(page.text, 'API');
+    expect(bars.slice(0, 89).every((bar) => bar.level === 'no_data' && / · No data: the page did not exist yet$/.test(bar.title))).toBe(true);
+    expect(bars[89]!.level).toBe('major_outage');
+    // Down for nearly all of the seconds it has existed: not the 100% a 90-day window would round to.
+    const snapshot = await server.api.get(`/v1/status/${young}`);
+    expect(snapshot.body.uptime.percent).toBeLessThan(50);
   });
 
   it('lists resolved incidents of the last 90 days in the history', async () => {
