@@ -1,4 +1,4 @@
-import { aggregateLabel, aggregateShape, barData, barLabelEvery, barSummary, bucketStart, isolatedPoints, lineSummary, localDaySeries, PALETTE, rangeBounds, seriesColour, seriesColours, timeSeriesData } from '../src/components/charts';
+import { aggregateLabel, aggregateShape, barData, barLabelEvery, barLabelLayout, barSummary, bucketStart, isolatedPoints, lineSummary, localDaySeries, PALETTE, rangeBounds, seriesColour, seriesColours, timeSeriesData } from '../src/components/charts';
 
 const query = (pipeline: { func: string; field?: string | null; group_by: string[] }, interval: string | null = null) => ({
   source: 'logs',
@@ -87,6 +87,17 @@ describe('bar labels', () => {
     expect(barLabelEvery(groups, 700)).toBe(3);
     expect(barLabelEvery(groups, 2_400)).toBe(1);
     expect(barLabelEvery([], 700)).toBe(1);
+  });
+
+  it('slants the labels when level ones would skip bars, so a narrow chart still names each of a few dozen', () => {
+    const routes = ['/', '/checkout', '/cart', '/search', '/api/orders', '/api/payments'];
+    expect(barLabelLayout(routes, 900)).toEqual({ rotate: 0, every: 1, size: 48 });
+    // A dashboard panel or a phone: 300 px for six routes of up to 13 characters.
+    expect(barLabelEvery(routes, 300)).toBe(3);
+    expect(barLabelLayout(routes, 300)).toEqual({ rotate: 40, every: 1, size: Math.ceil(13 * 7 * Math.sin((40 * Math.PI) / 180)) + 28 });
+    // 60 groups in 300 px: 5 px a bar, a slanted label every fourth.
+    const many = Array.from({ length: 60 }, (_, index) => `group-${index}`);
+    expect(barLabelLayout(many, 300).every).toBe(4);
   });
 });
 

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { BAR_LABEL_CHARS, barData, barLabelEvery, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColours, type AggregateShape, type SeriesData } from './charts';
+import { BAR_LABEL_CHARS, barData, barLabelLayout, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColours, type AggregateShape, type SeriesData } from './charts';
 
 const CHART_HEIGHT = 280;
 
@@ -40,11 +40,12 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
         {
           splits: () => bars.labels.map((_, index) => index),
           values: (chart, splits) => {
-            const every = barLabelEvery(bars.labels, chart.bbox.width / uPlot.pxRatio);
+            const { every } = barLabelLayout(bars.labels, chart.bbox.width / uPlot.pxRatio);
             return splits.map((split) => (split % every === 0 ? shorten(bars.labels[split] ?? '') : ''));
           },
+          rotate: (chart) => barLabelLayout(bars.labels, chart.bbox.width / uPlot.pxRatio).rotate,
+          size: (chart) => barLabelLayout(bars.labels, chart.bbox.width / uPlot.pxRatio).size,
           gap: 6,
-          size: 48,
         },
         { size: 60 },
       ],

@@ -219,9 +219,26 @@ export function isolatedPoints(values: readonly (number | null | undefined)[]): 
   return found.length > 0 ? found : null;
 }
 
+/** A slanted label's footprint along the axis: about a line's height over the sine of its slant, and a gap. */
+const SLANTED_SLOT_PX = 18;
+const SLANT_DEGREES = 40;
+
 /**
- * Every how many bars a label is written, so labels never run into each other: the widest (cut) label against the
- * width each bar has on the axis.
+ * How a bar chart writes its labels: level when every one fits, else slanted, where a label needs only about a line's
+ * height along the axis, so a narrow panel or a phone still names every bar (of a few dozen); `every` is every how
+ * many bars a label is written, and `size` the axis's height for them.
+ */
+export function barLabelLayout(labels: readonly string[], plotWidthPx: number): { rotate: number; every: number; size: number } {
+  const flat = barLabelEvery(labels, plotWidthPx);
+  if (flat === 1) return { rotate: 0, every: 1, size: 48 };
+  const chars = Math.min(BAR_LABEL_CHARS, Math.max(...labels.map((label) => label.length)));
+  const every = Math.max(1, Math.ceil(SLANTED_SLOT_PX / (plotWidthPx / labels.length)));
+  return { rotate: SLANT_DEGREES, every, size: Math.ceil(chars * LABEL_CHAR_PX * Math.sin((SLANT_DEGREES * Math.PI) / 180)) + 28 };
+}
+
+/**
+ * Every how many bars a level label is written, so labels never run into each other: the widest (cut) label against
+ * the width each bar has on the axis.
  */
 export function barLabelEvery(labels: readonly string[], plotWidthPx: number): number {
   if (labels.length === 0 || plotWidthPx <= 0) return 1;
