@@ -116,6 +116,16 @@ describe('series colours', () => {
     expect(seriesColour('warn', 1)).toBe(seriesColour('warning', 2));
     expect(new Set(['fatal', 'error', 'warn', 'info', 'debug'].map((severity, index) => seriesColour(severity, index))).size).toBe(5);
     expect(seriesColour('error', 0)).not.toBe(seriesColour('debug', 3));
+    // Fatal and error lines side by side differ in hue, not only in shade.
+    const hue = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16) / 255) as [number, number, number];
+      const max = Math.max(r, g, b);
+      const min = Math.min(r, g, b);
+      const degrees = max === r ? ((g - b) / (max - min)) * 60 : max === g ? ((b - r) / (max - min) + 2) * 60 : ((r - g) / (max - min) + 4) * 60;
+      return (degrees + 360) % 360;
+    };
+    const apart = Math.abs(hue(seriesColour('fatal', 0)) - hue(seriesColour('error', 1)));
+    expect(Math.min(apart, 360 - apart)).toBeGreaterThan(45);
     expect(seriesColour('/checkout', 0)).toBe(PALETTE[0]);
     expect(seriesColour('/cart', PALETTE.length + 1)).toBe(PALETTE[1]);
   });
