@@ -76,6 +76,8 @@ describe('the status page admin pages', () => {
     const past = await server.api.post(base, { token: owner.token, body: { title: 'Dashboard unavailable', status: 'investigating', impact: 'critical', components: ['Dashboard'] } });
     await server.api.post(`${base}/${past.body.id}/updates`, { token: owner.token, body: { status: 'resolved', message: 'A failed database was replaced.' } });
     const day = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 12 * 86_400_000;
+    // The page has been up for a month: the outage falls on one of its days (days before a page existed have no data).
+    await server.standalone.metadata.query(`update status_pages set created_at = now() - interval '30 days' where slug = $1`, [slug]);
     await server.standalone.metadata.query('update status_incidents set created_at = $2, resolved_at = $3 where id = $1', [
       past.body.id,
       new Date(day + 9 * 3_600_000),

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { ErrorNotice } from './States';
 
 /** A modal built on the native <dialog>: focus is trapped, Escape closes it, it is announced as a dialog. */
 export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
@@ -15,5 +16,44 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
       <h2 id={titleId}>{title}</h2>
       {open ? children : null}
     </dialog>
+  );
+}
+
+/**
+ * A question before a change that cannot be taken back at once (revoke, delete, remove): what it does in `children`,
+ * the server's refusal when there is one, the action's button and Cancel.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  confirm,
+  busy = false,
+  error,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  confirm: string;
+  busy?: boolean;
+  error?: unknown;
+  onConfirm: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={open} title={title} onClose={onClose}>
+      {children}
+      {error ? <ErrorNotice error={error} /> : null}
+      <div className="row dialog-actions">
+        <button type="button" className="button button-danger" disabled={busy} onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button type="button" className="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,7 +1,7 @@
 import type { AlertDelivery, AlertRule } from '@tlm/api-schemas';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { SecretValue } from '../../components/SecretValue';
 import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
@@ -252,18 +252,17 @@ export default function AlertRulePage() {
         </h2>
         <Timeline org={org} project={project} rule={current} />
       </section>
-      <Dialog open={deleting} title={`Delete rule "${current.name}"?`} onClose={() => setDeleting(false)}>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete rule "${current.name}"?`}
+        confirm="Delete rule"
+        busy={mutations.remove.isPending}
+        error={mutations.remove.isError ? mutations.remove.error : undefined}
+        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
+        onClose={() => setDeleting(false)}
+      >
         <p>The rule stops being evaluated and its deliveries are deleted with it. Its alert events stay queryable in GQL.</p>
-        {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}
-        <div className="row dialog-actions">
-          <button type="button" className="button button-danger" disabled={mutations.remove.isPending} onClick={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}>
-            Delete rule
-          </button>
-          <button type="button" className="button" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useGqlAnswer } from '../../api/gql';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/Dialog';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { TimeRangeSelect, useTimeRangeParam } from '../../components/TimeRange';
 import { useFocusRequest } from '../../components/useFocusRequest';
@@ -366,42 +366,30 @@ export default function DashboardPage() {
         )}
       </div>
 
-      <Dialog open={removing !== null} title={`Remove ${removing?.title ?? 'the panel'}?`} onClose={() => setRemoving(null)}>
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing?.title ?? 'the panel'}?`}
+        confirm="Remove panel"
+        busy={busy}
+        onConfirm={() => {
+          if (removing) remove(removing);
+          setRemoving(null);
+        }}
+        onClose={() => setRemoving(null)}
+      >
         <p>The panel leaves this dashboard for everyone in the project; its query is not kept anywhere else.</p>
-        <div className="row">
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={busy}
-            onClick={() => {
-              if (removing) remove(removing);
-              setRemoving(null);
-            }}
-          >
-            Remove panel
-          </button>
-          <button type="button" className="button" onClick={() => setRemoving(null)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
-      <Dialog open={deleting} title={`Delete ${current.name}?`} onClose={() => setDeleting(false)}>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete ${current.name}?`}
+        confirm="Delete dashboard"
+        busy={mutations.remove.isPending}
+        error={mutations.remove.isError ? mutations.remove.error : undefined}
+        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
+        onClose={() => setDeleting(false)}
+      >
         <p>The dashboard and its {panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.</p>
-        {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}
-        <div className="row">
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={mutations.remove.isPending}
-            onClick={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
-          >
-            Delete dashboard
-          </button>
-          <button type="button" className="button" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useApiKeys, useProject } from '../../api/hooks';
 import type { ApiKey, CreatedKey, QuotaDetails } from '../../api/types';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/Dialog';
 import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
 import { RecentlyDeleted } from '../../components/RecentlyDeleted';
 import { RelativeTime } from '../../components/RelativeTime';
@@ -147,51 +147,29 @@ export default function KeysPage() {
         {replacing ? <OldKey key={replacing.id} old={replacing} revoke={mutations.revoke} /> : null}
       </CreatedKeyDialog>
       <QuotaDialog details={quota} what="API keys" title="Key limit reached" onClose={() => setQuota(undefined)} />
-      <Dialog open={Boolean(revoking)} title={revoking ? `Revoke key "${revoking.name}"?` : 'Revoke key?'} onClose={() => setRevoking(undefined)}>
-        {revoking ? (
-          <>
-            <p>
-              Requests with this key ({revoking.prefix}…) are refused at once: apps and SDKs that send with it lose their data until they have another key.
-              It stays in the list, where Unrevoke makes it work again.
-            </p>
-            <div className="row dialog-actions">
-              <button
-                type="button"
-                className="button button-danger"
-                disabled={mutations.revoke.isPending}
-                onClick={() => mutations.revoke.mutate(revoking.id, { onSuccess: () => setRevoking(undefined) })}
-              >
-                Revoke key
-              </button>
-              <button type="button" className="button" onClick={() => setRevoking(undefined)}>
-                Cancel
-              </button>
-            </div>
-          </>
-        ) : null}
-      </Dialog>
-      <Dialog open={Boolean(deleting)} title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'} onClose={() => setDeleting(undefined)}>
-        {deleting ? (
-          <>
-            <p>
-              Requests with this key are refused at once. It stays under "Recently deleted" for 30 days, where it can be restored.
-            </p>
-            <div className="row dialog-actions">
-              <button
-                type="button"
-                className="button button-danger"
-                disabled={mutations.remove.isPending}
-                onClick={() => mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
-              >
-                Delete key
-              </button>
-              <button type="button" className="button" onClick={() => setDeleting(undefined)}>
-                Cancel
-              </button>
-            </div>
-          </>
-        ) : null}
-      </Dialog>
+      <ConfirmDialog
+        open={Boolean(revoking)}
+        title={revoking ? `Revoke key "${revoking.name}"?` : 'Revoke key?'}
+        confirm="Revoke key"
+        busy={mutations.revoke.isPending}
+        onConfirm={() => revoking && mutations.revoke.mutate(revoking.id, { onSuccess: () => setRevoking(undefined) })}
+        onClose={() => setRevoking(undefined)}
+      >
+        <p>
+          Requests with this key ({revoking?.prefix}…) are refused at once: apps and SDKs that send with it lose their data until they have another key. It
+          stays in the list, where Unrevoke makes it work again.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={Boolean(deleting)}
+        title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'}
+        confirm="Delete key"
+        busy={mutations.remove.isPending}
+        onConfirm={() => deleting && mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
+        onClose={() => setDeleting(undefined)}
+      >
+        <p>Requests with this key are refused at once. It stays under "Recently deleted" for 30 days, where it can be restored.</p>
+      </ConfirmDialog>
     </>
   );
 }

@@ -2,7 +2,7 @@ import type { Slo } from '@tlm/api-schemas';
 import { useMemo, useState } from 'react';
 import { useParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmDialog, Dialog } from '../../components/Dialog';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useSloHistory, useSloMutations, useSlos } from './hooks';
 import { SloForm } from './SloForm';
@@ -137,23 +137,17 @@ export default function SlosPage() {
           />
         ) : null}
       </Dialog>
-      <Dialog open={Boolean(deleting)} title={deleting ? `Delete SLO "${deleting.name}"?` : 'Delete SLO?'} onClose={() => setDeleting(undefined)}>
+      <ConfirmDialog
+        open={Boolean(deleting)}
+        title={deleting ? `Delete SLO "${deleting.name}"?` : 'Delete SLO?'}
+        confirm="Delete SLO"
+        busy={mutations.remove.isPending}
+        error={mutations.remove.isError ? mutations.remove.error : undefined}
+        onConfirm={() => deleting && mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
+        onClose={() => setDeleting(undefined)}
+      >
         <p>The SLO is removed; the events it counted stay.</p>
-        {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}
-        <div className="row dialog-actions">
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={mutations.remove.isPending}
-            onClick={() => deleting && mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
-          >
-            Delete SLO
-          </button>
-          <button type="button" className="button" onClick={() => setDeleting(undefined)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }

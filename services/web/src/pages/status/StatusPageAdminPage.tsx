@@ -1,7 +1,7 @@
 import type { Incident, IncidentImpactName, IncidentStatusName, StatusPage } from '@tlm/api-schemas';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { Dialog } from '../../components/Dialog';
+import { ConfirmDialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { componentsFromText, componentsToText } from './components';
@@ -282,23 +282,17 @@ function PageSettings({ org, page, mutations }: { org: string; page: StatusPage;
           </button>
         </div>
       </form>
-      <Dialog open={deleting} title={`Delete "${page.title}"?`} onClose={() => setDeleting(false)}>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete "${page.title}"?`}
+        confirm="Delete page"
+        busy={mutations.remove.isPending}
+        error={mutations.remove.isError ? mutations.remove.error : undefined}
+        onConfirm={() => mutations.remove.mutate(undefined, { onSuccess: () => navigate(`/orgs/${org}/status-pages`) })}
+        onClose={() => setDeleting(false)}
+      >
         <p>The public page and all its incidents are removed at once; this cannot be undone.</p>
-        {mutations.remove.isError ? <ErrorNotice error={mutations.remove.error} /> : null}
-        <div className="row dialog-actions">
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={mutations.remove.isPending}
-            onClick={() => mutations.remove.mutate(undefined, { onSuccess: () => navigate(`/orgs/${org}/status-pages`) })}
-          >
-            Delete page
-          </button>
-          <button type="button" className="button" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   );
 }
