@@ -251,11 +251,24 @@ describe('the SLO page', () => {
     await form.getByLabel('Target (%)').fill('90');
     expect(await form.getByText(/^A percentage:/).count()).toBe(0);
     await form.getByLabel('Window (days)').fill('7');
-    // Each query field is named by its label alone; the hint below them is their description.
-    await form.getByRole('textbox', { name: 'Good (GQL count)', exact: true }).fill(`from:events event_name:${marker}_ok | count`);
+    // Each query is a GQL editor named by its label alone; the hint below them is their description.
+    const write = async (name: string, text: string) => {
+      await form.getByRole('textbox', { name, exact: true }).click();
+      await app.keyboard.press('Control+A');
+      await app.keyboard.insertText(text);
+    };
+    await write('Good (GQL count)', `from:events event_name:${marker}_ok | count`);
     const total = form.getByRole('textbox', { name: 'Total (GQL count)', exact: true });
     expect(await total.getAttribute('aria-describedby')).toBe(await form.getByText(/Count queries without a time range/).getAttribute('id'));
-    await total.fill(`from:events event_name:[${marker}_ok, ${marker}_failed] | count`);
+    // A total that does not parse: the refusal names it, and its editor underlines the place.
+    await write('Total (GQL count)', 'from:events | count by');
+    await form.getByRole('button', { name: 'Create SLO' }).click();
+    const refusal = form.getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/^Total query: expected /);
+    await total.locator('.cm-lintRange-error').waitFor();
+    expect((await server.api.get('/v1/slos', { token: setup.secretKey })).body.slos).toEqual([]);
+    await write('Total (GQL count)', `from:events event_name:[${marker}_ok, ${marker}_failed] | count`);
     await form.getByRole('button', { name: 'Create SLO' }).click();
     const panel = app.getByRole('region', { name: 'Payments succeed' });
     await panel.waitFor();

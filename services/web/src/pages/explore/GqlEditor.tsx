@@ -34,6 +34,10 @@ interface GqlEditorProps {
   onRun: (text: string) => void;
   error: QueryError | null;
   ref?: Ref<GqlEditorHandle>;
+  /** The editor's accessible name, where a form holds more than one ("Good (GQL count)"); `GQL query` by default. */
+  label?: string;
+  /** The id of a hint that describes the query (aria-describedby). */
+  describedBy?: string;
 }
 
 const theme = EditorView.theme({
@@ -46,7 +50,7 @@ const theme = EditorView.theme({
 });
 
 /** The GQL editor: highlighting, completions from the server as people type, errors underlined, Ctrl/Cmd+Enter runs. */
-export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: GqlEditorProps) {
+export function GqlEditor({ org, project, value, onChange, onRun, error, ref, label = 'GQL query', describedBy }: GqlEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   /** Whether the cursor stands where someone put it (a click, a cursor key, typing); unset when a new query replaces the text. */
@@ -93,7 +97,7 @@ export function GqlEditor({ org, project, value, onChange, onRun, error, ref }: 
           gqlHighlighting,
           EditorView.lineWrapping,
           placeholder('from:logs severity:error last:1h | count by route'),
-          EditorView.contentAttributes.of({ 'aria-label': 'GQL query', spellcheck: 'false', autocapitalize: 'off' }),
+          EditorView.contentAttributes.of({ 'aria-label': label, ...(describedBy ? { 'aria-describedby': describedBy } : {}), spellcheck: 'false', autocapitalize: 'off' }),
           EditorView.updateListener.of((update) => {
             // A click or a key that moves the cursor, or typing: focus alone (Tab passing through) places nothing.
             if (update.transactions.some((tr) => tr.isUserEvent('select') || tr.isUserEvent('input') || tr.isUserEvent('delete'))) placed.current = true;

@@ -1,8 +1,28 @@
 import type { NewSlo, Slo } from '@tlm/api-schemas';
 import { useId, useState, type FormEvent } from 'react';
+import { useParams } from 'react-router';
+import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
+import { GqlEditor, type QueryError } from '../explore/GqlEditor';
 
-/** Name, target, window and the good and total count queries of an SLO, new or changed. */
+/** The server's refusal of one of the two queries (`good: …`, `total: …`), placed in that query's editor. */
+function queryErrorOf(error: unknown, field: 'good' | 'total', sent: string): QueryError | null {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR' || !error.message.startsWith(`${field}: `)) return null;
+  const offset = error.details?.['offset'];
+  return typeof offset === 'number' ? { text: sent, offset, message: error.message.slice(field.length + 2) } : null;
+}
+
+const QUERY_LABEL = { good: 'Good (GQL count)', total: 'Total (GQL count)' } as const;
+
+/** The refusal as the form names its fields: `total: expected…` reads "Total query: expected…". */
+function shownError(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const field = /^(good|total): /.exec(error.message);
+  if (!field) return error;
+  return new ApiError(error.status, error.code, `${field[1] === 'good' ? 'Good' : 'Total'} query: ${error.message.slice(field[0].length)}`, error.details);
+}
+
+/** Name, target, window and the good and total count queries of an SLO, new or changed, each in the GQL editor. */
 export function SloForm({
   slo,
   saving,
@@ -25,7 +45,9 @@ export function SloForm({
     good: slo?.good ?? 'from:spans status:ok | count',
     total: slo?.total ?? 'from:spans | count',
   };
+  const { org = '', project = '' } = useParams();
   const [values, setValues] = useState(initial);
+  const [sent, setSent] = useState({ good: '', total: '' });
   const hintId = useId();
   const fractionHintId = useId();
   const targetId = useId();
@@ -34,6 +56,7 @@ export function SloForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setSent({ good: values.good.trim(), total: values.total.trim() });
     onSubmit(
       { name: values.name.trim(), target_percent: Number(values.target_percent), window_days: Number(values.window_days), good: values.good.trim(), total: values.total.trim() },
       () => setValues(initial),
@@ -72,21 +95,28 @@ export function SloForm({
           <input type="number" required min={1} max={365} step={1} value={values.window_days} onChange={set('window_days')} />
         </label>
       </div>
-      <label className="field">
-        <span>Good (GQL count)</span>
-        <input type="text" className="mono" required maxLength={4000} value={values.good} onChange={set('good')} aria-describedby={hintId} />
-      </label>
-      <label className="field">
-        <span>Total (GQL count)</span>
-        <input type="text" className="mono" required maxLength={4000} value={values.total} onChange={set('total')} aria-describedby={hintId} />
-      </label>
+      {(['good', 'total'] as const).map((field) => (
+        <div className="field" key={field}>
+          <span aria-hidden="true">{QUERY_LABEL[field]}</span>
+          <GqlEditor
+            org={org}
+            project={project}
+            value={values[field]}
+            onChange={(text) => setValues((current) => ({ ...current, [field]: text }))}
+            onRun={() => undefined}
+            error={queryErrorOf(error, field, sent[field])}
+            label={QUERY_LABEL[field]}
+            describedBy={hintId}
+          />
+        </div>
+      ))}
       {/* Outside the labels, so it describes both queries without becoming part of either one's name. */}
       <p id={hintId} className="field-hint">
         Count queries without a time range, e.g. <code>from:events event_name:checkout_done | count</code> over <code>from:events event_name:checkout_started | count</code>.
       </p>
-      {error ? <ErrorNotice error={error} next="Correct what the message names and save again; nothing was saved." /> : null}
+      {error ? <ErrorNotice error={shownError(error)} next="Correct what the message names and save again; nothing was saved." /> : null}
       <div className="row">
-        <button type="submit" className="button button-primary" disabled={saving}>
+        <button type="submit" className="button button-primary" disabled={saving || !values.good.trim() || !values.total.trim()}>
           {submitLabel}
         </button>
         {onCancel ? (
