@@ -1,5 +1,5 @@
 import { stackOf, type Stack } from '@tlm/analytics-store';
-import type { StackFrame } from '@tlm/signals';
+import { sameLines, type StackFrame } from '@tlm/signals';
 
 /** Fingerprints whose last stack is remembered before the memory is dropped. */
 const MAX_FINGERPRINTS = 10_000;
@@ -41,7 +41,9 @@ function sameFrame(a: StackFrame, b: StackFrame): boolean {
     a.in_app !== b.in_app ||
     a.module !== b.module ||
     a.abs_path !== b.abs_path ||
-    a.context_line !== b.context_line
+    a.context_line !== b.context_line ||
+    !sameLines(a.pre_context, b.pre_context) ||
+    !sameLines(a.post_context, b.post_context)
   ) {
     return false;
   }

@@ -25,6 +25,12 @@ export interface StackFrame {
   readonly in_app: boolean;
   readonly abs_path: string | null;
   readonly context_line: string | null;
+  /**
+   * The source lines just before and after `context_line`, nearest last and first (at most CONTEXT_LINES each), as
+   * an SDK sends them or source maps give them; absent when neither did.
+   */
+  readonly pre_context?: readonly string[];
+  readonly post_context?: readonly string[];
   /** The position before symbolication, kept beside the original one (source maps). */
   readonly minified?: { filename: string | null; function: string | null; lineno: number | null; colno: number | null };
 }
@@ -93,6 +99,8 @@ const SentryFrameSchema = Type.Object({
   colno: Nullable(Type.Number()),
   in_app: Nullable(Type.Boolean()),
   context_line: Nullable(Type.String()),
+  pre_context: Type.Optional(Nullable(Type.Array(Type.String()))),
+  post_context: Type.Optional(Nullable(Type.Array(Type.String()))),
 });
 
 const SentryExceptionSchema = Type.Object({
@@ -457,11 +465,33 @@ function sameFrames(known: readonly StackFrame[], given: readonly SentryFrame[])
       a.in_app !== (b.in_app === true) ||
       a.module !== (b.module ?? null) ||
       a.abs_path !== (b.abs_path ?? null) ||
-      a.context_line !== (b.context_line ?? null)
+      a.context_line !== (b.context_line ?? null) ||
+      !sameLines(a.pre_context, contextLines(b.pre_context, 'before')) ||
+      !sameLines(a.post_context, contextLines(b.post_context, 'after'))
     ) {
       return false;
     }
   }
+  return true;
+}
+
+/** Source lines an SDK sends around a frame's line, and source maps give, at most this many on each side. */
+export const CONTEXT_LINES = 5;
+/** A context line's characters kept, as for `context_line` (a minified bundle's line can be megabytes). */
+export const MAX_CONTEXT_LINE_CHARS = 300;
+
+/** The lines kept of those given before or after a frame's line: the nearest CONTEXT_LINES, each cut to its length. */
+export function contextLines(lines: readonly string[] | null | undefined, side: 'before' | 'after'): readonly string[] | undefined {
+  if (!lines || lines.length === 0) return undefined;
+  const near = side === 'before' ? lines.slice(-CONTEXT_LINES) : lines.slice(0, CONTEXT_LINES);
+  return near.map((line) => (line.length > MAX_CONTEXT_LINE_CHARS ? line.slice(0, MAX_CONTEXT_LINE_CHARS) : line));
+}
+
+/** Whether two frames' context lines are the same lines (both absent counts as the same). */
+export function sameLines(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
   return true;
 }
 
@@ -476,6 +506,9 @@ function frameOf(frame: SentryFrame): StackFrame {
     in_app: frame.in_app === true,
     abs_path: frame.abs_path ?? null,
     context_line: frame.context_line ?? null,
+    // Set on every frame, undefined when absent, so frames keep one shape; JSON leaves undefined out.
+    pre_context: contextLines(frame.pre_context, 'before'),
+    post_context: contextLines(frame.post_context, 'after'),
   };
 }
 

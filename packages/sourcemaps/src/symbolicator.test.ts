@@ -101,6 +101,9 @@ describe('Symbolicator.symbolicate', () => {
       colno: 28,
       in_app: true,
       context_line: 'if (!items.length) throw new TypeError("no items");',
+      // The lines around it from the map's sources, indented relative to it.
+      pre_context: ['function handleClick(event) {', 'const payload = JSON.parse(event.body);', 'return computeTotal(payload.items);', '}', 'function computeTotal(items) {'],
+      post_context: ['return items.reduce((a, b) => a + b, 0);', '}', 'globalThis.handleClick = handleClick;', ''],
       minified: { filename: CART_URL, function: 'n', lineno: 1, colno: 93 },
     });
     expect(inner!.minified!.function).not.toBe('computeTotal');

@@ -1,6 +1,6 @@
 import type { Logger } from '@tlm/core';
 import { artifactContent, listArtifacts, type ArtifactRow, type SqlClient } from '@tlm/metadata-store';
-import type { ErrorRecord, StackFrame } from '@tlm/signals';
+import { CONTEXT_LINES, contextLines, type ErrorRecord, type StackFrame } from '@tlm/signals';
 import { SourceMapConsumer, type RawIndexMap, type RawSourceMap } from 'source-map';
 import { ArtifactIndex } from './names';
 
@@ -15,6 +15,8 @@ export interface MinifiedFrame {
   colno?: number | null;
   in_app?: boolean;
   context_line?: string | null;
+  pre_context?: readonly string[];
+  post_context?: readonly string[];
 }
 
 export interface SymbolicatorOptions {
@@ -41,6 +43,9 @@ interface MappedPosition {
   column: number;
   name: string | null;
   contextLine: string | null;
+  /** The source's lines around it, indented as they are relative to it (its own indentation is trimmed). */
+  preContext: readonly string[] | undefined;
+  postContext: readonly string[] | undefined;
 }
 
 const DEFAULT_RELEASE_INDEX_TTL_MS = 30_000;
@@ -240,12 +245,18 @@ function lookUp(map: ParsedMap, lineno: number, colno: number): MappedPosition |
     map.sourceLines.set(found.source, lines);
   }
   const contextLine = lines?.[found.line - 1];
+  // The lines around keep their indentation relative to the line itself, whose own is trimmed.
+  const indent = contextLine === undefined ? 0 : contextLine.length - contextLine.trimStart().length;
+  const dedent = (line: string) => line.slice(Math.min(indent, line.length - line.trimStart().length)).trimEnd();
+  const around = (from: number, to: number) => (lines && contextLine !== undefined ? lines.slice(Math.max(0, from), to).map(dedent) : undefined);
   return {
     source: found.source,
     line: found.line,
     column: found.column,
     name: found.name,
     contextLine: contextLine === undefined ? null : contextLine.trim().slice(0, MAX_CONTEXT_LINE_CHARS),
+    preContext: contextLines(around(found.line - 1 - CONTEXT_LINES, found.line - 1), 'before'),
+    postContext: contextLines(around(found.line, found.line + CONTEXT_LINES), 'after'),
   };
 }
 
@@ -264,6 +275,8 @@ function symbolicatedFrame(frame: MinifiedFrame, position: MappedPosition | null
     in_app: frame.in_app ?? true,
     abs_path: frame.abs_path ?? null,
     context_line: frame.context_line ?? null,
+    pre_context: frame.pre_context,
+    post_context: frame.post_context,
   };
   if (!position) return given;
   return {
@@ -274,6 +287,8 @@ function symbolicatedFrame(frame: MinifiedFrame, position: MappedPosition | null
     lineno: position.line,
     colno: position.column + 1,
     context_line: position.contextLine,
+    pre_context: position.preContext,
+    post_context: position.postContext,
     in_app: given.in_app && !NOT_IN_APP_SOURCE.test(position.source),
     minified: { filename: given.abs_path || given.filename, function: given.function, lineno: given.lineno, colno: given.colno },
   };

@@ -264,6 +264,8 @@ describe('POST /v1/symbolicate', () => {
         colno: 9,
         in_app: true,
         context_line: 'export const query = (q) => get(q).then((r) => r.json());',
+        pre_context: ['import { get } from "./http";', ''],
+        post_context: [''],
         minified: { filename: APP_URL, function: 'q', lineno: 1, colno: 33 },
       },
     ]);
@@ -344,6 +346,8 @@ describe('symbolication at ingest', () => {
         colno: 9,
         in_app: true,
         context_line: 'export const query = (q) => get(q).then((r) => r.json());',
+        pre_context: ['import { get } from "./http";', ''],
+        post_context: [''],
         minified: { filename: APP_URL, function: 'q', lineno: 1, colno: 33 },
       }),
     ]);

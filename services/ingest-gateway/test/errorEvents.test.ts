@@ -226,6 +226,27 @@ describe('envelope event items', () => {
     expect(JSON.parse(row!['extra'] as string)['frames_omitted']).toBe(9_750);
   });
 
+  it('keeps the source lines an SDK sends around a frame: the nearest five on each side, each cut at 300 characters', async () => {
+    const before = ['function a() {', '  let x = 1;', '  let y = 2;', '  let z = 3;', '  const w = 4;', '  const v = 5;', `  const long = '${'x'.repeat(400)}';`];
+    const after = ['  return v;', '}', '', 'export { a };', '// end', '// past the fifth'];
+    const frame = { function: 'a', filename: 'src/a.ts', lineno: 8, in_app: true, context_line: "  throw new Error('context');", pre_context: before, post_context: after };
+    const plain = { function: 'main', filename: 'src/main.ts', lineno: 1, in_app: true, pre_context: null };
+    const reply = await postSentry(envelope([{ type: 'event', payload: { exception: { values: [{ type: 'Error', value: 'with context', stacktrace: { frames: [plain, frame] } }] } } }]));
+    expect(reply.body).toMatchObject({ accepted: 1, rejected: 0 });
+    const [row] = await storedErrors('with context');
+    const [outer, inner] = JSON.parse(row!['frames'] as string) as Record<string, unknown>[];
+    expect(inner!['pre_context']).toEqual([...before.slice(2, 6), `  const long = '${'x'.repeat(400)}';`.slice(0, 300)]);
+    expect(inner!['post_context']).toEqual(after.slice(0, 5));
+    expect(inner!['context_line']).toBe("  throw new Error('context');");
+    // A frame without them stores neither.
+    expect(Object.keys(outer!)).not.toContain('pre_context');
+    expect(Object.keys(outer!)).not.toContain('post_context');
+    // Lines that are not text are refused as a bad event, with the reason.
+    const bad = await postSentry(envelope([{ type: 'event', payload: { exception: { values: [{ type: 'Error', value: 'bad context', stacktrace: { frames: [{ ...frame, pre_context: [1, 2] }] } }] } } }]));
+    expect(bad.body).toMatchObject({ accepted: 0, rejected: 1 });
+    expect(await storedErrors('bad context')).toEqual([]);
+  });
+
   it('stores an event whose breadcrumb time is beyond what a Date holds, with no time on that breadcrumb', async () => {
     const breadcrumbs = [{ message: 'far future', timestamp: 1e14 }, { message: 'on time', timestamp: 1_777_000_000 }];
     const reply = await postSentry(envelope([{ type: 'event', payload: exceptionEvent('far breadcrumb', { breadcrumbs }) }]));

@@ -140,6 +140,11 @@ describe('the issue pages on errors from @sentry/browser', () => {
     // Mapped by the release's source map: the original file and line with its source, the minified ones a switch away.
     await stack.getByText('src/shop.js:3:1').waitFor();
     await stack.getByLabel('Source of chargeCard').getByText("throw new TypeError('card declined at checkout');").waitFor();
+    // The lines around it come from the map's sources, numbered, the frame's own line marked.
+    const source = stack.getByLabel('Source of chargeCard');
+    expect(await source.locator('.stack-line').count()).toBeGreaterThan(1);
+    expect(await source.locator('.stack-line-current').textContent()).toBe("3throw new TypeError('card declined at checkout');");
+    expect(await source.locator('.stack-line-no').allTextContents()).toEqual(expect.arrayContaining(['2', '3']));
     await page.getByLabel(/Show minified frames/).check();
     await stack.getByText(`${site.url}/app.js:3:9`).waitFor();
     await stack.getByLabel('Source of chargeCard').waitFor({ state: 'detached' });

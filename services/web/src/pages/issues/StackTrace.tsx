@@ -11,6 +11,36 @@ function FrameHead({ frame }: { frame: Frame }) {
   );
 }
 
+/**
+ * The frame's line among the lines around it (when the SDK or source maps gave them), each with its number; the
+ * frame's own line stands out.
+ */
+function SourceLines({ frame }: { frame: Frame }) {
+  const before = frame.pre_context ?? [];
+  const after = frame.post_context ?? [];
+  const number = (offset: number) => (frame.lineno ? <span className="stack-line-no">{frame.lineno + offset}</span> : null);
+  return (
+    <>
+      {before.map((line, index) => (
+        <span key={`b${index}`} className="stack-line">
+          {number(index - before.length)}
+          {line}
+        </span>
+      ))}
+      <span className={before.length + after.length > 0 ? 'stack-line stack-line-current' : 'stack-line'}>
+        {number(0)}
+        {frame.context_line}
+      </span>
+      {after.map((line, index) => (
+        <span key={`a${index}`} className="stack-line">
+          {number(index + 1)}
+          {line}
+        </span>
+      ))}
+    </>
+  );
+}
+
 /** A frame: with its source line, open or folded; without one, its position alone. */
 function FrameItem({ frame, open }: { frame: Frame; open: boolean }) {
   if (!frame.context_line) {
@@ -28,8 +58,7 @@ function FrameItem({ frame, open }: { frame: Frame; open: boolean }) {
         </summary>
         <pre aria-label={`Source of ${frame.function || 'the frame'}`}>
           <code>
-            {frame.lineno ? <span className="stack-line-no">{frame.lineno}</span> : null}
-            {frame.context_line}
+            <SourceLines frame={frame} />
           </code>
         </pre>
       </details>

@@ -46,6 +46,9 @@ export interface Frame {
   in_app?: boolean;
   abs_path?: string | null;
   context_line?: string | null;
+  /** Source lines before and after `context_line`, nearest last and first. */
+  pre_context?: string[] | null;
+  post_context?: string[] | null;
   minified?: { filename?: string | null; function?: string | null; lineno?: number | null; colno?: number | null };
 }
 
@@ -257,7 +260,7 @@ export const hasMinified = (frames: Frame[]) => frames.some((frame) => frame.min
 /** A frame as shown: the original position, or with `minified` the one before symbolication. */
 export function shownFrame(frame: Frame, minified: boolean): Frame {
   if (!minified || !frame.minified) return frame;
-  return { ...frame, ...frame.minified, abs_path: null, context_line: null };
+  return { ...frame, ...frame.minified, abs_path: null, context_line: null, pre_context: null, post_context: null };
 }
 
 export interface FrameGroup {
