@@ -1,4 +1,4 @@
-import { asked, EMPTY, ended, forgetConversations, kept, MAX_KEPT_TURNS, parseConversation, settled, SHOWN_ROWS, singleValue, streamed, type Conversation } from '../src/pages/ask/conversation';
+import { asked, EMPTY, ended, forgetConversations, kept, MAX_KEPT_TURNS, parseConversation, settled, shownReply, SHOWN_ROWS, singleValue, streamed, type Conversation } from '../src/pages/ask/conversation';
 
 /** How the chat's stream fills a conversation, and what a tab keeps of it. */
 describe('a conversation with the assistant', () => {
@@ -74,5 +74,13 @@ describe('a conversation with the assistant', () => {
     expect(singleValue({ ...data, results: [{ value: 1 }, { value: 2 }] })).toBeUndefined();
     expect(singleValue({ ...data, mode: 'search', results: [{ value: 1 }] })).toBeUndefined();
     expect(singleValue(null)).toBeUndefined();
+  });
+
+  it('shows a reply without the queries it ends with, which the page shows above it', () => {
+    expect(shownReply('The answer is 3 (from:logs | count).', ['from:logs | count'])).toBe('The answer is 3.');
+    expect(shownReply('Issue 4 is unresolved. (a; b)', ['a', 'b'])).toBe('Issue 4 is unresolved.');
+    // A reply that does not end with them, or ran none, stays whole.
+    expect(shownReply('I could not turn that into a query.', [])).toBe('I could not turn that into a query.');
+    expect(shownReply('Nothing matched (from:logs | count).', ['from:events | count'])).toBe('Nothing matched (from:logs | count).');
   });
 });

@@ -96,6 +96,17 @@ describe('the shell on narrow and wide screens', () => {
     await page.getByRole('heading', { level: 1, name: /^Project/ }).waitFor();
   });
 
+  it("keeps the organization last worked in on the account page: its switcher and its links stay", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${orgPath()}/usage`);
+    await page.getByRole('heading', { level: 1, name: /^Plan/ }).waitFor();
+    await page.goto('/account');
+    await page.getByRole('heading', { level: 1, name: /^Account/ }).waitFor();
+    expect(await page.getByLabel('Organization', { exact: true }).inputValue()).toBe(setup.session.organization.id);
+    await page.getByRole('banner').getByRole('link', { name: 'Plan & usage' }).click();
+    await page.waitForURL(`**${orgPath()}/usage`);
+  });
+
   it('keeps the issue list within a laptop window when an issue names a long culprit', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${projectPath()}/issues`);

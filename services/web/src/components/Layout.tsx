@@ -1,23 +1,53 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { useMe, useProjects } from '../api/hooks';
 import { forgetConversations } from '../pages/ask/conversation';
 import { EmptyState, ErrorNotice, Loading } from './States';
 
+const LAST_ORGANIZATION = 'tlm.organization';
+
+/** The organization last opened in this browser, '' when none (or storage is off). */
+function lastOrganization(): string {
+  try {
+    return window.localStorage.getItem(LAST_ORGANIZATION) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function rememberOrganization(id: string | null): void {
+  try {
+    if (id) window.localStorage.setItem(LAST_ORGANIZATION, id);
+    else window.localStorage.removeItem(LAST_ORGANIZATION);
+  } catch {
+    // Storage switched off: the account page then shows no organization.
+  }
+}
+
 /** The signed-in shell: organization and project switchers, the project's pages, the user and log-out. */
 export function Layout() {
   const me = useMe();
-  const { org = '', project = '' } = useParams();
+  const { org: urlOrg = '', project = '' } = useParams();
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
+  // A page of no organization (the account) keeps the one last worked in: its switcher, plan, status pages and
+  // settings stay in the top bar instead of disappearing.
+  const organizationIds = me.data?.organizations.map((organization) => organization.id) ?? [];
+  const remembered = urlOrg ? '' : lastOrganization();
+  const org = urlOrg || (organizationIds.includes(remembered) ? remembered : '');
+  useEffect(() => {
+    if (urlOrg && organizationIds.includes(urlOrg)) rememberOrganization(urlOrg);
+  }, [urlOrg, organizationIds.join()]);
   const projects = useProjects(org);
   const logout = useMutation({
     mutationFn: () => api.post('/api/auth/logout'),
     onSettled: () => {
       queryClient.clear();
       forgetConversations();
+      rememberOrganization(null);
       navigate('/login');
     },
   });

@@ -15,6 +15,7 @@ import {
   kept,
   parseConversation,
   settled,
+  shownReply,
   SHOWN_ROWS,
   singleValue,
   STORAGE_PREFIX,
@@ -90,7 +91,14 @@ function AssistantTurn({ org, project, turn, onRestart }: { org: string; project
       {turn.queries.map((query, index) => (
         <QueryResult key={index} org={org} project={project} query={query} />
       ))}
-      {turn.text ? <p className="ask-reply">{turn.text}</p> : null}
+      {turn.text ? (
+        <p className="ask-reply">
+          {shownReply(
+            turn.text,
+            turn.queries.map((query) => query.gql),
+          )}
+        </p>
+      ) : null}
       {!turn.done ? (
         <p className="muted" role="status">
           <span className="spinner" aria-hidden="true" /> Reading the data…

@@ -62,6 +62,17 @@ export function ended(conversation: Conversation, error?: TurnError): Conversati
 }
 
 /** Rows of a query's answer shown under it, and kept with the conversation; the explorer has them all. */
+/**
+ * A reply as the page shows it: the server ends it with the queries it ran, in parentheses, for clients that show
+ * only the text; the page shows each query above the reply, so it leaves them out there.
+ */
+export function shownReply(text: string, queries: readonly string[]): string {
+  if (queries.length === 0) return text;
+  const ran = ` (${queries.join('; ')})`;
+  if (text.endsWith(`${ran}.`)) return `${text.slice(0, -ran.length - 1)}.`;
+  return text.endsWith(ran) ? text.slice(0, -ran.length) : text;
+}
+
 export const SHOWN_ROWS = 10;
 
 /** How many groups or rows an answer had, when only the first SHOWN_ROWS of them are kept. */
