@@ -36,6 +36,9 @@ const INCIDENT_STATUS: Record<IncidentUpdate['status'], string> = {
   resolved: 'Resolved',
 };
 
+/** Days a phone's screen shows of the bars, as Atlassian Statuspage does: 90 bars there would be hairlines. */
+const NARROW_DAYS = 30;
+
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f7f8fa;--panel:#fff;--text:#1d2330;--muted:#5d6675;--line:#dde1e7;
 --ok:#2f9e5b;--degraded:#d9a400;--partial:#e8762b;--major:#d23f3f;--none:#c9ced6}
@@ -57,8 +60,9 @@ h3{font-size:1rem;margin:0}
 .bars{display:flex;gap:2px;height:34px;margin:10px 0 4px;padding:0;list-style:none}
 .bars li{flex:1;border-radius:2px;background:var(--ok)}
 .bars li.degraded{background:var(--degraded)}.bars li.partial_outage{background:var(--partial)}
-.bars li.major_outage{background:var(--major)}.bars li.no_data{background:#e3e6ea}
-.bars-legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
+.bars li.major_outage{background:var(--major)}.bars li.no_data{background:var(--line)}
+.bars-legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}.bars-legend .narrow{display:none}
+@media (max-width:600px){.bars li:nth-child(-n+${UPTIME_WINDOW_DAYS - NARROW_DAYS}){display:none}.bars-legend .wide{display:none}.bars-legend .narrow{display:inline}}
 .incident.impact-minor{border-left:4px solid var(--degraded)}.incident.impact-major{border-left:4px solid var(--partial)}
 .incident.impact-critical{border-left:4px solid var(--major)}.incident.impact-none{border-left:4px solid var(--none)}
 .meta{color:var(--muted);font-size:.85rem}
@@ -105,7 +109,7 @@ function componentHtml(name: string, status: ComponentStatus, incidents: Inciden
   return `<section class="panel component" aria-label="${escapeHtml(name)}">
 <div class="component-head"><h3>${escapeHtml(name)}</h3><span class="status ${status}">${COMPONENT_LABEL[status]}</span></div>
 <ol class="bars" aria-label="Uptime of ${escapeHtml(name)}, last ${UPTIME_WINDOW_DAYS} days">${bars}</ol>
-<div class="bars-legend"><span>${UPTIME_WINDOW_DAYS} days ago</span><span>${percent(uptimePercent(ownIncidents, now, UPTIME_WINDOW_DAYS, since))} uptime</span><span>Today</span></div>
+<div class="bars-legend"><span><span class="wide">${UPTIME_WINDOW_DAYS} days ago</span><span class="narrow">${NARROW_DAYS} days ago</span></span><span>${percent(uptimePercent(ownIncidents, now, UPTIME_WINDOW_DAYS, since))} uptime</span><span>Today</span></div>
 </section>`;
 }
 

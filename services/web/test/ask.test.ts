@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { eventually, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 import { sendRouteLogs } from './routeLogs';
 
 /**
@@ -47,6 +47,8 @@ describe('Ask AI', () => {
   });
 
   it('builds a follow-up on the question before, sent with Enter, and shows its groups as a table', async () => {
+    // A short window, where the conversation is taller than the page.
+    await page.setViewportSize({ width: 1360, height: 560 });
     const input = page.getByLabel('Your question');
     await input.fill('by route');
     await input.press('Enter');
@@ -55,6 +57,14 @@ describe('Ask AI', () => {
     await groups.getByRole('row', { name: '/checkout 2' }).waitFor();
     await groups.getByRole('row', { name: '/search 1' }).waitFor();
     expect(await input.inputValue()).toBe('');
+    // The newest answer is scrolled into view, its end above the question box that stays at the window's bottom.
+    await eventually(async () => {
+      const reply = (await answer.locator('.ask-reply').boundingBox())!;
+      const form = (await page.locator('.ask-form').boundingBox())!;
+      expect(reply.y + reply.height).toBeLessThanOrEqual(form.y + 1);
+      expect(reply.y).toBeGreaterThanOrEqual(0);
+    });
+    await page.setViewportSize({ width: 1360, height: 900 });
     // The same server conversation: the follow-up needed it.
     expect(await conversations()).toBe(1);
     await screenshot(page, 'ask-conversation');

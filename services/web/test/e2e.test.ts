@@ -415,6 +415,8 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('button', { name: 'Revoke server', exact: true }).click();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByRole('row', { name: /server/ }).getByText('revoked', { exact: true }).waitFor();
+    // Focus stays on the key's row: its Revoke is now Unrevoke.
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Unrevoke server'));
     await screenshot(page, '12-key-revoked');
     const refused = await eventually(async () => {
       const reply = await sendLogs(state.key, [{ severity: 'info', message: 'after revoke' }]);
@@ -444,7 +446,12 @@ describe('a newcomer in the browser', () => {
 
   it('rotates the key: the new one works at once, the old one until it is revoked from the new key\'s dialog', async () => {
     const old = state.key;
+    // Rotating asks first, with Cancel focused, so a second Enter makes nothing.
     await page.getByRole('button', { name: 'Rotate server', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate key "server"?' });
+    await confirm.waitFor();
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel'));
+    await confirm.getByRole('button', { name: 'Rotate key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Key "server" created' });
     const shown = dialog.getByLabel('API key');
     const rotated = (await shown.inputValue().catch(() => shown.textContent())) ?? '';
@@ -457,6 +464,8 @@ describe('a newcomer in the browser', () => {
     await dialog.getByRole('button', { name: 'Revoke the old key now' }).click();
     await dialog.getByText(/is revoked: requests with it are refused/).waitFor();
     await dialog.getByRole('button', { name: 'Done' }).click();
+    // Focus goes back to the old key's row, whose Revoke became Unrevoke.
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Unrevoke server'));
     await eventually(async () => expect((await sendLogs(old, [{ severity: 'info', message: 'after rotation' }])).status).toBe(401));
     expect((await sendLogs(rotated, [{ severity: 'info', message: 'after rotation' }])).status).toBe(202);
     // The new key has the old one's name, type and scopes.

@@ -72,7 +72,14 @@ describe('the shell on narrow and wide screens', () => {
         const message = (await page.getByRole('columnheader', { name: 'message' }).boundingBox())!;
         expect(message.x + 100).toBeLessThanOrEqual(390);
       }
-      if (name === 'issues') await page.getByRole('link', { name: /ValidationError/ }).waitFor();
+      if (name === 'issues') {
+        await page.getByRole('link', { name: /ValidationError/ }).waitFor();
+        // A row's Resolve is on the screen, and the status tabs keep one line.
+        const resolve = (await page.getByRole('button', { name: /^Resolve ValidationError/ }).boundingBox())!;
+        expect(resolve.x + resolve.width).toBeLessThanOrEqual(390);
+        const tabs = await page.getByRole('tab').evaluateAll((all) => new Set(all.map((tab) => Math.round(tab.getBoundingClientRect().top))).size);
+        expect(tabs).toBe(1);
+      }
       if (name === 'keys') {
         // Each key is a card of labelled lines, its actions on the screen rather than at the end of a wide row.
         const revoke = page.getByRole('button', { name: /^Revoke / }).first();
@@ -101,7 +108,7 @@ describe('the shell on narrow and wide screens', () => {
     await page.goto(`${orgPath()}/usage`);
     await page.getByRole('heading', { level: 1, name: /^Plan/ }).waitFor();
     await page.goto('/account');
-    await page.getByRole('heading', { level: 1, name: /^Account/ }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
     expect(await page.getByLabel('Organization', { exact: true }).inputValue()).toBe(setup.session.organization.id);
     await page.getByRole('banner').getByRole('link', { name: 'Plan & usage' }).click();
     await page.waitForURL(`**${orgPath()}/usage`);

@@ -102,6 +102,17 @@ describe('the status page admin pages', () => {
     expect(await outageBar.getAttribute('title')).toBe(`${new Date(day).toISOString().slice(0, 10)} · 75% uptime · Major outage: Dashboard unavailable`);
     await page.getByRole('region', { name: 'Incident history' }).getByText('A failed database was replaced.').waitFor();
     await screenshot(page, 'status-public');
+    // On a phone the bars are the last 30 days, wide enough to see and to tap.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const shown = await page
+      .getByRole('list', { name: 'Uptime of Dashboard, last 90 days' })
+      .getByRole('listitem')
+      .evaluateAll((bars) => bars.filter((bar) => getComputedStyle(bar).display !== 'none').map((bar) => bar.getBoundingClientRect().width));
+    expect(shown).toHaveLength(30);
+    expect(Math.min(...shown)).toBeGreaterThan(5);
+    await page.getByRole('region', { name: 'Dashboard' }).getByText('30 days ago').waitFor();
+    expect(await page.getByRole('region', { name: 'Dashboard' }).getByText('90 days ago').isVisible()).toBe(false);
+    await screenshot(page, 'status-public-phone');
     await visitor.close();
   });
 

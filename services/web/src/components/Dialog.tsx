@@ -8,7 +8,11 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // The browser focuses the first control; a dialog may name another (a question's Cancel, not its action).
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
@@ -20,7 +24,7 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
 }
 
 /**
- * A question before a change that cannot be taken back at once (revoke, delete, remove): what it does in `children`,
+ * A question before a change that cannot be taken back at once (revoke, delete, remove, rotate): what it does in `children`,
  * the server's refusal when there is one, the action's button and Cancel.
  */
 export function ConfirmDialog({
@@ -28,6 +32,7 @@ export function ConfirmDialog({
   title,
   confirm,
   busy = false,
+  danger = true,
   error,
   onConfirm,
   onClose,
@@ -37,6 +42,8 @@ export function ConfirmDialog({
   title: string;
   confirm: string;
   busy?: boolean;
+  /** Whether the action destroys or stops something (its button red); a rotation, say, does not. */
+  danger?: boolean;
   error?: unknown;
   onConfirm: () => void;
   onClose: () => void;
@@ -47,10 +54,11 @@ export function ConfirmDialog({
       {children}
       {error ? <ErrorNotice error={error} /> : null}
       <div className="row dialog-actions">
-        <button type="button" className="button button-danger" disabled={busy} onClick={onConfirm}>
+        <button type="button" className={`button ${danger ? 'button-danger' : 'button-primary'}`} disabled={busy} onClick={onConfirm}>
           {confirm}
         </button>
-        <button type="button" className="button" onClick={onClose}>
+        {/* Focused first: Enter pressed twice in a row never destroys anything. */}
+        <button type="button" className="button" onClick={onClose} data-autofocus>
           Cancel
         </button>
       </div>

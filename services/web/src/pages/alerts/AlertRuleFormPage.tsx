@@ -347,7 +347,11 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               index={index}
               draft={channel}
               onChange={(changed) => set('channels', draft.channels.map((candidate, position) => (position === index ? changed : candidate)))}
-              onRemove={() => set('channels', draft.channels.filter((_, position) => position !== index))}
+              onRemove={() => {
+                // The channels are numbered again: a refusal naming one by its number no longer names the same one.
+                if (refusedChannel) saving.reset();
+                set('channels', draft.channels.filter((_, position) => position !== index));
+              }}
               refused={refusedChannel?.index === index ? refusedChannel.error : undefined}
             />
           ))}

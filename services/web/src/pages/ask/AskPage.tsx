@@ -139,10 +139,13 @@ function Ask({ org, project }: { org: string; project: string }) {
     if (settled(conversation)) writeConversation(project, conversation);
   }, [project, conversation]);
   useEffect(() => () => abort.current?.abort(), []);
+  // The newest answer stays in view as it streams in (its queries, then its reply), above the question box.
+  const last = conversation.turns.at(-1);
+  const lastShape = last?.role === 'assistant' ? `${last.queries.length}:${last.text.length > 0}:${last.done}` : '';
   // A block body: browsers may answer scrollIntoView with a promise, which React would take for a cleanup.
   useEffect(() => {
     void end.current?.scrollIntoView({ block: 'nearest' });
-  }, [conversation.turns.length]);
+  }, [conversation.turns.length, lastShape]);
 
   async function ask(message: string) {
     const text = message.trim();
@@ -243,7 +246,7 @@ function Ask({ org, project }: { org: string; project: string }) {
           )}
         </ol>
       )}
-      <div ref={end} />
+      <div ref={end} className="ask-end" />
       <form className="ask-form" onSubmit={submit}>
         <label htmlFor={inputId} className="visually-hidden">
           Your question

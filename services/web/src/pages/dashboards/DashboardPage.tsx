@@ -267,11 +267,15 @@ export default function DashboardPage() {
       neighbour ? [panelControl(neighbour.id, 'remove')] : ['.dashboard [data-action="add-panel"]'],
     );
   };
+  // A form opens with focus in its first field (the button that opened it is disabled or gone), and closes with
+  // focus back where it was opened from; a refusal it showed goes with it.
   const startEditing = (next: Editing) => {
     mutations.update.reset();
     setEditing(next);
+    focusNext(['.dashboard .dashboard-panel-form input', '.dashboard form[aria-label="Name and description"] input']);
   };
   const stopEditing = (thenFocus: string[]) => {
+    mutations.update.reset();
     setEditing({ kind: 'none' });
     focusNext(thenFocus);
   };
@@ -388,7 +392,11 @@ export default function DashboardPage() {
         onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
         onClose={() => setDeleting(false)}
       >
-        <p>The dashboard and its {panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.</p>
+        <p>
+          {panels.length === 0
+            ? 'The dashboard goes for everyone in the project.'
+            : `The dashboard and its ${panels.length === 1 ? 'panel go' : `${panels.length} panels go`} for everyone in the project; the data they read stays.`}
+        </p>
       </ConfirmDialog>
     </div>
   );

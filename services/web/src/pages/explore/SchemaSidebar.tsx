@@ -7,7 +7,7 @@ import { equalsCondition, propertyCondition } from './queryText';
 const exampleText = (examples: unknown[]) =>
   examples
     .slice(0, 3)
-    .map((example) => (typeof example === 'string' ? example : JSON.stringify(example)))
+    .map((example) => (example === '' ? '(empty)' : typeof example === 'string' ? example : JSON.stringify(example)))
     .join(', ');
 
 function PropertyList({ title, source, properties, filter, onInsert }: {

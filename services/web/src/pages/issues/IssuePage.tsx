@@ -23,6 +23,7 @@ import {
 } from './queries';
 import { StackTrace } from './StackTrace';
 import './issues.css';
+import { useFocusRequest } from '../../components/useFocusRequest';
 import { useMenu } from '../../components/useMenu';
 import { useTabTitle } from '../../components/useTabTitle';
 
@@ -78,8 +79,12 @@ function ReleaseMenu({ org, project, onPick, disabled }: { org: string; project:
 
 function IssueHeader({ issue, org, project }: { issue: Issue; org: string; project: string }) {
   const action = useIssueAction(org, project);
-  const act = (what: IssueAction) => action.mutate({ ids: [issue.id], action: what });
   const busy = action.isPending;
+  // The button pressed is disabled once its status is the issue's (or, for a release, its menu closes): focus goes
+  // on to the first action still open.
+  const focusNext = useFocusRequest(!busy, issue.status);
+  const act = (what: IssueAction) =>
+    action.mutate({ ids: [issue.id], action: what }, { onSuccess: () => focusNext(['.issue-actions > button', '.issue-actions summary']) });
   return (
     <header className="panel">
       <div className="issue-head">

@@ -239,6 +239,8 @@ export default function IssuesPage() {
                 onClick={() => {
                   for (const back of done.undo) action.mutate(back);
                   setDone(null);
+                  // The way back leaves with the message: focus goes to the first issue given back, once it is listed.
+                  focusNext([`[data-issue-id="${done.undo[0]!.ids[0]}"] [data-row-action]`, '.issues-bulk button']);
                 }}
               >
                 Undo
@@ -319,18 +321,18 @@ export default function IssuesPage() {
                     />
                   </th>
                   <th scope="col">Issue</th>
-                  <th scope="col">Last 24 hours</th>
+                  <th scope="col" className="issues-wide-only">Last 24 hours</th>
                   <th scope="col" className="numeric" aria-sort={sort === 'event_count' ? 'descending' : undefined}>
                     Events
                   </th>
-                  <th scope="col" className="numeric" aria-sort={sort === 'user_count' ? 'descending' : undefined}>
+                  <th scope="col" className="numeric issues-wide-only" aria-sort={sort === 'user_count' ? 'descending' : undefined}>
                     Users
                   </th>
-                  <th scope="col">First seen</th>
+                  <th scope="col" className="issues-wide-only">First seen</th>
                   <th scope="col" aria-sort={sort === 'last_seen' ? 'descending' : undefined}>
                     Last seen
                   </th>
-                  <th scope="col">Releases</th>
+                  <th scope="col" className="issues-wide-only">Releases</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -354,18 +356,18 @@ export default function IssuesPage() {
                         </span>
                       </div>
                     </td>
-                    <td className="issues-spark">
+                    <td className="issues-spark issues-wide-only">
                       <IssueSparkline issue={issue} data={sparkData} />
                     </td>
                     <td className="numeric">{issue.event_count.toLocaleString()}</td>
-                    <td className="numeric">{issue.user_count.toLocaleString()}</td>
-                    <td className="nowrap-cell">
+                    <td className="numeric issues-wide-only">{issue.user_count.toLocaleString()}</td>
+                    <td className="nowrap-cell issues-wide-only">
                       <RelativeTime iso={issue.first_seen} />
                     </td>
                     <td className="nowrap-cell">
                       <RelativeTime iso={issue.last_seen} />
                     </td>
-                    <td>
+                    <td className="issues-wide-only">
                       <Releases issue={issue} />
                     </td>
                     <td>

@@ -7,6 +7,7 @@ import { QuotaDialog, quotaDetails } from '../../components/QuotaDialog';
 import { RecentlyDeleted } from '../../components/RecentlyDeleted';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { useFocusRequest } from '../../components/useFocusRequest';
 import { CreatedKeyDialog } from './CreatedKeyDialog';
 import { CreateKeyForm } from './CreateKeyForm';
 import { useKeyMutations } from './hooks';
@@ -20,6 +21,11 @@ export default function KeysPage() {
   const [replacing, setReplacing] = useState<ApiKey>();
   const [deleting, setDeleting] = useState<ApiKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
+  const [rotating, setRotating] = useState<ApiKey>();
+  // A row's buttons change with its key's status, and dialogs close over buttons that are gone: focus is put back on
+  // the key's row, or on the create form's name.
+  const focusNext = useFocusRequest(true, list.data);
+  const keyRow = (id: string) => `[data-key-id="${id}"] button`;
   const [quota, setQuota] = useState<QuotaDetails>();
 
   // Rotation: a new key of the same name, type and scopes, shown once; the old one keeps working until it is revoked
@@ -38,6 +44,7 @@ export default function KeysPage() {
       },
     );
   const closeCreated = () => {
+    focusNext(replacing ? [keyRow(replacing.id)] : ['.keys-create input[type="text"]']);
     setCreated(undefined);
     setReplacing(undefined);
   };
@@ -81,7 +88,7 @@ export default function KeysPage() {
             </thead>
             <tbody>
               {list.data.map((key) => (
-                <tr key={key.id}>
+                <tr key={key.id} data-key-id={key.id}>
                   <td data-label="Name">{key.name}</td>
                   <td data-label="Type">{key.type}</td>
                   <td data-label="Scopes">
@@ -106,7 +113,7 @@ export default function KeysPage() {
                   <td>
                     <div className="row nowrap">
                       {key.status === 'revoked' ? (
-                        <button type="button" className="button button-small" disabled={mutations.unrevoke.isPending} onClick={() => mutations.unrevoke.mutate(key.id)} aria-label={`Unrevoke ${key.name}`}>
+                        <button type="button" className="button button-small" disabled={mutations.unrevoke.isPending} onClick={() => mutations.unrevoke.mutate(key.id, { onSuccess: () => focusNext([keyRow(key.id)]) })} aria-label={`Unrevoke ${key.name}`}>
                           Unrevoke
                         </button>
                       ) : (
@@ -115,7 +122,7 @@ export default function KeysPage() {
                             type="button"
                             className="button button-small"
                             disabled={mutations.rotate.isPending}
-                            onClick={() => rotate(key)}
+                            onClick={() => setRotating(key)}
                             aria-label={`Rotate ${key.name}`}
                             title="Create a new key of the same name, type and scopes; the old one works until you revoke it"
                           >
@@ -139,7 +146,7 @@ export default function KeysPage() {
         {actionError ? <ErrorNotice error={actionError} next="Reload the page and try again." /> : null}
         {rotateError ? <ErrorNotice error={rotateError} next="No key was created; the old one still works." /> : null}
       </section>
-      <section className="panel">
+      <section className="panel keys-create">
         <CreateKeyForm create={mutations.create} onCreated={setCreated} />
       </section>
       <DeletedKeys org={org} project={project} mutations={mutations} />
@@ -148,11 +155,36 @@ export default function KeysPage() {
       </CreatedKeyDialog>
       <QuotaDialog details={quota} what="API keys" title="Key limit reached" onClose={() => setQuota(undefined)} />
       <ConfirmDialog
+        open={Boolean(rotating)}
+        title={rotating ? `Rotate key "${rotating.name}"?` : 'Rotate key?'}
+        confirm="Rotate key"
+        danger={false}
+        busy={mutations.rotate.isPending}
+        onConfirm={() => {
+          if (rotating) rotate(rotating);
+          setRotating(undefined);
+        }}
+        onClose={() => setRotating(undefined)}
+      >
+        <p>
+          A new key of the same name, type and scopes is made and shown once. The old one ({rotating?.prefix}…) keeps working until you revoke it, so apps can
+          move to the new one first. The new key counts against the plan's keys.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
         open={Boolean(revoking)}
         title={revoking ? `Revoke key "${revoking.name}"?` : 'Revoke key?'}
         confirm="Revoke key"
         busy={mutations.revoke.isPending}
-        onConfirm={() => revoking && mutations.revoke.mutate(revoking.id, { onSuccess: () => setRevoking(undefined) })}
+        onConfirm={() =>
+          revoking &&
+          mutations.revoke.mutate(revoking.id, {
+            onSuccess: () => {
+              setRevoking(undefined);
+              focusNext([keyRow(revoking.id)]);
+            },
+          })
+        }
         onClose={() => setRevoking(undefined)}
       >
         <p>

@@ -52,11 +52,12 @@ function SloPanel({ org, project, slo, onEdit, onDelete }: { org: string; projec
           {slo.name}
         </h2>
         <div className="row">
-          <button type="button" className="button button-small" onClick={onEdit}>
-            Edit {slo.name}
+          {/* The panel is titled by the SLO: its buttons say what they do, and name it to screen readers. */}
+          <button type="button" className="button button-small" onClick={onEdit} aria-label={`Edit ${slo.name}`}>
+            Edit
           </button>
-          <button type="button" className="button button-small button-danger" onClick={onDelete}>
-            Delete {slo.name}
+          <button type="button" className="button button-small button-danger" onClick={onDelete} aria-label={`Delete ${slo.name}`}>
+            Delete
           </button>
         </div>
       </div>
