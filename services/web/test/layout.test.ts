@@ -71,6 +71,12 @@ describe('the shell on narrow and wide screens', () => {
         // A log's message is the column a phone shows first, not one to scroll to.
         const message = (await page.getByRole('columnheader', { name: 'message' }).boundingBox())!;
         expect(message.x + 100).toBeLessThanOrEqual(390);
+        // An opened row's fields wrap within the screen, though the table is wider.
+        await page.getByRole('button', { name: 'Row details' }).first().click();
+        const detail = (await page.locator('.explore-detail').first().boundingBox())!;
+        expect(detail.x + detail.width).toBeLessThanOrEqual(390);
+        await screenshot(page, 'phone-explore-row');
+        await page.getByRole('button', { name: 'Row details' }).first().click();
       }
       if (name === 'issues') {
         await page.getByRole('link', { name: /ValidationError/ }).waitFor();
