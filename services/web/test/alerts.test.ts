@@ -250,6 +250,12 @@ describe('the SLO page', () => {
     await form.getByText('A percentage: 0.999 means 0.999%, not 99.9%.').waitFor();
     await form.getByLabel('Target (%)').fill('90');
     expect(await form.getByText(/^A percentage:/).count()).toBe(0);
+    // A window past the plan's retention is said to count only the days kept.
+    const kept: number = (await server.api.get(`/api/orgs/${setup.session.organization.id}/usage`, { token: setup.session.token })).body.limits.retention_days;
+    await form.getByLabel('Window (days)').fill(String(kept + 1));
+    await form.getByText(`The plan keeps ${kept} days of data: the SLO counts the last ${kept}, not ${kept + 1}.`).waitFor();
+    await form.getByLabel('Window (days)').fill(String(kept));
+    expect(await form.getByText(/^The plan keeps/).count()).toBe(0);
     await form.getByLabel('Window (days)').fill('7');
     // Each query is a GQL editor named by its label alone; the hint below them is their description.
     const write = async (name: string, text: string) => {

@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
 import { GqlEditor, type QueryError } from '../explore/GqlEditor';
+import { useUsage } from '../usage/hooks';
 
 /** The server's refusal of one of the two queries (`good: …`, `total: …`), placed in that query's editor. */
 function queryErrorOf(error: unknown, field: 'good' | 'total', sent: string): QueryError | null {
@@ -48,6 +49,10 @@ export function SloForm({
   const { org = '', project = '' } = useParams();
   const [values, setValues] = useState(initial);
   const [sent, setSent] = useState({ good: '', total: '' });
+  // A window longer than the plan keeps data for counts only the days kept: said beside the window, not found out later.
+  const kept = useUsage(org).data?.limits.retention_days;
+  const beyondRetention = kept !== undefined && Number(values.window_days) > kept;
+  const windowHintId = useId();
   const hintId = useId();
   const fractionHintId = useId();
   const targetId = useId();
@@ -90,10 +95,25 @@ export function SloForm({
             </span>
           ) : null}
         </div>
-        <label className="field">
-          <span>Window (days)</span>
-          <input type="number" required min={1} max={365} step={1} value={values.window_days} onChange={set('window_days')} />
-        </label>
+        <div className="field">
+          <label htmlFor={windowHintId + 'input'}>Window (days)</label>
+          <input
+            id={windowHintId + 'input'}
+            type="number"
+            required
+            min={1}
+            max={365}
+            step={1}
+            value={values.window_days}
+            onChange={set('window_days')}
+            aria-describedby={beyondRetention ? windowHintId : undefined}
+          />
+          {beyondRetention ? (
+            <span id={windowHintId} className="field-hint field-warn">
+              The plan keeps {kept} days of data: the SLO counts the last {kept}, not {values.window_days}.
+            </span>
+          ) : null}
+        </div>
       </div>
       {(['good', 'total'] as const).map((field) => (
         <div className="field" key={field}>
