@@ -232,6 +232,19 @@ describe('the alert pages', () => {
       await app.waitForURL(/\/alerts$/);
     }
   });
+
+  it('deletes a rule after a confirmation focused on Cancel, and the list says it was deleted', async () => {
+    const rule = (await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts[0];
+    await app.goto(projectPage(`alerts/${rule.id}`));
+    await app.getByRole('button', { name: 'Delete rule', exact: true }).click();
+    const confirm = app.getByRole('dialog', { name: `Delete rule "${rule.name}"?` });
+    await confirm.waitFor();
+    await eventually(async () => expect(await app.evaluate(() => document.activeElement?.textContent)).toBe('Cancel'));
+    await confirm.getByRole('button', { name: 'Delete rule' }).click();
+    await app.waitForURL(/\/alerts$/);
+    await app.getByRole('status').filter({ hasText: `Deleted "${rule.name}".` }).waitFor();
+    expect((await server.api.get(`/v1/alerts/${rule.id}`, { token: setup.secretKey })).status).toBe(404);
+  });
 });
 
 describe('the SLO page', () => {

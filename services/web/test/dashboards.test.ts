@@ -169,6 +169,8 @@ describe('dashboards', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete dashboard' }).click();
     await page.getByRole('heading', { name: 'No dashboards yet' }).waitFor();
+    // The list says why the dashboard is gone from it.
+    await page.getByRole('status').filter({ hasText: 'Deleted "Checkout".' }).waitFor();
     expect(await stored()).toEqual([]);
     // Its link now says there is no such dashboard.
     await page.goto(projectPage(`dashboards/${id}`));

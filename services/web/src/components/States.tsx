@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useLocation } from 'react-router';
 import { ApiError } from '../api/client';
 
 /** A loading state that says what is loading. */
@@ -54,5 +55,19 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       <h3>{title}</h3>
       {children}
     </div>
+  );
+}
+
+/**
+ * On a list a deletion led back to, what was deleted (`navigate(list, { state: { deleted: name } })`): the thing
+ * is gone from the list, and this says that is why.
+ */
+export function DeletedNotice() {
+  const deleted = (useLocation().state as { deleted?: unknown } | null)?.deleted;
+  if (typeof deleted !== 'string') return null;
+  return (
+    <p className="state state-ok" role="status">
+      Deleted "{deleted}".
+    </p>
   );
 }

@@ -134,7 +134,7 @@ function Channels({ org, project, rule }: { org: string; project: string; rule: 
             </button>
           </div>
           {channel.type === 'webhook' && channel.secret ? (
-            <SecretValue label={`Signing secret of channel ${index + 1}`} value={channel.secret} copyLabel="Copy secret" hint="Verify X-Tlm-Signature with it (docs/api.md)." />
+            <SecretValue label={`Signing secret of channel ${index + 1}`} value={channel.secret} copyLabel="Copy secret" hint="Each request's X-Tlm-Signature header is t=<seconds>,v1=<hex>: the HMAC-SHA256 of `<t>.<raw body>` with this secret. Recompute it before parsing the body, and refuse old times." />
           ) : null}
           {result?.index === index ? (
             <p role="status" className={result.delivery.status === 'sent' ? 'muted' : 'state state-error'}>
@@ -258,7 +258,7 @@ export default function AlertRulePage() {
         confirm="Delete rule"
         busy={mutations.remove.isPending}
         error={mutations.remove.isError ? mutations.remove.error : undefined}
-        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
+        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list, { state: { deleted: current.name } }) })}
         onClose={() => setDeleting(false)}
       >
         <p>The rule stops being evaluated and its deliveries are deleted with it. Its alert events stay queryable in GQL.</p>

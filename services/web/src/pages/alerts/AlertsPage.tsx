@@ -1,6 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { DeletedNotice, EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useAlertRules } from './hooks';
 import { CHANNEL_LABEL, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
@@ -20,6 +20,7 @@ export default function AlertsPage() {
           New alert rule
         </Link>
       </div>
+      <DeletedNotice />
       <p className="muted alerts-intro">
         A rule evaluates a GQL metric over its window every minute. Its channels hear once when it starts firing and once when it recovers.
       </p>

@@ -389,7 +389,7 @@ export default function DashboardPage() {
         confirm="Delete dashboard"
         busy={mutations.remove.isPending}
         error={mutations.remove.isError ? mutations.remove.error : undefined}
-        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list) })}
+        onConfirm={() => mutations.remove.mutate(current.id, { onSuccess: () => navigate(list, { state: { deleted: current.name } }) })}
         onClose={() => setDeleting(false)}
       >
         <p>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { DeletedNotice, EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useDashboardMutations, useDashboards } from './hooks';
 
 /** The project's dashboards and a form for a new one. */
@@ -13,6 +13,7 @@ export default function DashboardsPage() {
   return (
     <>
       <h1>Dashboards</h1>
+      <DeletedNotice />
       <p className="muted">
         A dashboard keeps the queries you look at together: each panel is a GQL query drawn as the explorer draws it (a number, a chart or rows),
         all under one time range. Add panels here or from the explorer's "Add to dashboard".

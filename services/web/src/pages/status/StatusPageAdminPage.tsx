@@ -288,7 +288,7 @@ function PageSettings({ org, page, mutations }: { org: string; page: StatusPage;
         confirm="Delete page"
         busy={mutations.remove.isPending}
         error={mutations.remove.isError ? mutations.remove.error : undefined}
-        onConfirm={() => mutations.remove.mutate(undefined, { onSuccess: () => navigate(`/orgs/${org}/status-pages`) })}
+        onConfirm={() => mutations.remove.mutate(undefined, { onSuccess: () => navigate(`/orgs/${org}/status-pages`, { state: { deleted: page.title } }) })}
         onClose={() => setDeleting(false)}
       >
         <p>The public page and all its incidents are removed at once; this cannot be undone.</p>

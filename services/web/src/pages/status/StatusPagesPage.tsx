@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useOrganization } from '../../api/hooks';
 import { RelativeTime } from '../../components/RelativeTime';
-import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { DeletedNotice, EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { publicPageUrl, useCreateStatusPage, useStatusPages } from './hooks';
 import { componentsFromText } from './components';
 
@@ -15,6 +15,7 @@ export default function StatusPagesPage() {
   return (
     <>
       <h1>Status pages{organization ? <span className="muted"> · {organization.name}</span> : null}</h1>
+      <DeletedNotice />
       <p className="muted">
         A status page tells your users how your services are doing: each component's status, 90 days of uptime and the incidents you post. The
         public page needs no log-in and works without JavaScript.
