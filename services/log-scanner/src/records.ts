@@ -2,6 +2,9 @@ import { namedUuid } from '@tlm/core';
 import { MAX_ERROR_FRAMES, type ErrorRecord, type Properties, type StackFrame } from '@tlm/signals';
 import { parseTrace } from './traces';
 
+/** Log properties that name the user, strongest first. */
+const USER_ID_PROPERTIES = ['distinct_id', '$distinct_id', 'user.id', 'user_id', 'userId', 'enduser.id'];
+
 /** A log row the scanner reads: an `error` or `fatal` log of the look-back window. */
 export interface ScannedLog {
   projectId: string;
@@ -60,7 +63,9 @@ export function logErrorRecord(log: ScannedLog, receivedAt: number): ErrorRecord
   if (frames.length > MAX_ERROR_FRAMES) extra['frames_omitted'] = frames.length - MAX_ERROR_FRAMES;
 
   const user: Properties = {};
-  const userId = text(log.properties['distinct_id']) ?? text(log.properties['$distinct_id']) ?? text(log.properties['user.id']);
+  // The analytics names first, then what structured loggers and OpenTelemetry call the user (`user_id`, `userId`,
+  // `enduser.id`): an issue made of logs counts its users as one of Sentry's does.
+  const userId = USER_ID_PROPERTIES.map((key) => text(log.properties[key])).find((value) => value !== null);
   if (userId) user['id'] = userId;
   const tags: Properties = {};
   const logger = text(log.properties['logger']);

@@ -89,12 +89,12 @@ const passes = () => {
     const traced = logRow(projectA, {
       message: TRACEBACK,
       severity: 'fatal',
-      properties: { release: 'api@2.0.1', environment: 'production', distinct_id: 'user-7', logger: 'billing', route: '/pay' },
+      properties: { release: 'api@2.0.1', environment: 'production', distinct_id: 'user-7', user_id: 'not-this-one', logger: 'billing', route: '/pay' },
       trace_id: '0af7651916cd43dd8448eb211c80319c',
       span_id: 'b7ad6b7169203331',
       retention_days: 90,
     });
-    const plain = logRow(projectB, { properties: { 'sentry.release': 'web@3.1.0', 'sentry.environment': 'staging' } });
+    const plain = logRow(projectB, { properties: { 'sentry.release': 'web@3.1.0', 'sentry.environment': 'staging', user_id: 'u-42' } });
     await analytics.insert(logsTable, [
       traced,
       plain,
@@ -127,7 +127,7 @@ const passes = () => {
     });
     expect(fromTrace.frames).toMatchObject([{ function: 'charge', filename: '/srv/app/billing.py', lineno: 12, in_app: true }]);
     // A Sentry SDK's log names them sentry.release and sentry.environment.
-    expect(published.find((record) => record.projectId === projectB)).toMatchObject({ release: 'web@3.1.0', environment: 'staging' });
+    expect(published.find((record) => record.projectId === projectB)).toMatchObject({ release: 'web@3.1.0', environment: 'staging', user: { id: 'u-42' } });
 
     const fromPlain = published.find((record) => record.projectId === projectB)!;
     expect(fromPlain).toMatchObject({
