@@ -120,6 +120,22 @@ describe('the shell on narrow and wide screens', () => {
     await page.waitForURL(`**${orgPath()}/usage`);
   });
 
+  it('tells a visitor of a server that sends no mail that no reset link can come, in their words', async () => {
+    const visitor = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
+    try {
+      const forgot = await visitor.newPage();
+      await forgot.goto('/forgot-password');
+      await forgot.getByLabel('Email').fill('someone@example.com');
+      await forgot.getByRole('button', { name: 'Send reset link' }).click();
+      const notice = forgot.getByRole('alert');
+      await notice.getByText('This server does not send email, so it cannot mail you a reset link.').waitFor();
+      // How the server is set up is its operator's business: no setting and no error code for the visitor.
+      expect(await notice.textContent()).not.toMatch(/SMTP|PUBLIC_URL|MAIL_NOT_CONFIGURED/);
+    } finally {
+      await visitor.close();
+    }
+  });
+
   it('keeps the issue list within a laptop window when an issue names a long culprit', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${projectPath()}/issues`);
