@@ -477,7 +477,7 @@ function sameFrames(known: readonly StackFrame[], given: readonly SentryFrame[])
 
 /** Source lines an SDK sends around a frame's line, and source maps give, at most this many on each side. */
 export const CONTEXT_LINES = 5;
-/** A context line's characters kept, as for `context_line` (a minified bundle's line can be megabytes). */
+/** A context line's characters kept, `context_line`'s too: a minified dependency inlined as one line can be megabytes. */
 export const MAX_CONTEXT_LINE_CHARS = 300;
 
 /** The lines kept of those given before or after a frame's line: the nearest CONTEXT_LINES, each cut to its length. */

@@ -1,6 +1,6 @@
 import type { Logger } from '@tlm/core';
 import { artifactContent, listArtifacts, type ArtifactRow, type SqlClient } from '@tlm/metadata-store';
-import { CONTEXT_LINES, contextLines, type ErrorRecord, type StackFrame } from '@tlm/signals';
+import { CONTEXT_LINES, contextLines, MAX_CONTEXT_LINE_CHARS, type ErrorRecord, type StackFrame } from '@tlm/signals';
 import { SourceMapConsumer, type RawIndexMap, type RawSourceMap } from 'source-map';
 import { ArtifactIndex } from './names';
 
@@ -54,8 +54,6 @@ const DEFAULT_MAX_CACHED_BYTES = 256 * 1024 * 1024;
 const MAX_RELEASE_ARTIFACTS = 10_000;
 /** Original sources under these paths are dependencies, not the application's code. */
 const NOT_IN_APP_SOURCE = /(?:^|[\\/])node_modules[\\/]|^webpack\/(?:bootstrap|runtime)/;
-/** Context lines longer than this are cut: a minified dependency inlined as one line would fill the row. */
-const MAX_CONTEXT_LINE_CHARS = 300;
 
 /** `webpack://my-app/./src/cart.js` is shown as `./src/cart.js`, as Sentry shows it. */
 function displayName(source: string): string {

@@ -5,7 +5,7 @@ import { ApiError } from '../../api/client';
 import { LineChart } from '../../components/Charts';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { NaturalLanguageBox } from '../explore/Controls';
-import { GqlEditor, type QueryError } from '../explore/GqlEditor';
+import { fieldQueryError, GqlEditor } from '../explore/GqlEditor';
 import { useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
 import { CHANNEL_LABEL, CHANNEL_TYPES, COMPARATORS, COMPARATOR_SYMBOL, SEVERITIES } from './status';
 import './alerts.css';
@@ -80,13 +80,6 @@ function channelOf(draft: ChannelDraft): AlertChannel {
     case 'webhook':
       return { type: 'webhook', url: draft.url.trim(), ...(draft.secret ? { secret: draft.secret } : {}) };
   }
-}
-
-/** The place of a parse or plan error of the metric, when the API gives one. */
-function metricErrorOf(error: unknown, text: string): QueryError | null {
-  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
-  const offset = error.details?.['offset'];
-  return typeof offset === 'number' ? { text, offset, message: error.message.replace(/^metric: /, '') } : null;
 }
 
 /** Waits until typing pauses before a value is used (the preview is a query per change). */
@@ -289,7 +282,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               value={draft.metric}
               onChange={(text) => set('metric', text)}
               onRun={(text) => set('metric', text)}
-              error={metricErrorOf(saving.error, draft.metric.trim())}
+              error={fieldQueryError(saving.error, 'metric', draft.metric.trim())}
             />
             <span className="field-hint">One aggregate value without a time range, e.g. <code>from:logs severity:error | count</code>; the window supplies the range.</span>
           </div>

@@ -5,11 +5,11 @@ import { ConfirmDialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { SecretValue } from '../../components/SecretValue';
 import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
+import { useTabTitle } from '../../components/useTabTitle';
 import { useAlertDeliveries, useAlertEvents, useAlertMutations, useAlertRule, type AlertEvent } from './hooks';
 import { CHANNEL_LABEL, channelSummary, conditionText, formatRuleValue } from './status';
 import { StatusBadge } from './StatusBadge';
 import './alerts.css';
-import { useTabTitle } from '../../components/useTabTitle';
 
 const MUTE_CHOICES = [
   { minutes: 30, label: '30 minutes' },

@@ -61,7 +61,6 @@ export function ended(conversation: Conversation, error?: TurnError): Conversati
   return { ...conversation, turns: [...conversation.turns.slice(0, -1), { ...last, done: true, ...(error ? { error } : {}) }] };
 }
 
-/** Rows of a query's answer shown under it, and kept with the conversation; the explorer has them all. */
 /**
  * A reply as the page shows it: the server ends it with the queries it ran, in parentheses, for clients that show
  * only the text; the page shows each query above the reply, so it leaves them out there.
@@ -73,6 +72,7 @@ export function shownReply(text: string, queries: readonly string[]): string {
   return text.endsWith(ran) ? text.slice(0, -ran.length) : text;
 }
 
+/** Rows of a query's answer shown under it, and kept with the conversation; the explorer has them all. */
 export const SHOWN_ROWS = 10;
 
 /** How many groups or rows an answer had, when only the first SHOWN_ROWS of them are kept. */

@@ -4,6 +4,7 @@ import { setDiagnostics } from '@codemirror/lint';
 import { EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
+import { ApiError } from '../../api/client';
 import { toCompletionResult } from './completion';
 import { gqlHighlighting, gqlLanguage } from './gqlLanguage';
 import { fetchSuggestions } from './hooks';
@@ -24,6 +25,16 @@ export interface QueryError {
   text: string;
   offset: number;
   message: string;
+}
+
+/**
+ * A form's refusal of one of its queries, placed in that query's editor: the API names the field it refuses
+ * (`metric: …`, `total: …`) and where its text stops (`details.offset`), in the text that was sent.
+ */
+export function fieldQueryError(error: unknown, field: string, text: string): QueryError | null {
+  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR' || !error.message.startsWith(`${field}: `)) return null;
+  const offset = error.details?.['offset'];
+  return typeof offset === 'number' ? { text, offset, message: error.message.slice(field.length + 2) } : null;
 }
 
 interface GqlEditorProps {

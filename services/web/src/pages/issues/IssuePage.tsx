@@ -5,6 +5,9 @@ import { localDaySeries, rangeBounds, timeSeriesData } from '../../components/ch
 import { CopyButton } from '../../components/CopyButton';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { useFocusRequest } from '../../components/useFocusRequest';
+import { useMenu } from '../../components/useMenu';
+import { useTabTitle } from '../../components/useTabTitle';
 import { Breadcrumbs } from './Breadcrumbs';
 import { useIssue, useIssueAction, useIssueChart, useIssueEvent, useIssueEvents, useReleases, useTraceSpanCount, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
@@ -23,9 +26,6 @@ import {
 } from './queries';
 import { StackTrace } from './StackTrace';
 import './issues.css';
-import { useFocusRequest } from '../../components/useFocusRequest';
-import { useMenu } from '../../components/useMenu';
-import { useTabTitle } from '../../components/useTabTitle';
 
 const STATUS_TONE: Record<string, string> = { unresolved: 'badge-warn', regressed: 'badge-danger', resolved: 'badge-ok', ignored: '' };
 

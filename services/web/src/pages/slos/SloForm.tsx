@@ -3,15 +3,8 @@ import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorNotice } from '../../components/States';
-import { GqlEditor, type QueryError } from '../explore/GqlEditor';
+import { fieldQueryError, GqlEditor } from '../explore/GqlEditor';
 import { useUsage } from '../usage/hooks';
-
-/** The server's refusal of one of the two queries (`good: …`, `total: …`), placed in that query's editor. */
-function queryErrorOf(error: unknown, field: 'good' | 'total', sent: string): QueryError | null {
-  if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR' || !error.message.startsWith(`${field}: `)) return null;
-  const offset = error.details?.['offset'];
-  return typeof offset === 'number' ? { text: sent, offset, message: error.message.slice(field.length + 2) } : null;
-}
 
 const QUERY_LABEL = { good: 'Good (GQL count)', total: 'Total (GQL count)' } as const;
 
@@ -52,6 +45,7 @@ export function SloForm({
   // A window longer than the plan keeps data for counts only the days kept: said beside the window, not found out later.
   const kept = useUsage(org).data?.limits.retention_days;
   const beyondRetention = kept !== undefined && Number(values.window_days) > kept;
+  const windowId = useId();
   const windowHintId = useId();
   const hintId = useId();
   const fractionHintId = useId();
@@ -96,9 +90,9 @@ export function SloForm({
           ) : null}
         </div>
         <div className="field">
-          <label htmlFor={windowHintId + 'input'}>Window (days)</label>
+          <label htmlFor={windowId}>Window (days)</label>
           <input
-            id={windowHintId + 'input'}
+            id={windowId}
             type="number"
             required
             min={1}
@@ -124,7 +118,7 @@ export function SloForm({
             value={values[field]}
             onChange={(text) => setValues((current) => ({ ...current, [field]: text }))}
             onRun={() => undefined}
-            error={queryErrorOf(error, field, sent[field])}
+            error={fieldQueryError(error, field, sent[field])}
             label={QUERY_LABEL[field]}
             describedBy={hintId}
           />

@@ -4,10 +4,10 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ConfirmDialog } from '../../components/Dialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading, MissingOrError } from '../../components/States';
+import { useTabTitle } from '../../components/useTabTitle';
 import { componentsFromText, componentsToText } from './components';
 import { publicPageUrl, useIncidents, useStatusPage, useStatusPageMutations } from './hooks';
 import './status.css';
-import { useTabTitle } from '../../components/useTabTitle';
 
 type Mutations = ReturnType<typeof useStatusPageMutations>;
 
