@@ -120,6 +120,34 @@ describe('the shell on narrow and wide screens', () => {
     await page.waitForURL(`**${orgPath()}/usage`);
   });
 
+  it('keeps the project last worked in on the organization\'s pages: the switcher names it and its pages stay a click away', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${projectPath()}/issues`);
+    await page.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+    await page.getByRole('banner').getByRole('link', { name: 'Status pages' }).click();
+    await page.waitForURL(`**${orgPath()}/status-pages`);
+    expect(await page.getByLabel('Project', { exact: true }).inputValue()).toBe(setup.project.id);
+    expect(await page.getByRole('combobox', { name: 'Project' }).getByRole('option', { name: 'Choose a project' }).count()).toBe(0);
+    await screenshot(page, 'org-page-keeps-project');
+    await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Explore' }).click();
+    await page.waitForURL(`**${projectPath()}/explore**`);
+    // A log-out leaves nothing of the workplace in the browser for the next person (another user: a log-out ends
+    // every session of its user).
+    const someone = await setupProject(server.api);
+    const other = await openWebApp(browser, server.url, someone.session.token);
+    try {
+      await other.page.goto(`/orgs/${someone.session.organization.id}/projects/${someone.project.id}/issues`);
+      await other.page.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+      const stored = () => other.page.evaluate(() => Object.keys(window.localStorage).filter((key) => key.startsWith('tlm.project.') || key === 'tlm.organization'));
+      await eventually(async () => expect(await stored()).toHaveLength(2), 5_000, 100);
+      await other.page.getByRole('button', { name: 'Log out' }).click();
+      await other.page.waitForURL(/\/login/);
+      expect(await stored()).toEqual([]);
+    } finally {
+      await other.page.context().close();
+    }
+  });
+
   it('tells a visitor of a server that sends no mail that no reset link can come, in their words', async () => {
     const visitor = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
     try {

@@ -7,22 +7,33 @@ import { forgetConversations } from '../pages/ask/conversation';
 import { EmptyState, ErrorNotice, Loading } from './States';
 
 const LAST_ORGANIZATION = 'tlm.organization';
+/** Followed by an organization's id: the project last opened in it. */
+const LAST_PROJECT = 'tlm.project.';
 
-/** The organization last opened in this browser, '' when none (or storage is off). */
-function lastOrganization(): string {
+/** What this browser remembers under `key`, '' when nothing (or storage is off). */
+function remembered(key: string): string {
   try {
-    return window.localStorage.getItem(LAST_ORGANIZATION) ?? '';
+    return window.localStorage.getItem(key) ?? '';
   } catch {
     return '';
   }
 }
 
-function rememberOrganization(id: string | null): void {
+function remember(key: string, id: string): void {
   try {
-    if (id) window.localStorage.setItem(LAST_ORGANIZATION, id);
-    else window.localStorage.removeItem(LAST_ORGANIZATION);
+    window.localStorage.setItem(key, id);
   } catch {
-    // Storage switched off: the account page then shows no organization.
+    // Storage switched off: pages of no organization or project then show none.
+  }
+}
+
+/** Forgets the organization and the projects last worked in, as a log-out leaves the browser. */
+function forgetWorkplace(): void {
+  try {
+    const keys = Array.from({ length: window.localStorage.length }, (_, index) => window.localStorage.key(index) ?? '');
+    for (const key of keys) if (key === LAST_ORGANIZATION || key.startsWith(LAST_PROJECT)) window.localStorage.removeItem(key);
+  } catch {
+    // Storage switched off: nothing was remembered.
   }
 }
 
@@ -36,18 +47,26 @@ export function Layout() {
   // A page of no organization (the account) keeps the one last worked in: its switcher, plan, status pages and
   // settings stay in the top bar instead of disappearing.
   const organizationIds = me.data?.organizations.map((organization) => organization.id) ?? [];
-  const remembered = urlOrg ? '' : lastOrganization();
-  const org = urlOrg || (organizationIds.includes(remembered) ? remembered : '');
+  const lastOrganization = urlOrg ? '' : remembered(LAST_ORGANIZATION);
+  const org = urlOrg || (organizationIds.includes(lastOrganization) ? lastOrganization : '');
   useEffect(() => {
-    if (urlOrg && organizationIds.includes(urlOrg)) rememberOrganization(urlOrg);
+    if (urlOrg && organizationIds.includes(urlOrg)) remember(LAST_ORGANIZATION, urlOrg);
   }, [urlOrg, organizationIds.join()]);
   const projects = useProjects(org);
+  // Likewise a page of the organization (its plan, status pages, settings) keeps the project last worked in: its
+  // switcher shows it and its pages stay one click away.
+  const projectIds = projects.data?.map((candidate) => candidate.id) ?? [];
+  const lastProject = project || !org ? '' : remembered(LAST_PROJECT + org);
+  const shownProject = project || (projectIds.includes(lastProject) ? lastProject : '');
+  useEffect(() => {
+    if (org && project && projectIds.includes(project)) remember(LAST_PROJECT + org, project);
+  }, [org, project, projectIds.join()]);
   const logout = useMutation({
     mutationFn: () => api.post('/api/auth/logout'),
     onSettled: () => {
       queryClient.clear();
       forgetConversations();
-      rememberOrganization(null);
+      forgetWorkplace();
       navigate('/login');
     },
   });
@@ -62,7 +81,7 @@ export function Layout() {
   const projectListed = !project || !projects.data || projects.data.some((candidate) => candidate.id === project);
   const orgUnknown = !orgListed && !me.isFetching;
   const projectUnknown = !orgUnknown && !projectListed && !projects.isFetching;
-  const base = org && project && !orgUnknown && !projectUnknown ? `/orgs/${org}/projects/${project}` : '';
+  const base = org && shownProject && !orgUnknown && !projectUnknown ? `/orgs/${org}/projects/${shownProject}` : '';
   return (
     <div className="shell">
       <a className="skip-link" href="#content">
@@ -89,12 +108,12 @@ export function Layout() {
             <span className="visually-hidden">Project</span>
             <select
               aria-label="Project"
-              value={project}
+              value={shownProject}
               onChange={(event) =>
                 navigate(event.target.value === '__all' ? `/orgs/${org}/projects` : samePageIn(location, org, event.target.value))
               }
             >
-              {project ? null : <option value="">Choose a project</option>}
+              {shownProject ? null : <option value="">Choose a project</option>}
               {projectListed ? null : <option value={project}>Unknown project</option>}
               {(projects.data ?? []).map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
