@@ -174,4 +174,30 @@ describe('the shell on narrow and wide screens', () => {
     // The culprit is cut with an ellipsis and whole in its tooltip.
     await expect(page.getByTitle(new RegExp(LONG_FILE.replace(/\./g, '\\.'))).isVisible()).resolves.toBe(true);
   });
+
+  it('breaks an issue title between words on a phone, not inside them', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${projectPath()}/issues`);
+      const title = page.getByRole('link', { name: /ValidationError/ });
+      await title.waitFor();
+      await screenshot(page, 'issues-phone-title');
+      // A word broken across two lines has two boxes (a break after a hyphen is a break between words).
+      const broken = await title.evaluate((link) => {
+        const text = link.firstChild as Text;
+        const words: string[] = [];
+        for (const match of text.data.matchAll(/[^\s-]+/g)) {
+          const range = document.createRange();
+          range.setStart(text, match.index!);
+          range.setEnd(text, match.index! + match[0].length);
+          if (range.getClientRects().length > 1) words.push(match[0]);
+        }
+        return words;
+      });
+      expect(broken).toEqual([]);
+      expect(await overflow(page)).toBe(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
 });
