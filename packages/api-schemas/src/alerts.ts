@@ -77,6 +77,21 @@ export const Mute = Type.Object({ minutes: Type.Integer({ minimum: 0, maximum: 5
 export type Mute = Static<typeof Mute>;
 
 /** POST /v1/alerts/:id/test: the index of the channel in the rule's `channels`. */
+/**
+ * The channel types and whether this server can send to each: e-mail needs the operator's SMTP_URL, and a rule with a
+ * channel the server cannot call is refused.
+ */
+export const AlertChannelTypes = Type.Object({
+  channel_types: Type.Array(
+    Type.Object({
+      type: Enum(ALERT_CHANNEL_TYPES),
+      available: Type.Boolean(),
+      reason: Type.Optional(Type.String({ description: 'Why the server cannot send to it, when it cannot' })),
+    }),
+  ),
+});
+export type AlertChannelTypes = Static<typeof AlertChannelTypes>;
+
 export const ChannelTest = Type.Object({ channel: Type.Integer({ minimum: 0, maximum: 9 }) }, { additionalProperties: false });
 export type ChannelTest = Static<typeof ChannelTest>;
 

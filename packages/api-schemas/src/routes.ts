@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { AlertDelivery, AlertPreview, AlertPreviewBody, AlertRule, AlertRulePatch, ChannelTest, Mute, NewAlertRule, NewSlo, Slo, SloHistory, SloPatch } from './alerts';
+import { AlertChannelTypes, AlertDelivery, AlertPreview, AlertPreviewBody, AlertRule, AlertRulePatch, ChannelTest, Mute, NewAlertRule, NewSlo, Slo, SloHistory, SloPatch } from './alerts';
 import { EmptyBody, GdprEraseBody, IssueResolveBody } from './dashboard';
 import { Dashboard, DashboardPatch, MAX_PROJECT_DASHBOARDS, NewDashboard } from './dashboards';
 import { ExportJob, NewExport } from './exports';
@@ -99,6 +99,14 @@ const ALERT_ROUTES = (): readonly ProjectRoute[] => [
     body: AlertPreviewBody,
     response: json('The points', AlertPreview),
     errors: [422],
+  },
+  {
+    method: 'get',
+    path: '/alerts/channel-types',
+    writes: false,
+    tag: 'Alerts',
+    summary: 'The channel types and whether this server can send to each',
+    response: json('The channel types', AlertChannelTypes),
   },
   { method: 'get', path: '/alerts/:id', writes: false, tag: 'Alerts', summary: 'Read an alert rule', response: json('The rule', AlertRule) },
   { method: 'put', path: '/alerts/:id', writes: true, tag: 'Alerts', summary: 'Change an alert rule', body: AlertRulePatch, response: json('The rule', AlertRule), errors: [422] },

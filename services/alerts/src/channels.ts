@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { ALERT_CHANNEL_TYPES, CHANNEL_SCHEMAS, type AlertChannel as ChannelInput } from '@tlm/api-schemas';
+import { ALERT_CHANNEL_TYPES, CHANNEL_SCHEMAS, type AlertChannel as ChannelInput, type AlertChannelTypes } from '@tlm/api-schemas';
 import { parseBody, validationError } from '@tlm/core';
 import type { AlertChannel, AlertRuleRow } from '@tlm/metadata-store';
 import type { Mailer } from '@tlm/runtime';
@@ -43,6 +43,18 @@ export function parseChannels(body: unknown): void {
   });
 }
 
+/** Why a server without SMTP_URL refuses e-mail channels. */
+const NO_MAIL = 'e-mail cannot be sent from this server: SMTP_URL is not configured';
+
+/** Each channel type, and why this server cannot send to it when it cannot (what `checkChannels` refuses by type). */
+export function channelTypes(settings: ChannelSettings): AlertChannelTypes {
+  return {
+    channel_types: ALERT_CHANNEL_TYPES.map((type) =>
+      type === 'email' && !settings.mailer.configured ? { type, available: false, reason: NO_MAIL } : { type, available: true },
+    ),
+  };
+}
+
 /**
  * Refuses, with 400 and the reason, a channel the server would never deliver to: a URL without a host, one that is or
  * resolves to a non-public address while WEBHOOK_ALLOW_PRIVATE_NETWORKS is off, or e-mail on a server without
@@ -51,7 +63,7 @@ export function parseChannels(body: unknown): void {
 export async function checkChannels(channels: readonly ChannelInput[] | undefined, settings: ChannelSettings): Promise<void> {
   for (const [index, channel] of (channels ?? []).entries()) {
     if (channel.type === 'email') {
-      if (!settings.mailer.configured) throw validationError(`channels[${index}]: e-mail cannot be sent from this server: SMTP_URL is not configured`);
+      if (!settings.mailer.configured) throw validationError(`channels[${index}]: ${NO_MAIL}`);
       continue;
     }
     if (channel.type === 'pagerduty') continue;

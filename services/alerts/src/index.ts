@@ -32,7 +32,7 @@ import {
   type SloRow,
 } from '@tlm/metadata-store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { checkChannels, parseChannels, withSecrets } from './channels';
+import { channelTypes, checkChannels, parseChannels, withSecrets } from './channels';
 import type { Notifier } from './deliveries';
 import { bucketStarts, compileCount, compileMetric, overWindow, seriesOver, seriesPoints, singleValue } from './metrics';
 import { deliveryJson, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
@@ -145,6 +145,11 @@ function projectAlertRoutes(deps: AlertsDeps, reader: RequestHandler[], writer: 
       points: bucketStarts(guard.now, DAY_MS, bucketMinutes).map((time) => ({ time, value: values.has(time) ? values.get(time)! : empty })),
     };
     res.json(preview);
+  });
+
+  // Before /alerts/:id, which would take its name for a rule's id.
+  router.get('/alerts/channel-types', ...reader, (_req, res) => {
+    res.json(channelTypes(channelSettings));
   });
 
   router.get('/alerts/:id', ...reader, async (req, res) => {

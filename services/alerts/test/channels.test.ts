@@ -67,6 +67,43 @@ const deliveriesOf = async (id: string, query = '') => (await server.api.get(`/v
 const logErrors = (count: number, marker: string) =>
   server.api.post('/v1/logs', { token: setup.secretKey, body: { batch: Array.from({ length: count }, () => ({ severity: 'error', message: `${marker} failure` })) } });
 
+describe('the channel types a server can send to', () => {
+  it('says e-mail is out of reach on a server without SMTP_URL, and why, to keys and to members alike', async () => {
+    const strictSetup = await setupProject(strict.api);
+    const byKey = await strict.api.get('/v1/alerts/channel-types', { token: strictSetup.secretKey });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body).toEqual({
+      channel_types: [
+        { type: 'webhook', available: true },
+        { type: 'email', available: false, reason: 'e-mail cannot be sent from this server: SMTP_URL is not configured' },
+        { type: 'slack', available: true },
+        { type: 'pagerduty', available: true },
+      ],
+    });
+    const project = `/api/orgs/${strictSetup.session.organization.id}/projects/${strictSetup.project.id}`;
+    const byMember = await strict.api.get(`${project}/alerts/channel-types`, { token: strictSetup.session.token });
+    expect(byMember.status).toBe(200);
+    expect(byMember.body).toEqual(byKey.body);
+  });
+
+  it('offers every type on a server with SMTP_URL', async () => {
+    const reply = await server.api.get('/v1/alerts/channel-types', { token: setup.secretKey });
+    expect(reply.status).toBe(200);
+    expect(reply.body.channel_types.map((type: { type: string; available: boolean }) => [type.type, type.available])).toEqual([
+      ['webhook', true],
+      ['email', true],
+      ['slack', true],
+      ['pagerduty', true],
+    ]);
+  });
+
+  it('answers 401 without a key', async () => {
+    const reply = await strict.api.get('/v1/alerts/channel-types');
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe('UNAUTHORIZED');
+  });
+});
+
 describe('channels a server will never call', () => {
   let strictSetup: Awaited<ReturnType<typeof setupProject>>;
   beforeAll(async () => {

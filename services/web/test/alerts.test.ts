@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, launchChromium, openWebApp, screenshot, setupProject, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
+import { eventually, launchChromium, openWebApp, screenshot, setupProject, startSmtpServer, startTestServer, type ProjectSetup, type TestServer } from '@tlm/testkit';
 
 /**
  * Alert rules and SLOs in the web app, in Debian's headless Chromium against a started server: a rule written in the
@@ -102,22 +103,59 @@ describe('the alert pages', () => {
     });
   });
 
+  it('says so when a stored rule mails a channel this server can no longer send e-mail to', async () => {
+    // A rule made while the server had SMTP_URL, opened after a restart without it.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tlm-mail-'));
+    const smtp = await startSmtpServer();
+    let mailing: TestServer | undefined = await startTestServer({ DATA_DIR: dataDir, SMTP_URL: smtp.url, PUBLIC_URL: 'http://tlm.test' });
+    let silent: TestServer | undefined;
+    try {
+      const owner = await setupProject(mailing.api);
+      const created = await mailing.api.post('/v1/alerts', {
+        token: owner.secretKey,
+        body: { name: 'Mailed', metric: 'from:logs | count', threshold: 1e9, window_minutes: 5, channels: [{ type: 'email', to: 'oncall@example.com' }] },
+      });
+      expect(created.status).toBe(201);
+      await mailing.close();
+      mailing = undefined;
+      silent = await startTestServer({ DATA_DIR: dataDir });
+      const opened = await openWebApp(browser, silent.url, owner.session.token);
+      try {
+        await opened.page.goto(`/orgs/${owner.session.organization.id}/projects/${owner.project.id}/alerts/${created.body.id}/edit`);
+        const channel = opened.page.getByRole('group', { name: 'Channel 1' });
+        await channel.getByText('Channel 1: e-mail cannot be sent from this server: SMTP_URL is not configured. Choose another type or remove it.').waitFor();
+        expect(await opened.page.getByLabel('Channel 1 type').inputValue()).toBe('email');
+        await screenshot(opened.page, 'alert-channel-no-mail');
+      } finally {
+        await opened.context.close();
+      }
+    } finally {
+      await mailing?.close();
+      await silent?.close();
+      await smtp.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a channel the server will not call and says why, keeping the form as typed', async () => {
     await app.goto(projectPage('alerts/new'));
     await app.getByLabel('Name', { exact: true }).fill('Bad channel');
     await app.getByLabel('Threshold', { exact: true }).fill('1');
     await app.getByRole('button', { name: 'Add channel' }).click();
-    await app.getByLabel('Channel 1 type').selectOption('email');
-    await app.getByLabel('Channel 1 e-mail address').fill('oncall@example.com');
+    // This server has no SMTP_URL: e-mail is offered disabled, saying why.
+    const email = app.getByLabel('Channel 1 type').getByRole('option', { name: 'E-mail (this server sends no e-mail)' });
+    expect(await email.isDisabled()).toBe(true);
+    await app.getByLabel('Channel 1 type').selectOption('pagerduty');
+    await app.getByLabel('Channel 1 routing key').fill('not a key');
     await app.getByRole('button', { name: 'Create rule' }).click();
     // Named as the form names the channel, not by its place in the API's list, and said beside the channel too.
-    const refusal = app.getByRole('alert').filter({ hasText: 'SMTP_URL is not configured' });
+    const refusal = app.getByRole('alert').filter({ hasText: 'routing_key must match pattern' });
     await refusal.waitFor();
-    expect(await refusal.textContent()).toContain('Channel 1: e-mail cannot be sent from this server');
+    expect(await refusal.textContent()).toContain('Channel 1: routing_key must match pattern');
     expect(await refusal.textContent()).not.toContain('channels[');
     const channel = app.getByRole('group', { name: 'Channel 1' });
     expect(await channel.getAttribute('aria-invalid')).toBe('true');
-    await channel.getByText('Channel 1: e-mail cannot be sent from this server').waitFor();
+    await channel.getByText('Channel 1: routing_key must match pattern').waitFor();
     expect(await app.getByLabel('Name', { exact: true }).inputValue()).toBe('Bad channel');
     expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
   });

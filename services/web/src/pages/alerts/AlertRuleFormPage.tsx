@@ -1,4 +1,4 @@
-import type { AlertChannel, AlertPreviewBody, AlertRule } from '@tlm/api-schemas';
+import type { AlertChannel, AlertChannelTypes, AlertPreviewBody, AlertRule } from '@tlm/api-schemas';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
@@ -6,7 +6,7 @@ import { LineChart } from '../../components/Charts';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
 import { NaturalLanguageBox } from '../explore/Controls';
 import { fieldQueryError, GqlEditor } from '../explore/GqlEditor';
-import { useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
+import { useAlertChannelTypes, useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
 import { CHANNEL_LABEL, CHANNEL_TYPES, COMPARATORS, COMPARATOR_SYMBOL, SEVERITIES } from './status';
 import './alerts.css';
 
@@ -151,18 +151,29 @@ function channelRefusal(error: unknown): { index: number; error: ApiError } | nu
   return { index, error: new ApiError(error.status, error.code, said, error.details) };
 }
 
-/** One channel's fields: its type and where it goes; `refused` is the server's refusal of it, said under them. */
-function ChannelFields({ index, draft, onChange, onRemove, refused }: { index: number; draft: ChannelDraft; onChange: (draft: ChannelDraft) => void; onRemove: () => void; refused?: ApiError }) {
+type ChannelTypeState = AlertChannelTypes['channel_types'][number];
+
+/** How a type the server cannot send to reads in the type's list. */
+const UNAVAILABLE_NOTE: Partial<Record<AlertChannel['type'], string>> = { email: 'this server sends no e-mail' };
+
+/**
+ * One channel's fields: its type and where it goes; `refused` is the server's refusal of it, said under them. A type
+ * the server cannot send to (`types`, e-mail without SMTP_URL) is offered disabled, and said so when a stored rule has it.
+ */
+function ChannelFields({ index, draft, types, onChange, onRemove, refused }: { index: number; draft: ChannelDraft; types: readonly ChannelTypeState[]; onChange: (draft: ChannelDraft) => void; onRemove: () => void; refused?: ApiError }) {
   const n = index + 1;
   const invalid = refused ? true : undefined;
+  const unavailable = (type: AlertChannel['type']) => types.find((candidate) => candidate.type === type && !candidate.available);
+  const chosenUnavailable = unavailable(draft.type);
   return (
     <div className={`alerts-channel${refused ? ' alerts-channel-refused' : ''}`} role="group" aria-label={`Channel ${n}`} aria-invalid={invalid}>
       <label className="field">
         <span>Channel {n} type</span>
         <select value={draft.type} onChange={(event) => onChange({ ...draft, type: event.target.value as ChannelDraft['type'] })}>
           {CHANNEL_TYPES.map((type) => (
-            <option key={type} value={type}>
+            <option key={type} value={type} disabled={Boolean(unavailable(type))}>
               {CHANNEL_LABEL[type]}
+              {unavailable(type) ? ` (${UNAVAILABLE_NOTE[type] ?? 'not on this server'})` : ''}
             </option>
           ))}
         </select>
@@ -196,6 +207,7 @@ function ChannelFields({ index, draft, onChange, onRemove, refused }: { index: n
       <button type="button" className="button button-small button-danger" onClick={onRemove}>
         Remove channel {n}
       </button>
+      {chosenUnavailable && !refused ? <p className="field-hint field-warn alerts-channel-error">Channel {n}: {chosenUnavailable.reason}. Choose another type or remove it.</p> : null}
       {refused ? <p className="field-hint field-warn alerts-channel-error">{refused.message}</p> : null}
     </div>
   );
@@ -222,6 +234,7 @@ export default function AlertRuleFormPage() {
 function AlertRuleForm({ org, project, rule }: { org: string; project: string; rule: AlertRule | undefined }) {
   const navigate = useNavigate();
   const mutations = useAlertMutations(org, project);
+  const channelTypes = useAlertChannelTypes(org, project);
   const [draft, setDraft] = useState<RuleDraft>(() => (rule ? draftOf(rule) : EMPTY_RULE));
   const set = <K extends keyof RuleDraft>(field: K, value: RuleDraft[K]) => setDraft((current) => ({ ...current, [field]: value }));
   const saving = rule ? mutations.update : mutations.create;
@@ -339,6 +352,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               key={index}
               index={index}
               draft={channel}
+              types={channelTypes.data ?? []}
               onChange={(changed) => set('channels', draft.channels.map((candidate, position) => (position === index ? changed : candidate)))}
               onRemove={() => {
                 // The channels are numbered again: a refusal naming one by its number no longer names the same one.

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AlertDelivery, AlertPreview, AlertPreviewBody, AlertRule, AlertRulePatch, NewAlertRule } from '@tlm/api-schemas';
+import type { AlertChannelTypes, AlertDelivery, AlertPreview, AlertPreviewBody, AlertRule, AlertRulePatch, NewAlertRule } from '@tlm/api-schemas';
 import { api, request } from '../../api/client';
 import { useGqlAnswer, gqlString } from '../../api/gql';
 import { keys, projectPath } from '../../api/hooks';
@@ -17,6 +17,15 @@ const rulePath = (org: string, project: string, rule: string) => `${alertsPath(o
 
 /** Rules are evaluated every minute; their state is read again as often, so a firing shows without a reload. */
 const STATE_REFRESH_MS = 15_000;
+
+/** The channel types and whether this server can send to each (e-mail needs the operator's SMTP_URL). */
+export function useAlertChannelTypes(org: string, project: string) {
+  return useQuery({
+    queryKey: [...alertKeys.all(org, project), 'channel-types'],
+    queryFn: ({ signal }) => api.get<AlertChannelTypes>(`${alertsPath(org, project)}/channel-types`, { signal }).then((answer) => answer.channel_types),
+    staleTime: Infinity,
+  });
+}
 
 export function useAlertRules(org: string, project: string) {
   return useQuery({
