@@ -125,6 +125,17 @@ describe('the alert pages', () => {
         const channel = opened.page.getByRole('group', { name: 'Channel 1' });
         await channel.getByText('Channel 1: e-mail cannot be sent from this server: SMTP_URL is not configured. Choose another type or remove it.').waitFor();
         expect(await opened.page.getByLabel('Channel 1 type').inputValue()).toBe('email');
+        // The preview's value axis is as wide as its longest label, "1,000,000,000" (the threshold), which a fixed
+        // 60 pixels cut to "000,000".
+        const plot = opened.page.locator('.explore-figure .u-over').first();
+        await plot.waitFor();
+        const room = await plot.evaluate((over) => {
+          const figure = over.closest('.uplot')!.getBoundingClientRect();
+          const context = document.createElement('canvas').getContext('2d')!;
+          context.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif';
+          return { axis: over.getBoundingClientRect().left - figure.left, label: context.measureText('1,000,000,000').width };
+        });
+        expect(room.axis).toBeGreaterThan(room.label);
         await screenshot(opened.page, 'alert-channel-no-mail');
       } finally {
         await opened.context.close();

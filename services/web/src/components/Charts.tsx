@@ -4,6 +4,21 @@ import 'uplot/dist/uPlot.min.css';
 import { BAR_LABEL_CHARS, barData, barLabelLayout, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColours, type AggregateShape, type SeriesData } from './charts';
 
 const CHART_HEIGHT = 280;
+/** The value axis's least width, px: its labels are measured, and long ones ("1,000,000,000") widen it. */
+const VALUE_AXIS_MIN_PX = 60;
+
+/**
+ * The value axis as wide as its longest label needs (uPlot's `size` for an axis, given the labels it draws), at least
+ * VALUE_AXIS_MIN_PX: a fixed width cut the start off large values.
+ */
+function valueAxisSize(chart: uPlot, labels: string[] | null, axisIndex: number): number {
+  const axis = chart.axes[axisIndex]!;
+  const longest = (labels ?? []).reduce((widest, label) => (label.length > widest.length ? label : widest), '');
+  if (!longest) return VALUE_AXIS_MIN_PX;
+  chart.ctx.font = (axis.font as unknown as [string])[0];
+  const ticks = ((axis.ticks as { size?: number } | undefined)?.size ?? 10) + (axis.gap ?? 5);
+  return Math.max(VALUE_AXIS_MIN_PX, Math.ceil(ticks + chart.ctx.measureText(longest).width / uPlot.pxRatio) + 4);
+}
 
 /** A uPlot chart sized to its container; remade when its options or data change. */
 function UPlot({ options, data, height = CHART_HEIGHT }: { options: Omit<uPlot.Options, 'width' | 'height'>; data: uPlot.AlignedData; height?: number }) {
@@ -47,7 +62,7 @@ export function BarChart({ results, shape }: { results: Record<string, unknown>[
           size: (chart) => barLabelLayout(bars.labels, chart.bbox.width / uPlot.pxRatio).size,
           gap: 6,
         },
-        { size: 60 },
+        { size: valueAxisSize },
       ],
       series: [
         {},
@@ -117,7 +132,7 @@ export function LineChart({
           padding: [null, 28, null, null],
           scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
           // Time ticks at least 80 px apart: "10:30pm" is about 55 px wide, and at uPlot's 50 the labels ran together.
-          axes: [{ space: 80 }, { size: 60 }],
+          axes: [{ space: 80 }, { size: valueAxisSize }],
           series: [
             { label: 'time' },
             ...data.series.map((series, index) => ({
