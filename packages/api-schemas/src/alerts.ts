@@ -29,7 +29,7 @@ export const EmailChannel = Type.Object({ type: Type.Literal('email'), to: Type.
 export const SlackChannel = Type.Object({ type: Type.Literal('slack'), url: HttpUrl }, { additionalProperties: false });
 /** A PagerDuty Events API v2 integration, by its routing (integration) key. */
 export const PagerDutyChannel = Type.Object(
-  { type: Type.Literal('pagerduty'), routing_key: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$' }) },
+  { type: Type.Literal('pagerduty'), routing_key: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$', title: '8 to 64 letters and digits, the integration key of an Events API v2 integration' }) },
   { additionalProperties: false },
 );
 export const CHANNEL_SCHEMAS = { webhook: WebhookChannel, email: EmailChannel, slack: SlackChannel, pagerduty: PagerDutyChannel } as const;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from './errors';
-import { matches, parsePath, parseQuery } from './validate';
+import { matches, parseBody, parsePath, parseQuery } from './validate';
 
 const Query = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
@@ -75,6 +75,17 @@ describe('parsePath: path parameters against the schema the route is described w
     [{ id: 'abc', seq: '-0' }, 'path parameter seq must be an integer from 0 to 9'],
   ])('refuses %j with 400 VALIDATION_ERROR naming the parameter', (params, message) => {
     expect(() => parsePath(Path, params)).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_ERROR', message }));
+  });
+});
+
+describe('parseBody: a body against its TypeBox schema', () => {
+  const Body = Type.Object({ key: Type.String({ pattern: '^[A-Z]{3}$', title: 'three capital letters' }), code: Type.Optional(Type.String({ pattern: '^[0-9]+$' })) });
+
+  it.each([
+    ['text off a pattern with a title, in its words', { key: 'abc' }, 'request body: key must be three capital letters'],
+    ['text off a pattern without one, by the pattern', { key: 'ABC', code: 'x' }, 'request body: code must match pattern "^[0-9]+$"'],
+  ])('refuses %s with 400 VALIDATION_ERROR', (_what, body, message) => {
+    expect(() => parseBody(Body, body)).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_ERROR', message }));
   });
 });
 

@@ -3,7 +3,8 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { validationError } from './errors';
 
-const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false }), ['email', 'uri', 'iso-date-time', 'uuid']);
+// verbose: an error carries the schema it broke, so a pattern can be named by its title (explain).
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false, coerceTypes: false, verbose: true }), ['email', 'uri', 'iso-date-time', 'uuid']);
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 
 /** A string restricted to listed values, as a plain JSON Schema `enum` so errors can list them. */
@@ -100,6 +101,9 @@ function explain(error: ErrorObject): string {
   if (error.keyword === 'required') return `${field ? `${field}.` : ''}${String(error.params['missingProperty'])} is required`;
   if (error.keyword === 'enum') return `${field} must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`;
   if (error.keyword === 'additionalProperties') return `unknown field ${String(error.params['additionalProperty'])}`;
+  // A pattern is read by its title, the rule in words, where the schema gives one.
+  const title = (error.parentSchema as { title?: unknown } | undefined)?.title;
+  if (error.keyword === 'pattern' && typeof title === 'string') return `${field || 'body'} must be ${title}`;
   return `${field || 'body'} ${error.message ?? 'is invalid'}`;
 }
 

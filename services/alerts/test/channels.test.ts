@@ -121,7 +121,7 @@ describe('channels a server will never call', () => {
     [{ type: 'sms', to: '+15550100' }, 'channels[0].type must be one of webhook, email, slack, pagerduty'],
     [{ url: 'https://hooks.example.com/x' }, 'channels[0].type must be one of webhook, email, slack, pagerduty'],
     [{ type: 'pagerduty' }, 'channels[0]: routing_key is required'],
-    [{ type: 'pagerduty', routing_key: 'short' }, 'channels[0]: routing_key must match pattern'],
+    [{ type: 'pagerduty', routing_key: 'short' }, 'channels[0]: routing_key must be 8 to 64 letters and digits, the integration key of an Events API v2 integration'],
     [{ type: 'email', to: 'not an address' }, 'channels[0]: to must match format "email"'],
     [{ type: 'slack', url: 'https://hooks.slack.com/x', secret: 'x' }, 'channels[0]: unknown field secret'],
   ])('refuses %j on creation with 400 VALIDATION_ERROR naming the reason, and stores nothing', async (channel, reason) => {

@@ -160,13 +160,13 @@ describe('the alert pages', () => {
     await app.getByLabel('Channel 1 routing key').fill('not a key');
     await app.getByRole('button', { name: 'Create rule' }).click();
     // Named as the form names the channel, not by its place in the API's list, and said beside the channel too.
-    const refusal = app.getByRole('alert').filter({ hasText: 'routing_key must match pattern' });
+    const refusal = app.getByRole('alert').filter({ hasText: 'routing_key must be 8 to 64 letters and digits' });
     await refusal.waitFor();
-    expect(await refusal.textContent()).toContain('Channel 1: routing_key must match pattern');
+    expect(await refusal.textContent()).toContain('Channel 1: routing_key must be 8 to 64 letters and digits');
     expect(await refusal.textContent()).not.toContain('channels[');
     const channel = app.getByRole('group', { name: 'Channel 1' });
     expect(await channel.getAttribute('aria-invalid')).toBe('true');
-    await channel.getByText('Channel 1: routing_key must match pattern').waitFor();
+    await channel.getByText('Channel 1: routing_key must be 8 to 64 letters and digits').waitFor();
     expect(await app.getByLabel('Name', { exact: true }).inputValue()).toBe('Bad channel');
     expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
   });
