@@ -11,6 +11,8 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 const Time = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 
 export const ALERT_CHANNEL_TYPES = ['webhook', 'email', 'slack', 'pagerduty'] as const;
+/** Channels a rule may have. */
+export const MAX_CHANNELS = 10;
 export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
 
 const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 });
@@ -49,7 +51,7 @@ const ruleFields = {
   window_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
   severity: Enum(SEVERITIES),
   enabled: Type.Boolean(),
-  channels: Type.Array(AlertChannel, { maxItems: 10 }),
+  channels: Type.Array(AlertChannel, { maxItems: MAX_CHANNELS }),
 };
 
 /** POST /v1/alerts: comparator defaults to gt, severity to warning, enabled to true (DECISIONS.md "Alerts"). */

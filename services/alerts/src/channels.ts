@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { ALERT_CHANNEL_TYPES, CHANNEL_SCHEMAS, type AlertChannel as ChannelInput, type AlertChannelTypes } from '@tlm/api-schemas';
-import { parseBody, validationError } from '@tlm/core';
+import { ALERT_CHANNEL_TYPES, CHANNEL_SCHEMAS, MAX_CHANNELS, type AlertChannel as ChannelInput, type AlertChannelTypes } from '@tlm/api-schemas';
+import { ApiError, parseBody, validationError } from '@tlm/core';
 import type { AlertChannel, AlertRuleRow } from '@tlm/metadata-store';
 import type { Mailer } from '@tlm/runtime';
 import { addressProblem, postWebhook, type ReceiverAnswer, type WebhookOptions } from './webhook';
@@ -27,26 +27,16 @@ export function signature(secret: string, unixSeconds: number, body: string): st
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
 
-/**
- * The channels of a create or update, each checked by the schema of its type, so a refusal names the field: an unknown
- * type, or a field its type does not have or needs. The rule's schema has already checked the array's size.
- */
-export function parseChannels(body: unknown): void {
-  const channels = (body as { channels?: unknown } | null)?.channels;
-  if (!Array.isArray(channels)) return;
-  channels.forEach((channel: unknown, index) => {
-    const type = (channel as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || !(ALERT_CHANNEL_TYPES as readonly string[]).includes(type)) {
-      throw validationError(`channels[${index}].type must be one of ${ALERT_CHANNEL_TYPES.join(', ')}`);
-    }
-    parseBody(CHANNEL_SCHEMAS[type as keyof typeof CHANNEL_SCHEMAS], channel, `channels[${index}]`);
-  });
+/** One channel a rule cannot have: its place in the rule's list and why. */
+export interface ChannelProblem {
+  index: number;
+  message: string;
 }
 
 /** Why a server without SMTP_URL refuses e-mail channels. */
 const NO_MAIL = 'e-mail cannot be sent from this server: SMTP_URL is not configured';
 
-/** Each channel type, and why this server cannot send to it when it cannot (what `checkChannels` refuses by type). */
+/** Each channel type, and why this server cannot send to it when it cannot (what `refuseChannels` refuses by type). */
 export function channelTypes(settings: ChannelSettings): AlertChannelTypes {
   return {
     channel_types: ALERT_CHANNEL_TYPES.map((type) =>
@@ -56,24 +46,49 @@ export function channelTypes(settings: ChannelSettings): AlertChannelTypes {
 }
 
 /**
- * Refuses, with 400 and the reason, a channel the server would never deliver to: a URL without a host, one that is or
- * resolves to a non-public address while WEBHOOK_ALLOW_PRIVATE_NETWORKS is off, or e-mail on a server without
- * SMTP_URL. A rule is stored only when every channel can be called.
+ * Refuses, with 400 VALIDATION_ERROR, the channels of a create or update that the server would never deliver to,
+ * every one of them at once: each is checked by the schema of its type (an unknown type, a field its type does not
+ * have or needs), then, when it has its form, whether it can be called: a URL without a host, one that is or resolves
+ * to a non-public address while WEBHOOK_ALLOW_PRIVATE_NETWORKS is off, or e-mail on a server without SMTP_URL. The
+ * message names each (`channels[0].url: …; channels[2]: …`) and `details.channels` lists them by index. More channels
+ * than a rule may have are left to the rule's schema, before any address is looked up.
  */
-export async function checkChannels(channels: readonly ChannelInput[] | undefined, settings: ChannelSettings): Promise<void> {
-  for (const [index, channel] of (channels ?? []).entries()) {
-    if (channel.type === 'email') {
-      if (!settings.mailer.configured) throw validationError(`channels[${index}]: ${NO_MAIL}`);
-      continue;
-    }
-    if (channel.type === 'pagerduty') continue;
-    const url = URL.canParse(channel.url) ? new URL(channel.url) : null;
-    if (!url || url.hostname === '' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw validationError(`channels[${index}].url must be an http or https URL with a host`);
-    }
-    const problem = await addressProblem(channel.url, settings.webhook);
-    if (problem) throw validationError(`channels[${index}].url: ${problem}`);
+export async function refuseChannels(body: unknown, settings: ChannelSettings): Promise<void> {
+  const channels = (body as { channels?: unknown } | null)?.channels;
+  if (!Array.isArray(channels) || channels.length > MAX_CHANNELS) return;
+  const problems: ChannelProblem[] = [];
+  for (const [index, channel] of channels.entries()) {
+    const message = formProblem(channel, index) ?? (await reachProblem(channel as ChannelInput, index, settings));
+    if (message !== undefined) problems.push({ index, message });
   }
+  if (problems.length > 0) throw validationError(problems.map((problem) => problem.message).join('; '), { channels: problems });
+}
+
+/** Why a channel does not have the form of its type, or undefined when it does. */
+function formProblem(channel: unknown, index: number): string | undefined {
+  const type = (channel as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !(ALERT_CHANNEL_TYPES as readonly string[]).includes(type)) {
+    return `channels[${index}].type must be one of ${ALERT_CHANNEL_TYPES.join(', ')}`;
+  }
+  try {
+    parseBody(CHANNEL_SCHEMAS[type as keyof typeof CHANNEL_SCHEMAS], channel, `channels[${index}]`);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return error.message;
+    throw error;
+  }
+}
+
+/** Why the server would never deliver to a channel of a valid form, or undefined when it can. */
+async function reachProblem(channel: ChannelInput, index: number, settings: ChannelSettings): Promise<string | undefined> {
+  if (channel.type === 'email') return settings.mailer.configured ? undefined : `channels[${index}]: ${NO_MAIL}`;
+  if (channel.type === 'pagerduty') return undefined;
+  const url = URL.canParse(channel.url) ? new URL(channel.url) : null;
+  if (!url || url.hostname === '' || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return `channels[${index}].url must be an http or https URL with a host`;
+  }
+  const problem = await addressProblem(channel.url, settings.webhook);
+  return problem ? `channels[${index}].url: ${problem}` : undefined;
 }
 
 /**

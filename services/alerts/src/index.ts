@@ -32,7 +32,7 @@ import {
   type SloRow,
 } from '@tlm/metadata-store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { channelTypes, checkChannels, parseChannels, withSecrets } from './channels';
+import { channelTypes, refuseChannels, withSecrets } from './channels';
 import type { Notifier } from './deliveries';
 import { bucketStarts, compileCount, compileMetric, overWindow, seriesOver, seriesPoints, singleValue } from './metrics';
 import { deliveryJson, ruleJson, ruleSnapshot, sloJson, sloStatus } from './wire';
@@ -113,9 +113,8 @@ function projectAlertRoutes(deps: AlertsDeps, reader: RequestHandler[], writer: 
   });
 
   router.post('/alerts', ...writer, body, async (req, res) => {
-    parseChannels(req.body);
+    await refuseChannels(req.body, channelSettings);
     const input = parseBody(NewAlertRule, req.body);
-    await checkChannels(input.channels, channelSettings);
     compileMetric(input.metric, 'metric');
     const rule = await insertAlertRule(deps.metadata, newId(), scopeOf(res).projectId, {
       name: input.name,
@@ -158,9 +157,8 @@ function projectAlertRoutes(deps: AlertsDeps, reader: RequestHandler[], writer: 
 
   router.put('/alerts/:id', ...writer, body, async (req, res) => {
     const current = await routeRule(req, res);
-    parseChannels(req.body);
+    await refuseChannels(req.body, channelSettings);
     const changes = parseBody(AlertRulePatch, req.body);
-    await checkChannels(changes.channels, channelSettings);
     if (changes.metric !== undefined) compileMetric(changes.metric, 'metric');
     const rule = await updateAlertRule(deps.metadata, current.id, {
       name: changes.name ?? current.name,

@@ -133,6 +133,24 @@ describe('channels a server will never call', () => {
     expect(await listed()).toEqual(before);
   });
 
+  it('names every channel it will never call at once, in the message and by index in details.channels, and stores nothing', async () => {
+    const before = await listed();
+    const reply = await strict.api.post('/v1/alerts', {
+      token: strictSetup.secretKey,
+      body: rule([{ type: 'webhook', url: 'http://127.0.0.1:9/hook' }, { type: 'pagerduty', routing_key: ROUTING_KEY }, { type: 'email', to: 'oncall@example.com' }, { type: 'pagerduty', routing_key: 'short' }]),
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('VALIDATION_ERROR');
+    const problems = [
+      { index: 0, message: expect.stringMatching(/^channels\[0\]\.url: webhook address 127\.0\.0\.1 is not a public address/) },
+      { index: 2, message: 'channels[2]: e-mail cannot be sent from this server: SMTP_URL is not configured' },
+      { index: 3, message: expect.stringMatching(/^channels\[3\]: routing_key must be 8 to 64 letters and digits/) },
+    ];
+    expect(reply.body.error.details).toEqual({ channels: problems });
+    expect(reply.body.error.message).toBe(reply.body.error.details.channels.map((problem: { message: string }) => problem.message).join('; '));
+    expect(await listed()).toEqual(before);
+  });
+
   it('refuses a channel it will never call on update with 400 VALIDATION_ERROR and keeps the rule as it was', async () => {
     const created = await strict.api.post('/v1/alerts', { token: strictSetup.secretKey, body: rule([{ type: 'pagerduty', routing_key: ROUTING_KEY }]) });
     expect(created.status).toBe(201);

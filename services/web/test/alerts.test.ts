@@ -158,15 +158,27 @@ describe('the alert pages', () => {
     expect(await email.isDisabled()).toBe(true);
     await app.getByLabel('Channel 1 type').selectOption('pagerduty');
     await app.getByLabel('Channel 1 routing key').fill('not a key');
+    // Two good channels around a second bad one: every refused channel is named at once, the good ones are not.
+    await app.getByRole('button', { name: 'Add channel' }).click();
+    await app.getByLabel('Channel 2 URL').fill(slackUrl());
+    await app.getByRole('button', { name: 'Add channel' }).click();
+    await app.getByLabel('Channel 3 type').selectOption('pagerduty');
+    await app.getByLabel('Channel 3 routing key').fill('short');
     await app.getByRole('button', { name: 'Create rule' }).click();
     // Named as the form names the channel, not by its place in the API's list, and said beside the channel too.
-    const refusal = app.getByRole('alert').filter({ hasText: 'routing_key must be 8 to 64 letters and digits' });
+    const refusal = app.getByRole('alert').filter({ hasText: 'routing key must be 8 to 64 letters and digits' });
     await refusal.waitFor();
-    expect(await refusal.textContent()).toContain('Channel 1: routing_key must be 8 to 64 letters and digits');
+    expect(await refusal.textContent()).toContain("Channel 1's routing key must be 8 to 64 letters and digits");
     expect(await refusal.textContent()).not.toContain('channels[');
     const channel = app.getByRole('group', { name: 'Channel 1' });
     expect(await channel.getAttribute('aria-invalid')).toBe('true');
-    await channel.getByText('Channel 1: routing_key must be 8 to 64 letters and digits').waitFor();
+    await channel.getByText("Channel 1's routing key must be 8 to 64 letters and digits").waitFor();
+    expect(await refusal.textContent()).toContain("Channel 3's routing key must be 8 to 64 letters and digits");
+    const third = app.getByRole('group', { name: 'Channel 3' });
+    expect(await third.getAttribute('aria-invalid')).toBe('true');
+    await third.getByText("Channel 3's routing key must be 8 to 64 letters and digits").waitFor();
+    expect(await app.getByRole('group', { name: 'Channel 2' }).getAttribute('aria-invalid')).toBeNull();
+    await screenshot(app, 'alert-channels-refused');
     expect(await app.getByLabel('Name', { exact: true }).inputValue()).toBe('Bad channel');
     expect((await server.api.get('/v1/alerts', { token: setup.secretKey })).body.alerts).toHaveLength(1);
   });

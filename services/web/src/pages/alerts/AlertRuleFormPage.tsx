@@ -137,18 +137,30 @@ function Preview({
 
 const CHANNEL_FIELD: Record<string, string> = { url: 'URL', to: 'address', routing_key: 'routing key', type: 'type' };
 
-/**
- * A refusal of one channel in the form's words: the API names it by its place in the list (`channels[1].url: …`),
- * the form by its number (`Channel 2's URL: …`), and the channel's own fields show it too.
- */
-function channelRefusal(error: unknown): { index: number; error: ApiError } | null {
-  if (!(error instanceof ApiError)) return null;
-  const match = /^channels\[(\d+)\](?:\.(\w+))?:? /.exec(error.message);
+/** One channel's refusal in the form's words: the API names it by its place in the list (`channels[1].url: …`), the form by its number (`Channel 2's URL: …`). */
+function saidOfChannel(message: string): { index: number; said: string } | null {
+  const match = /^channels\[(\d+)\](?:\.(\w+))?:? /.exec(message);
   if (!match) return null;
   const index = Number(match[1]);
+  const rest = message.slice(match[0].length);
+  // The schema's words name the field first (`channels[1]: routing_key must be …`): said as the form labels it.
+  const named = match[2] ? undefined : /^(\w+) (must .*)$/s.exec(rest);
+  if (named && CHANNEL_FIELD[named[1]!]) return { index, said: `Channel ${index + 1}'s ${CHANNEL_FIELD[named[1]!]} ${named[2]}` };
   const field = match[2] ? CHANNEL_FIELD[match[2]] ?? match[2] : undefined;
-  const said = `Channel ${index + 1}${field ? `'s ${field}` : ''}: ${error.message.slice(match[0].length)}`;
-  return { index, error: new ApiError(error.status, error.code, said, error.details) };
+  return { index, said: `Channel ${index + 1}${field ? `'s ${field}` : ''}: ${rest}` };
+}
+
+/**
+ * A refusal of channels in the form's words: every refused channel (the API lists them in `details.channels`, or
+ * names one in its message) with what is said under its fields, and the whole refusal for the form's notice.
+ */
+function channelRefusal(error: unknown): { byIndex: Map<number, ApiError>; error: ApiError } | null {
+  if (!(error instanceof ApiError)) return null;
+  const listed = (error.details?.['channels'] as { message?: unknown }[] | undefined) ?? [{ message: error.message }];
+  const saids = listed.map((problem) => (typeof problem.message === 'string' ? saidOfChannel(problem.message) : null));
+  if (saids.length === 0 || saids.some((said) => said === null)) return null;
+  const byIndex = new Map(saids.map((said) => [said!.index, new ApiError(error.status, error.code, said!.said)]));
+  return { byIndex, error: new ApiError(error.status, error.code, saids.map((said) => said!.said).join('; '), error.details) };
 }
 
 type ChannelTypeState = AlertChannelTypes['channel_types'][number];
@@ -359,7 +371,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
                 if (refusedChannel) saving.reset();
                 set('channels', draft.channels.filter((_, position) => position !== index));
               }}
-              refused={refusedChannel?.index === index ? refusedChannel.error : undefined}
+              refused={refusedChannel?.byIndex.get(index)}
             />
           ))}
           <div className="row alerts-add-channel">
