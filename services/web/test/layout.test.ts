@@ -196,6 +196,12 @@ describe('the shell on narrow and wide screens', () => {
       });
       expect(broken).toEqual([]);
       expect(await overflow(page)).toBe(0);
+      // The issue's own page breaks its long culprit rather than widening the page.
+      await title.click();
+      await page.getByRole('heading', { level: 1, name: /ValidationError/ }).waitFor();
+      await page.getByTitle('culprit').waitFor();
+      await screenshot(page, 'issue-phone-culprit');
+      expect(await overflow(page)).toBe(0);
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }

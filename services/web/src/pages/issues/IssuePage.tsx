@@ -96,7 +96,7 @@ function IssueHeader({ issue, org, project }: { issue: Issue; org: string; proje
               {issue.status}
             </span>
             <span className="mono">#{issue.short_id}</span>
-            <span className="mono" title="culprit">
+            <span className="mono issue-culprit" title="culprit">
               {issue.culprit || 'no culprit'}
             </span>
           </div>
