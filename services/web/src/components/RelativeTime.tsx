@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { formatDateTime } from './formats';
 import { relativeTime } from './timeAgo';
 
 export { relativeTime };
@@ -19,7 +20,7 @@ export function RelativeTime({ iso, fallback = 'never', intervalMs = 10_000 }: {
   useNow(intervalMs);
   if (!iso) return <span className="muted">{fallback}</span>;
   return (
-    <time dateTime={iso} title={new Date(iso).toLocaleString()}>
+    <time dateTime={iso} title={formatDateTime(iso)}>
       {relativeTime(iso, Date.now())}
     </time>
   );

@@ -1,3 +1,5 @@
+import { formatDateTime } from '../../components/formats';
+
 /** The columns of search results, from the rows' own keys: the time first, the message wide, bags last. */
 
 /** Time fields of the sources (docs/gql.md "Sources and fields"), which lead the table. */
@@ -46,17 +48,7 @@ export function localTime(value: unknown, timeZone?: string): string | undefined
   if (typeof value !== 'string' || !ISO_TIME.test(value)) return undefined;
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) return undefined;
-  return time.toLocaleString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    fractionalSecondDigits: 3,
-    hour12: false,
-    timeZone,
-  });
+  return formatDateTime(time, { milliseconds: true, timeZone });
 }
 
 /** A cell's text: bags as `key=value` pairs, lists and other objects as JSON, nothing as an em dash. */

@@ -2,6 +2,7 @@ import type { ExportFormatName, ExportJob } from '@tlm/api-schemas';
 import { useState, type FormEvent } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { useOrganization, useProject } from '../../api/hooks';
+import { formatDateTime } from '../../components/formats';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { SOURCES } from '../explore/queryText';
@@ -106,7 +107,7 @@ export default function ExportsPage() {
                   </td>
                   <td>
                     {job.download_url ? (
-                      <a className="button button-small" href={job.download_url} download aria-label={`Download the ${FORMAT_LABEL[job.format].name} export of ${new Date(job.created_at).toLocaleString()}`}>
+                      <a className="button button-small" href={job.download_url} download aria-label={`Download the ${FORMAT_LABEL[job.format].name} export of ${formatDateTime(job.created_at)}`}>
                         Download
                       </a>
                     ) : job.status === 'done' && job.format === 'gdpr_zip' ? (

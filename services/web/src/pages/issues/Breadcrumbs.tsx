@@ -1,12 +1,12 @@
+import { formatDateTime, formatOffset } from '../../components/formats';
 import type { Breadcrumb } from './queries';
 
-/** "-1.25 s": how long before the event a breadcrumb was left. */
+/** "−1.25 s", "−1 h 12 min": how long before the event a breadcrumb was left ("+…" after it). */
 function before(crumb: Breadcrumb, eventTime: number): string | null {
   if (!crumb.timestamp) return null;
   const time = Date.parse(crumb.timestamp);
   if (Number.isNaN(time) || Number.isNaN(eventTime)) return null;
-  const seconds = (time - eventTime) / 1_000;
-  return `${seconds > 0 ? '+' : seconds < 0 ? '−' : ''}${Math.abs(seconds).toFixed(Math.abs(seconds) < 10 ? 2 : 1)} s`;
+  return formatOffset(time - eventTime);
 }
 
 function dataText(data: Record<string, unknown> | null | undefined): string | null {
@@ -40,7 +40,7 @@ export function Breadcrumbs({ crumbs, eventTimestamp, fromLog = false }: { crumb
               <span className="crumb-category">{crumb.category ?? crumb.type ?? 'default'}</span>
               {level !== 'info' ? <span className={`badge ${level === 'error' || level === 'fatal' ? 'badge-danger' : 'badge-warn'}`}>{level}</span> : null}
               {crumb.timestamp ? (
-                <time className="crumb-time" dateTime={crumb.timestamp} title={new Date(crumb.timestamp).toLocaleString()}>
+                <time className="crumb-time" dateTime={crumb.timestamp} title={formatDateTime(crumb.timestamp)}>
                   {offset ?? crumb.timestamp}
                 </time>
               ) : null}

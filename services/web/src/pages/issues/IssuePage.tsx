@@ -3,6 +3,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
 import { localDaySeries, rangeBounds, timeSeriesData } from '../../components/charts';
 import { CopyButton } from '../../components/CopyButton';
+import { formatDateTime } from '../../components/formats';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { useFocusRequest } from '../../components/useFocusRequest';
@@ -325,7 +326,7 @@ function EventPanel({ org, project, issueId, eventId, onEvent }: { org: string; 
           ) : (
             <>
               <p className="muted">
-                <span className="mono">{event.id}</span> · <RelativeTime iso={event.timestamp} /> · {new Date(event.timestamp).toLocaleString()}
+                <span className="mono">{event.id}</span> · <RelativeTime iso={event.timestamp} /> · {formatDateTime(event.timestamp)}
                 {current.isFetching ? (
                   <>
                     {' '}

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { keys, projectPath } from '../../api/hooks';
+export { formatDuration } from '../../components/formats';
 
 /** One stored profile chunk as `GET …/profiles/chunks` lists it (docs/api.md, Profiles). */
 export interface ProfileChunk {
@@ -56,14 +57,6 @@ export function useProfileBody(org: string, project: string, chunkId: string) {
 
 const count = new Intl.NumberFormat('en-US');
 const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
-
-/** "850 ms", "12.4 s", "3 min 5 s". */
-export function formatDuration(ms: number): string {
-  if (ms < 1_000) return `${count.format(Math.round(ms))} ms`;
-  if (ms < 60_000) return `${decimal.format(ms / 1_000)} s`;
-  const seconds = Math.round(ms / 1_000);
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
 
 /** "912 B", "6.6 KB", "1.2 MB" (powers of 1,024). */
 export function formatBytes(bytes: number): string {

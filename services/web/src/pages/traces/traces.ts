@@ -4,6 +4,7 @@
  */
 
 import { REPLAY_ID_FIELDS } from '../replays/replays';
+export { formatDuration } from '../../components/formats';
 
 /** A row of `from:spans`, as a search without `fields` returns it. */
 export interface SpanRow {
@@ -309,26 +310,6 @@ export function buildWaterfall(spans: readonly SpanRow[]): Waterfall {
 export function visibleRows(rows: readonly WaterfallRow[], collapsed: ReadonlySet<string>): WaterfallRow[] {
   if (collapsed.size === 0) return [...rows];
   return rows.filter((row) => !row.ancestors.some((ancestor) => collapsed.has(ancestor)));
-}
-
-/** A duration for people: `0.42 ms`, `12.3 ms`, `1.24 s`, `2 min 5 s`, `17 h 21 min`, `3 d 4 h`; a negative one with a minus. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  if (ms < 0) return `−${formatDuration(-ms)}`;
-  if (ms === 0) return '0 ms';
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 100) return `${Number(ms.toFixed(1))} ms`;
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Number((ms / 1_000).toFixed(2))} s`;
-  const seconds = Math.round(ms / 1_000);
-  // Two units at most, the larger first: seconds beside minutes, minutes beside hours, hours beside days.
-  const [large, small] =
-    seconds < 3_600
-      ? [`${Math.floor(seconds / 60)} min`, `${seconds % 60} s`]
-      : seconds < 86_400
-        ? [`${Math.floor(seconds / 3_600)} h`, `${Math.floor((seconds % 3_600) / 60)} min`]
-        : [`${Math.floor(seconds / 86_400)} d`, `${Math.floor((seconds % 86_400) / 3_600)} h`];
-  return small.startsWith('0 ') ? large : `${large} ${small}`;
 }
 
 /** An error rate as a percentage: `0%`, `2.5%`, `100%`. */
