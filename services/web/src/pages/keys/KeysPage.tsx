@@ -44,6 +44,9 @@ export default function KeysPage() {
       },
     );
   const closeCreated = () => {
+    // Done closes the dialog, and the dialog's own close event calls this again once it is gone: that second call,
+    // with nothing replaced any more, must not send the focus to the create form instead of the old key's row.
+    if (!created) return;
     focusNext(replacing ? [keyRow(replacing.id)] : ['.keys-create input[type="text"]']);
     setCreated(undefined);
     setReplacing(undefined);
