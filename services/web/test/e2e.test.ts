@@ -327,6 +327,8 @@ describe('a newcomer in the browser', () => {
             // A statement of several lines, as ORMs log them.
             ...(child && n === 599 ? { attributes: [{ key: 'db.statement', value: { stringValue: 'SELECT id\nFROM orders\nWHERE id = $1' } }] } : {}),
             kind: child ? 3 : 2,
+            // The long-named query failed: its row holds the name, its service and an error badge.
+            ...(child && n === 599 ? { status: { code: 2, message: 'deadlock detected' } } : {}),
             startTimeUnixNano: String(now + BigInt(n) * 1_000_000n),
             endTimeUnixNano: String(now + BigInt(n) * 1_000_000n + 5_000_000n),
           })),
@@ -366,6 +368,12 @@ describe('a newcomer in the browser', () => {
     await list.getByRole('row').nth(1).getByRole('link', { name: 'GET /checkout' }).click();
     const name = page.getByRole('button', { name: LONG_SPAN_NAME, exact: true });
     expect((await name.boundingBox())!.width).toBeGreaterThan(100);
+    // Its service and its whole error badge stay within the name's cell, the name cut instead.
+    const cell = page.getByRole('gridcell').filter({ has: name });
+    const cellBox = (await cell.boundingBox())!;
+    const badge = (await cell.locator('.badge', { hasText: 'error' }).boundingBox())!;
+    expect(badge.x + badge.width).toBeLessThanOrEqual(cellBox.x + cellBox.width);
+    expect((await cell.locator('.waterfall-service').boundingBox())!.width).toBeGreaterThan(20);
     await name.click();
     expect(await name.getAttribute('aria-pressed')).toBe('true');
     // The span's attributes keep their lines.
@@ -384,6 +392,13 @@ describe('a newcomer in the browser', () => {
     await page.keyboard.press('Escape');
     await starts.waitFor({ state: 'detached' });
     expect(new URL(page.url()).searchParams.get('span')).toBeNull();
+
+    // The services overview opens on the range of the traces it is reached from (the list's default, 24 hours).
+    await page.goto(`/orgs/${state.org}/projects/${state.project}/traces`);
+    await page.getByRole('link', { name: 'Services overview' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/services') && url.searchParams.get('range') === '24h');
+    expect(await page.getByLabel('Time range').inputValue()).toBe('24h');
+    await page.getByRole('region', { name: 'stock', exact: true }).waitFor();
 
     // Charted by span name, the long one is cut in the legend, which stays on one line.
     await page.goto(`/orgs/${state.org}/projects/${state.project}/services?range=1h`);

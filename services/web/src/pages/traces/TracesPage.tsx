@@ -213,7 +213,8 @@ export default function TracesPage() {
       <header className="row">
         <h1>Traces</h1>
         <span className="topbar-spacer" />
-        <Link to={`${base}/services`}>Services overview</Link>
+        {/* The overview covers the same range as the list it is opened from. */}
+        <Link to={`${base}/services?range=${filters.range}`}>Services overview</Link>
       </header>
       <section className="panel" aria-label="Filters">
         <Filters org={org} project={project} filters={filters} anySpan={anySpan} onChange={change} />

@@ -41,6 +41,24 @@ function BarLabel({ row }: { row: WaterfallRow }) {
  * between spans, Left folds a span (or moves to its parent), Right unfolds it (or moves to its first child), Home and
  * End go to the first and last span.
  */
+/** Characters of a span's service that stay in view beside a long name (the rest is cut with an ellipsis). */
+const serviceChars = (service: string) => Math.min(service.length, 12);
+
+/** The width, in rem, of a row's badges ("error" 3.5, "has errors" 5.4, "parent missing" 7, margins included). */
+function badgesRem(error: boolean, childErrors: boolean, parentMissing: boolean): number {
+  return (error ? 3.5 : 0) + (childErrors ? 5.4 : 0) + (parentMissing ? 7 : 0);
+}
+
+/**
+ * How wide a span's name may be: what its row leaves after its badges and the start of its service, so a long name
+ * is cut rather than the service or a badge. The name keeps its whole width up to that, and the service and
+ * operation take what is left (shrinking both in proportion would cut a name a pixel short of fitting).
+ */
+function nameRoom(service: string | null | undefined, badges: number): string {
+  const chars = service ? serviceChars(service) : 0;
+  return `calc(100% - ${badges + (chars ? 0.6 : 0)}rem - ${chars}ch)`;
+}
+
 export function Waterfall({
   waterfall,
   selected,
@@ -158,6 +176,7 @@ export function Waterfall({
                     <button
                       type="button"
                       className="waterfall-span"
+                      style={{ maxWidth: nameRoom(span.service, badgesRem(isError, spansWithErrors.has(span.span_id) && !isError, row.parentMissing)) }}
                       aria-pressed={isSelected}
                       title={`${span.name} (${span.service ?? 'no service'})`}
                       onClick={(event) => {
@@ -167,7 +186,7 @@ export function Waterfall({
                     >
                       {span.name}
                     </button>
-                    <span className="waterfall-meta">
+                    <span className="waterfall-meta" style={span.service ? { minWidth: `${serviceChars(span.service)}ch` } : undefined}>
                       {span.service ? <span className="waterfall-service">{span.service}</span> : null}
                       {span.op ? <span className="muted"> · {span.op}</span> : null}
                     </span>
