@@ -247,8 +247,10 @@ function projectAlertRoutes(deps: AlertsDeps, reader: RequestHandler[], writer: 
   router.get('/slos/:id/history', ...reader, async (req, res) => {
     const slo = await routeSlo(req, res);
     const guard = guardOf(res);
-    const rangeMs = slo.window_days * DAY_MS;
-    const bucketMinutes = slo.window_days <= 1 ? 30 : slo.window_days <= 7 ? 180 : 1_440;
+    // A window longer than the plan keeps data counts only the days kept: the history covers those, not days of nothing.
+    const days = Math.min(slo.window_days, guard.retentionDays);
+    const rangeMs = days * DAY_MS;
+    const bucketMinutes = days <= 1 ? 30 : days <= 7 ? 180 : 1_440;
     const series = async (text: string, field: string) => {
       const metric = compileCount(text, field);
       return seriesPoints((await runPlan(deps.analytics, metric.query, seriesOver(metric, rangeMs, bucketMinutes), guard)).data.results);

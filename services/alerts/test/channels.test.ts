@@ -479,4 +479,18 @@ describe('previews and history', () => {
     expect(history.body.points.at(-1)).toMatchObject({ good: 8, total: 10, burn_rate: 2 });
     expect(history.body.points.at(0)).toMatchObject({ good: 0, total: 0, burn_rate: null });
   });
+
+  it("covers only the days the plan keeps in an SLO's history when its window is longer", async () => {
+    const usage = await server.api.get(`/api/orgs/${setup.session.organization.id}/usage`, { token: setup.session.token });
+    const kept: number = usage.body.limits.retention_days;
+    expect(kept).toBeLessThan(30);
+    const slo = await server.api.post('/v1/slos', { token: setup.secretKey, body: { name: 'long window', target_percent: 99, window_days: 30, good: 'from:events | count', total: 'from:events | count' } });
+    expect(slo.status).toBe(201);
+    const history = await server.api.get(`/v1/slos/${slo.body.id}/history`, { token: setup.secretKey });
+    expect(history.status).toBe(200);
+    expect(history.body.bucket_minutes).toBe(kept <= 7 ? 180 : 1_440);
+    const first = Date.parse(history.body.points[0].time);
+    expect(Date.now() - first).toBeLessThanOrEqual(kept * 86_400_000 + history.body.bucket_minutes * 60_000);
+    expect(Date.now() - first).toBeGreaterThan((kept - 1) * 86_400_000);
+  });
 });

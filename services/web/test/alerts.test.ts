@@ -356,7 +356,8 @@ describe('the SLO page', () => {
     await panel.getByText('95%', { exact: true }).waitFor();
     await panel.getByText('50%', { exact: true }).waitFor();
     await panel.getByText('19 / 20').waitFor();
-    const chart = panel.getByRole('img', { name: /Burn rate of Payments succeed per 180 minutes over 7 days, latest 0.5/ });
+    // The chart covers the window's days the plan keeps.
+    const chart = panel.getByRole('img', { name: new RegExp(`Burn rate of Payments succeed per 180 minutes over ${Math.min(7, kept)} days, latest 0.5`) });
     await chart.waitFor();
     await screenshot(app, 'slos');
 
@@ -370,5 +371,19 @@ describe('the SLO page', () => {
     await app.getByRole('dialog', { name: 'Delete SLO "Payments succeed"?' }).getByRole('button', { name: 'Delete SLO' }).click();
     await app.getByRole('heading', { name: 'No SLOs yet' }).waitFor();
     expect((await server.api.get('/v1/slos', { token: setup.secretKey })).body.slos).toEqual([]);
+
+    // An SLO whose window is longer than the plan keeps data says what it counts: the kept days, in its card and chart.
+    const long = await server.api.post('/v1/slos', {
+      token: setup.secretKey,
+      body: { name: 'Long window', target_percent: 90, window_days: kept + 5, good: `from:events event_name:${marker}_ok | count`, total: 'from:events | count' },
+    });
+    expect(long.status).toBe(201);
+    await app.reload();
+    const longPanel = app.getByRole('region', { name: 'Long window' });
+    await longPanel.getByText(`Good / total (${kept} d)`).waitFor();
+    await longPanel.getByText(`The plan keeps ${kept} days of data: this SLO counts the last ${kept} days, not its window of ${kept + 5}.`).waitFor();
+    await longPanel.getByRole('img', { name: new RegExp(`^Burn rate of Long window per \\d+ minutes over ${kept} days`) }).waitFor();
+    await screenshot(app, 'slo-beyond-retention');
+    expect((await server.api.delete(`/v1/slos/${long.body.id}`, { token: setup.secretKey })).status).toBe(204);
   });
 });

@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
 import { ConfirmDialog, Dialog } from '../../components/Dialog';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { useUsage } from '../usage/hooks';
 import { useSloHistory, useSloMutations, useSlos } from './hooks';
 import { SloForm } from './SloForm';
 import '../alerts/alerts.css';
@@ -33,7 +34,7 @@ function BurnRate({ org, project, slo }: { org: string; project: string; slo: Sl
         data={data}
         shape={{ func: 'burn rate', field: null, groupBy: [], interval: null }}
         height={180}
-        label={`Burn rate of ${slo.name} per ${history.data.bucket_minutes} minutes over ${slo.window_days} days${latest ? `, latest ${latest.burn_rate}` : ''}`}
+        label={`Burn rate of ${slo.name} per ${history.data.bucket_minutes} minutes over ${Math.round((history.data.points.length * history.data.bucket_minutes) / 1_440)} days${latest ? `, latest ${latest.burn_rate}` : ''}`}
       />
       <p className="field-hint">
         Burn rate: the share of failures in each {history.data.bucket_minutes >= 1_440 ? 'day' : history.data.bucket_minutes >= 60 ? `${history.data.bucket_minutes / 60}-hour bucket` : `${history.data.bucket_minutes}-minute bucket`} over the{' '}
@@ -45,6 +46,9 @@ function BurnRate({ org, project, slo }: { org: string; project: string; slo: Sl
 
 function SloPanel({ org, project, slo, onEdit, onDelete }: { org: string; project: string; slo: Slo; onEdit: () => void; onDelete: () => void }) {
   const meets = slo.current_percent !== null && slo.current_percent >= slo.target_percent;
+  // A window longer than the plan keeps data counts only the days kept, and says so.
+  const kept = useUsage(org).data?.limits.retention_days;
+  const days = kept === undefined ? slo.window_days : Math.min(slo.window_days, kept);
   return (
     <section className="panel" aria-labelledby={`slo-${slo.id}`}>
       <div className="alerts-header">
@@ -75,13 +79,18 @@ function SloPanel({ org, project, slo, onEdit, onDelete }: { org: string; projec
           <strong>{percent(slo.error_budget_remaining)}</strong>
         </div>
         <div className="alerts-stat">
-          <span className="muted">Good / total ({slo.window_days} d)</span>
+          <span className="muted">Good / total ({days} d)</span>
           <strong>
             {slo.good_count.toLocaleString('en-US')} / {slo.total_count.toLocaleString('en-US')}
           </strong>
         </div>
       </div>
-      {slo.total_count === 0 ? <p className="muted">Nothing counted in the window yet: the total query matches no rows of the last {slo.window_days} days.</p> : null}
+      {days < slo.window_days ? (
+        <p className="field-hint field-warn">
+          The plan keeps {days} days of data: this SLO counts the last {days} days, not its window of {slo.window_days}.
+        </p>
+      ) : null}
+      {slo.total_count === 0 ? <p className="muted">Nothing counted in the window yet: the total query matches no rows of the last {days} days.</p> : null}
       <BurnRate org={org} project={project} slo={slo} />
       <p className="field-hint mono">
         good: {slo.good} · total: {slo.total}
