@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CHUNK_ID_PATTERN, ChunkCount, ChunkId } from '@tlm/api-schemas';
 import { checkQuery, readInflated, type JsonBudget } from '@tlm/core';
 import { Instant, MAX_REPLAY_INFLATED_BYTES, MAX_REPLAY_JSON_CONTAINERS, chunkSpan, instant, optionalInstant, type ChunkQuery } from './chunks';
+import { clientProperties } from './client';
 import { withClientProperties, type IngestContext } from './context';
 import { flatProperties, type Properties } from './properties';
 import { accept, reject, type ItemResult } from './result';
@@ -83,10 +84,21 @@ export function toReplaySessionRecord(input: unknown, context: IngestContext, re
     startedAt: startedAt.value,
     url: item.url ?? null,
     userAgent: item.user_agent ?? requestUserAgent ?? null,
-    properties: withClientProperties(properties, context.client),
+    properties: withClientProperties(properties, sessionClient(item.user_agent, context.client)),
     receivedAt: context.receivedAt,
     retentionDays: context.retentionDays,
   });
+}
+
+/**
+ * What a session's browser, system and device are read from: the User-Agent the session names (a server relaying
+ * for a browser names the browser's), else the request's; `$ip` always from the connection.
+ */
+function sessionClient(userAgent: string | undefined, requestClient: Properties): Properties {
+  if (!userAgent) return requestClient;
+  const client = clientProperties(userAgent, undefined);
+  if (requestClient['$ip'] !== undefined) client['$ip'] = requestClient['$ip'];
+  return client;
 }
 
 /** What the gateway learned from a recording body: the bytes to store (gzip) and what the events say. */
