@@ -13,7 +13,7 @@ export interface WebhookOptions {
 /** A webhook whose host is, or resolves to, an address the platform does not call. */
 export class WebhookBlockedError extends Error {
   constructor(readonly address: string) {
-    super(`webhook address ${address} is not a public address; set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow it`);
+    super(`webhook address ${address} is not a public address; the server's operator can allow private addresses with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`);
     this.name = 'WebhookBlockedError';
   }
 }
