@@ -136,6 +136,10 @@ describe('the alert pages', () => {
           return { axis: over.getBoundingClientRect().left - figure.left, label: context.measureText('1,000,000,000').width };
         });
         expect(room.axis).toBeGreaterThan(room.label);
+        // The time under the pointer reads as the app writes times, on the 24-hour clock.
+        await plot.hover();
+        const legendTime = opened.page.locator('.explore-figure .u-legend .u-series').first().locator('.u-value');
+        await eventually(async () => expect(await legendTime.textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2}:\d{2}$/));
         await screenshot(opened.page, 'alert-channel-no-mail');
       } finally {
         await opened.context.close();

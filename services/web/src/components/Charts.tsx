@@ -4,6 +4,22 @@ import 'uplot/dist/uPlot.min.css';
 import { BAR_LABEL_CHARS, barData, barLabelLayout, barSummary, isolatedPoints, lineSummary, PALETTE, seriesColours, type AggregateShape, type SeriesData } from './charts';
 
 const CHART_HEIGHT = 280;
+const DAY_S = 86_400;
+/**
+ * Time axis labels on the 24-hour clock and with month names, as the app writes times elsewhere ("Dec 1, 2026,
+ * 17:06:12"), instead of uPlot's "6pm" and "11/30/26". uPlot's table: the smallest tick step each row serves, the
+ * label, then the line below it where the year, month, day, hour, minute or second changes, and the mode.
+ */
+const TIME_AXIS_VALUES: (string | number | null)[][] = [
+  [365 * DAY_S, '{YYYY}', null, null, null, null, null, null, 1],
+  [28 * DAY_S, '{MMM}', '\n{YYYY}', null, null, null, null, null, 1],
+  [DAY_S, '{MMM} {D}', '\n{YYYY}', null, null, null, null, null, 1],
+  [3_600, '{HH}:{mm}', '\n{MMM} {D}, {YYYY}', null, '\n{MMM} {D}', null, null, null, 1],
+  [60, '{HH}:{mm}', '\n{MMM} {D}, {YYYY}', null, '\n{MMM} {D}', null, null, null, 1],
+  [1, ':{ss}', '\n{MMM} {D}, {YYYY} {HH}:{mm}', null, '\n{MMM} {D} {HH}:{mm}', null, '\n{HH}:{mm}', null, 1],
+  [0.001, ':{ss}.{fff}', '\n{MMM} {D}, {YYYY} {HH}:{mm}', null, '\n{MMM} {D} {HH}:{mm}', null, '\n{HH}:{mm}', null, 1],
+];
+
 /** The value axis's least width, px: its labels are measured, and long ones ("1,000,000,000") widen it. */
 const VALUE_AXIS_MIN_PX = 60;
 
@@ -131,10 +147,10 @@ export function LineChart({
           // Room on the right for the last time label, which is centred on the last tick.
           padding: [null, 28, null, null],
           scales: { x: { time: true }, y: { range: (_chart, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
-          // Time ticks at least 80 px apart: "10:30pm" is about 55 px wide, and at uPlot's 50 the labels ran together.
-          axes: [{ space: 80 }, { size: valueAxisSize }],
+          // Time ticks at least 80 px apart: "Dec 30" is about 45 px wide, and at uPlot's 50 the labels ran together.
+          axes: [{ space: 80, values: TIME_AXIS_VALUES as uPlot.Axis.Values }, { size: valueAxisSize }],
           series: [
-            { label: 'time' },
+            { label: 'time', value: '{MMM} {D}, {YYYY}, {HH}:{mm}:{ss}' },
             ...data.series.map((series, index) => ({
               label: series.label,
               stroke: colours[index],
