@@ -27,7 +27,8 @@ beforeAll(async () => {
   expect(logs.status).toBe(202);
   const error = {
     event_id: 'a'.repeat(32),
-    timestamp: Date.now() / 1000,
+    // An hour and more ago: "Last seen" reads "1 h 22 min ago", the widest it gets.
+    timestamp: (Date.now() - 82 * 60_000) / 1000,
     platform: 'javascript',
     exception: { values: [{ type: 'ValidationError', value: 'the e-mail address is taken', stacktrace: { frames: [{ function: 'validateSignupFormFields', filename: LONG_FILE, lineno: 12, in_app: true }] } }] },
   };
@@ -35,6 +36,20 @@ beforeAll(async () => {
   expect(sent.status).toBe(200);
   await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues | fields culprit')).toEqual([{ culprit: expect.stringContaining(LONG_FILE) }]), 15_000, 200);
   await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 30 }]), 15_000, 200);
+  // A trace whose root span has a long name, for the traces list on a phone.
+  const start = BigInt(Date.now() - 120_000) * 1_000_000n;
+  const traces = await server.api.post('/v1/otlp/v1/traces', {
+    token: setup.secretKey,
+    body: {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'web-frontend' } }] },
+          scopeSpans: [{ scope: { name: 'layout' }, spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'POST /api/payments/charge-with-a-rather-long-operation-name', kind: 2, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 580_000_000n), status: { code: 2 } }] }],
+        },
+      ],
+    },
+  });
+  expect(traces.status).toBe(200);
   ({ page } = await openWebApp(browser, server.url, setup.session.token));
 }, 120_000);
 
@@ -58,6 +73,7 @@ describe('the shell on narrow and wide screens', () => {
       ['ask', `${projectPath()}/ask`, /^Ask AI$/, 'Ask AI · tlm'],
       ['dashboards', `${projectPath()}/dashboards`, /^Dashboards$/, 'Dashboards · tlm'],
       ['issues', `${projectPath()}/issues`, /^Issues$/, 'Issues · tlm'],
+      ['traces', `${projectPath()}/traces`, /^Traces$/, 'Traces · tlm'],
       ['keys', `${projectPath()}/keys`, /^API keys/, 'API keys · tlm'],
       ['organization', `${orgPath()}/settings`, /^Organization/, 'Organization · tlm'],
       ['usage', `${orgPath()}/usage`, /^Plan/, 'Plan & usage · tlm'],
@@ -85,6 +101,16 @@ describe('the shell on narrow and wide screens', () => {
         expect(resolve.x + resolve.width).toBeLessThanOrEqual(390);
         const tabs = await page.getByRole('tab').evaluateAll((all) => new Set(all.map((tab) => Math.round(tab.getBoundingClientRect().top))).size);
         expect(tabs).toBe(1);
+      }
+      if (name === 'traces') {
+        // A trace's duration and start stay on the screen beside a long root span name and its service.
+        const table = page.getByRole('table', { name: 'Traces' });
+        const started = (await table.getByRole('columnheader', { name: 'Started' }).boundingBox())!;
+        expect(started.x + started.width).toBeLessThanOrEqual(390);
+        for (const text of ['580 ms', /ago$/]) {
+          const box = (await table.getByRole('row').nth(1).getByText(text).boundingBox())!;
+          expect(box.x + box.width).toBeLessThanOrEqual(390);
+        }
       }
       if (name === 'keys') {
         // Each key is a card of labelled lines, its actions on the screen rather than at the end of a wide row.

@@ -278,10 +278,10 @@ export default function TracesPage() {
                   <th scope="col" className="numeric" title="The root span's duration">
                     Duration
                   </th>
-                  <th scope="col" className="numeric">
+                  <th scope="col" className="numeric traces-wide-only">
                     Spans
                   </th>
-                  <th scope="col" className="numeric">
+                  <th scope="col" className="numeric traces-wide-only">
                     Errors
                   </th>
                   <th scope="col">Started</th>
@@ -308,8 +308,8 @@ export default function TracesPage() {
                           {formatDuration(root.duration_ms)}
                         </span>
                       </td>
-                      <td className="numeric">{spans === undefined ? <span className="muted">…</span> : spans.toLocaleString()}</td>
-                      <td className={`numeric${errors ? ' traces-errors' : ''}`}>{errors === undefined ? <span className="muted">…</span> : errors.toLocaleString()}</td>
+                      <td className="numeric traces-wide-only">{spans === undefined ? <span className="muted">…</span> : spans.toLocaleString()}</td>
+                      <td className={`numeric traces-wide-only${errors ? ' traces-errors' : ''}`}>{errors === undefined ? <span className="muted">…</span> : errors.toLocaleString()}</td>
                       <td>
                         <RelativeTime iso={root.timestamp} />
                       </td>
