@@ -5,12 +5,12 @@ describe('panel queries', () => {
   it("replace the query's own range by the dashboard's, or add it", () => {
     expect(panelQuery('from:logs | count | last:1h', '7d')).toBe('from:logs | count | last:7d');
     expect(panelQuery('from:logs since:2026-11-01 until:2026-11-02 | count', '24h')).toBe('from:logs last:24h | count');
-    expect(panelQuery('from:logs | count', '1h')).toBe('from:logs | count last:1h');
+    expect(panelQuery('from:logs | count', '1h')).toBe('from:logs last:1h | count');
   });
 
   it('give a time series the bucket of the range, so a long range stays within the buckets a query may answer', () => {
     expect(panelQuery('from:logs | count by time(1m) | last:1h', '30d')).toBe('from:logs | count by time(1d) | last:30d');
-    expect(panelQuery('from:spans | p95(duration_ms) by service, time(5m)', '7d')).toBe('from:spans | p95(duration_ms) by service, time(3h) last:7d');
+    expect(panelQuery('from:spans | p95(duration_ms) by service, time(5m)', '7d')).toBe('from:spans last:7d | p95(duration_ms) by service, time(3h)');
     // A quoted "time(5m)" is a value, not a bucket.
     expect(withBucket('from:logs message:"time(5m)" | count by time(5m)', '1m')).toBe('from:logs message:"time(5m)" | count by time(1m)');
   });

@@ -56,7 +56,7 @@ describe('dashboards', () => {
     await form.getByRole('button', { name: 'Add panel' }).click();
     const errors = panel('Errors by route');
     // The range of the picker (the last 24 hours by default) replaces the query's own.
-    await errors.getByText('from:logs severity:error | count by route last:24h', { exact: true }).waitFor();
+    await errors.getByText('from:logs severity:error last:24h | count by route', { exact: true }).waitFor();
     await errors.getByText('Show the 2 groups as a table').click();
     await errors.getByRole('row', { name: '/checkout 2' }).waitFor();
     expect((await stored())[0]!.panels).toEqual([{ id: expect.any(String), title: 'Errors by route', query: 'from:logs severity:error | count by route', width: 1 }]);
@@ -88,7 +88,7 @@ describe('dashboards', () => {
   it('keeps the range in the URL, and "as each query says" runs the saved queries', async () => {
     await page.getByLabel('Time range').selectOption('1h');
     await page.waitForURL((url) => url.searchParams.get('range') === '1h');
-    await panel('All logs').getByText('from:logs | count last:1h', { exact: true }).waitFor();
+    await panel('All logs').getByText('from:logs last:1h | count', { exact: true }).waitFor();
     await page.getByLabel('Time range').selectOption('saved');
     await panel('All logs').getByText('from:logs | count', { exact: true }).waitFor();
   });

@@ -39,6 +39,14 @@ describe('setTimeRange', () => {
     expect(setTimeRange('', { kind: 'last', duration: '1h' })).toBe('last:1h');
   });
 
+  it('puts a new range among the conditions, before the pipeline, where a person would write it', () => {
+    expect(setTimeRange('from:logs severity:error | count by route', { kind: 'last', duration: '24h' })).toBe('from:logs severity:error last:24h | count by route');
+    expect(setTimeRange('from:logs | count', { kind: 'last', duration: '1h' })).toBe('from:logs last:1h | count');
+    expect(setTimeRange('| count', { kind: 'last', duration: '1h' })).toBe('last:1h | count');
+    // A pipe inside a quoted value is text, not the pipeline.
+    expect(setTimeRange('message:"a | b" | count', { kind: 'last', duration: '1h' })).toBe('message:"a | b" last:1h | count');
+  });
+
   it('rewrites the range where it stands', () => {
     expect(setTimeRange('from:logs last:1h | count by severity', { kind: 'last', duration: '7d' })).toBe('from:logs last:7d | count by severity');
     expect(setTimeRange('severity:error | count by time(30m), route | last 1h', { kind: 'last', duration: '24h' })).toBe(

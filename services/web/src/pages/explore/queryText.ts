@@ -139,12 +139,19 @@ function dropEmptySegments(text: string): string {
 
 /**
  * The text with its time range replaced: the first range clause is rewritten where it stands (so `| last 1h`
- * stays in its segment), any other is removed; a text without one gets the range at its end.
+ * stays in its segment), any other is removed; a text without one gets the range among its conditions, before its
+ * first `|` (`from:logs last:1h | count`), or at its end when it has no pipeline.
  */
 export function setTimeRange(text: string, range: TimeRange): string {
   const clauses = rangeClauses(text);
   const replacement = rangeText(range);
-  if (clauses.length === 0) return replacement ? `${text.trimEnd()}${text.trim() ? ' ' : ''}${replacement}` : text;
+  if (clauses.length === 0) {
+    if (!replacement) return text;
+    const pipe = lexGql(text).find((token) => token.type === 'punct' && token.text === '|');
+    if (!pipe) return `${text.trimEnd()}${text.trim() ? ' ' : ''}${replacement}`;
+    const conditions = text.slice(0, pipe.from).trimEnd();
+    return `${conditions}${conditions ? ' ' : ''}${replacement} ${text.slice(pipe.from)}`;
+  }
   let result = text;
   for (let index = clauses.length - 1; index >= 0; index -= 1) {
     const clause = clauses[index]!;
