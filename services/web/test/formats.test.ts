@@ -1,4 +1,5 @@
 import { formatDateTime, formatDuration, formatOffset } from '../src/components/formats';
+import { wordSegments } from '../src/components/wordBreaks';
 
 /** Moments and durations as every page writes them. */
 describe('formats', () => {
@@ -16,5 +17,18 @@ describe('formats', () => {
     expect(formatOffset(-72_000)).toBe('−1 min 12 s');
     expect(formatOffset(0)).toBe('0 s');
     expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 4 h');
+  });
+});
+
+describe('wordSegments', () => {
+  it('leaves words up to the longest whole', () => {
+    expect(wordSegments('ValidationError:', 20)).toEqual(['ValidationError:']);
+  });
+
+  it('breaks a long identifier where its parts meet, and a run without such places every longest characters', () => {
+    expect(wordSegments('renderTreeRecursivelyWithAVeryLongName', 20)).toEqual(['render', 'Tree', 'Recursively', 'With', 'AVery', 'Long', 'Name']);
+    expect(wordSegments('src/ui/tree/renderTree.tsx', 20)).toEqual(['src/', 'ui/', 'tree/', 'render', 'Tree.', 'tsx']);
+    expect(wordSegments('a'.repeat(45), 20)).toEqual(['a'.repeat(20), 'a'.repeat(20), 'a'.repeat(5)]);
+    expect(wordSegments('renderTreeRecursivelyWithAVeryLongName', 20).join('')).toBe('renderTreeRecursivelyWithAVeryLongName');
   });
 });

@@ -10,6 +10,8 @@ import { eventually, gqlRows, launchChromium, openWebApp, screenshot, setupProje
 
 /** A culprit as a deep monorepo names it: function and path, 120 characters without a space to break at. */
 const LONG_FILE = 'src/authentication/signup/validation/fields/validateSignupFormFieldsAgainstTheOrganizationPolicies.ts';
+/** A function name of 56 characters in an issue's title. */
+const LONG_FUNCTION = 'renderTreeRecursivelyWithAVeryLongFunctionNameForLayout';
 
 let server: TestServer;
 let setup: ProjectSetup;
@@ -32,9 +34,13 @@ beforeAll(async () => {
     platform: 'javascript',
     exception: { values: [{ type: 'ValidationError', value: 'the e-mail address is taken', stacktrace: { frames: [{ function: 'validateSignupFormFields', filename: LONG_FILE, lineno: 12, in_app: true }] } }] },
   };
-  const sent = await server.api.post('/v1/envelope', { token: setup.secretKey, body: `${JSON.stringify({ event_id: error.event_id })}\n{"type":"event"}\n${JSON.stringify(error)}\n` });
-  expect(sent.status).toBe(200);
-  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues | fields culprit')).toEqual([{ culprit: expect.stringContaining(LONG_FILE) }]), 15_000, 200);
+  // A second issue whose title holds one long identifier, which a phone's title column cannot hold on one line.
+  const long = { ...error, event_id: 'b'.repeat(32), exception: { values: [{ type: 'RangeError', value: `could not draw ${LONG_FUNCTION}`, stacktrace: { frames: [{ function: LONG_FUNCTION, filename: 'src/ui/tree.ts', lineno: 3, in_app: true }] } }] } };
+  for (const event of [error, long]) {
+    const sent = await server.api.post('/v1/envelope', { token: setup.secretKey, body: `${JSON.stringify({ event_id: event.event_id })}\n{"type":"event"}\n${JSON.stringify(event)}\n` });
+    expect(sent.status).toBe(200);
+  }
+  await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:issues | sort title | fields culprit')).toEqual([{ culprit: expect.stringContaining('src/ui/tree.ts') }, { culprit: expect.stringContaining(LONG_FILE) }]), 15_000, 200);
   await eventually(async () => expect(await gqlRows(server.api, setup.secretKey, 'from:logs | count')).toEqual([{ value: 30 }]), 15_000, 200);
   // A trace whose root span has a long name, for the traces list on a phone.
   const start = BigInt(Date.now() - 120_000) * 1_000_000n;
@@ -97,8 +103,10 @@ describe('the shell on narrow and wide screens', () => {
       if (name === 'issues') {
         await page.getByRole('link', { name: /ValidationError/ }).waitFor();
         // A row's Resolve is on the screen, and the status tabs keep one line.
-        const resolve = (await page.getByRole('button', { name: /^Resolve ValidationError/ }).boundingBox())!;
-        expect(resolve.x + resolve.width).toBeLessThanOrEqual(390);
+        for (const name of [/^Resolve ValidationError/, /^Resolve RangeError/]) {
+          const resolve = (await page.getByRole('button', { name }).boundingBox())!;
+          expect(resolve.x + resolve.width).toBeLessThanOrEqual(390);
+        }
         const tabs = await page.getByRole('tab').evaluateAll((all) => new Set(all.map((tab) => Math.round(tab.getBoundingClientRect().top))).size);
         expect(tabs).toBe(1);
       }
@@ -210,13 +218,15 @@ describe('the shell on narrow and wide screens', () => {
       await screenshot(page, 'issues-phone-title');
       // A word broken across two lines has two boxes (a break after a hyphen is a break between words).
       const broken = await title.evaluate((link) => {
-        const text = link.firstChild as Text;
         const words: string[] = [];
-        for (const match of text.data.matchAll(/[^\s-]+/g)) {
-          const range = document.createRange();
-          range.setStart(text, match.index!);
-          range.setEnd(text, match.index! + match[0].length);
-          if (range.getClientRects().length > 1) words.push(match[0]);
+        const texts = document.createTreeWalker(link, NodeFilter.SHOW_TEXT);
+        for (let text = texts.nextNode() as Text | null; text; text = texts.nextNode() as Text | null) {
+          for (const match of text.data.matchAll(/[^\s-]+/g)) {
+            const range = document.createRange();
+            range.setStart(text, match.index!);
+            range.setEnd(text, match.index! + match[0].length);
+            if (range.getClientRects().length > 1) words.push(match[0]);
+          }
         }
         return words;
       });

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
 import { localDaySeries, rangeBounds, timeSeriesData } from '../../components/charts';
+import { BreakableText } from '../../components/BreakableText';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime } from '../../components/formats';
 import { RelativeTime } from '../../components/RelativeTime';
@@ -90,7 +91,9 @@ function IssueHeader({ issue, org, project }: { issue: Issue; org: string; proje
     <header className="panel">
       <div className="issue-head">
         <div>
-          <h1>{issue.title}</h1>
+          <h1>
+            <BreakableText text={issue.title} />
+          </h1>
           <div className="issue-sub">
             <LevelBadge level={issue.level} />
             <span className={`badge ${STATUS_TONE[issue.status] ?? ''}`} aria-label={`Status: ${issue.status}`}>

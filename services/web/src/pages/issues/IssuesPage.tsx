@@ -1,6 +1,7 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
+import { BreakableText } from '../../components/BreakableText';
 import { LineChart } from '../../components/Charts';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
@@ -346,7 +347,7 @@ export default function IssuesPage() {
                     </td>
                     <td className="issues-title-cell">
                       <Link to={`${base}/issues/${issue.id}`} className="issues-title">
-                        {issue.title}
+                        <BreakableText text={issue.title} />
                       </Link>
                       <div className="issues-meta">
                         <LevelBadge level={issue.level} />
