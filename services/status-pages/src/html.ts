@@ -41,8 +41,10 @@ const NARROW_DAYS = 30;
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f7f8fa;--panel:#fff;--text:#1d2330;--muted:#5d6675;--line:#dde1e7;
---ok:#2f9e5b;--degraded:#d9a400;--partial:#e8762b;--major:#d23f3f;--none:#c9ced6}
-@media (prefers-color-scheme:dark){:root{--bg:#14171c;--panel:#1d2128;--text:#e6e9ee;--muted:#9aa3b0;--line:#323844;--none:#3a404b}}
+--ok:#2f9e5b;--degraded:#d9a400;--partial:#e8762b;--major:#d23f3f;--none:#c9ced6;
+--ok-text:#1e7a45;--degraded-text:#8a6a00;--partial-text:#b3541a;--major-text:#b42d2d}
+@media (prefers-color-scheme:dark){:root{--bg:#14171c;--panel:#1d2128;--text:#e6e9ee;--muted:#9aa3b0;--line:#323844;--none:#3a404b;
+--ok-text:#5cc98a;--degraded-text:#e6bf3d;--partial-text:#f0955a;--major-text:#f07070}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:860px;margin:0 auto;padding:32px 20px 48px}
@@ -51,12 +53,12 @@ h2{font-size:1.15rem;margin:32px 0 12px}
 h3{font-size:1rem;margin:0}
 .panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin-bottom:12px}
 .overall{color:#fff;font-weight:600;font-size:1.1rem;border:0}
-.overall.operational{background:var(--ok)}.overall.degraded{background:var(--degraded)}
-.overall.partial_outage{background:var(--partial)}.overall.major_outage{background:var(--major)}
+.overall.operational{background:#1e7a45}.overall.degraded{background:#8a6a00}
+.overall.partial_outage{background:#b3541a}.overall.major_outage{background:#b42d2d}
 .component-head{display:flex;justify-content:space-between;gap:12px;align-items:baseline}
 .status{font-weight:600}
-.status.operational{color:var(--ok)}.status.degraded_performance{color:var(--degraded)}
-.status.partial_outage{color:var(--partial)}.status.major_outage{color:var(--major)}
+.status.operational{color:var(--ok-text)}.status.degraded_performance{color:var(--degraded-text)}
+.status.partial_outage{color:var(--partial-text)}.status.major_outage{color:var(--major-text)}
 .bars{display:flex;gap:2px;height:34px;margin:10px 0 4px;padding:0;list-style:none}
 .bars li{flex:1;border-radius:2px;background:var(--ok)}
 .bars li.degraded{background:var(--degraded)}.bars li.partial_outage{background:var(--partial)}

@@ -69,7 +69,7 @@ describe('the alert pages', () => {
     await app.getByRole('link', { name: 'New alert rule' }).first().click();
     await app.waitForURL(/\/alerts\/new$/);
     await app.getByLabel('Name', { exact: true }).fill('Checkout errors');
-    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    const editor = app.getByRole('textbox', { name: 'Metric', exact: true });
     await editor.click();
     await app.keyboard.press('Control+A');
     await app.keyboard.type(`from:logs severity:error "${marker}" | count`);
@@ -157,6 +157,9 @@ describe('the alert pages', () => {
     await app.getByLabel('Name', { exact: true }).fill('Bad channel');
     await app.getByLabel('Threshold', { exact: true }).fill('1');
     await app.getByRole('button', { name: 'Add channel' }).click();
+    // A new channel takes the focus, its type first.
+    const focusedLabel = () => app.evaluate(() => (document.activeElement as HTMLElement | null)?.closest('label')?.querySelector('span')?.textContent ?? document.activeElement?.tagName);
+    await eventually(async () => expect(await focusedLabel()).toBe('Channel 1 type'));
     // This server has no SMTP_URL: e-mail is offered disabled, saying why.
     const email = app.getByLabel('Channel 1 type').getByRole('option', { name: 'E-mail (this server sends no e-mail)' });
     expect(await email.isDisabled()).toBe(true);
@@ -168,7 +171,14 @@ describe('the alert pages', () => {
     await app.getByRole('button', { name: 'Add channel' }).click();
     await app.getByLabel('Channel 3 type').selectOption('pagerduty');
     await app.getByLabel('Channel 3 routing key').fill('short');
-    await app.getByRole('button', { name: 'Create rule' }).click();
+    // Sent from the keyboard, as the button is disabled while saving: the refusal brings the focus to the first refused field.
+    await app.getByRole('button', { name: 'Create rule' }).focus();
+    await app.keyboard.press('Enter');
+    await eventually(async () => expect(await focusedLabel()).toBe('Channel 1 routing key'));
+    // What is said under a refused field is its description.
+    const routingKey = app.getByLabel('Channel 1 routing key');
+    const describedBy = (await routingKey.getAttribute('aria-describedby'))!;
+    expect(await app.locator(`[id="${describedBy}"]`).textContent()).toContain("Channel 1's routing key must be 8 to 64 letters and digits");
     // Named as the form names the channel, not by its place in the API's list, and said beside the channel too.
     const refusal = app.getByRole('alert').filter({ hasText: 'routing key must be 8 to 64 letters and digits' });
     await refusal.waitFor();
@@ -191,14 +201,14 @@ describe('the alert pages', () => {
     await app.goto(projectPage('alerts/new'));
     await app.getByLabel('Ask in plain words').fill('count of error logs');
     await app.getByRole('button', { name: 'Ask' }).click();
-    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    const editor = app.getByRole('textbox', { name: 'Metric', exact: true });
     await eventually(async () => expect((await editor.textContent()) ?? '').toMatch(/^from:logs .*severity:error.*\| count$/), 15_000);
     await app.getByRole('img', { name: /The metric over the last day/ }).waitFor();
   });
 
   it('says why a sentence has no query and offers questions the project can answer, keeping the editor as it was', async () => {
     await app.goto(projectPage('alerts/new'));
-    const editor = app.getByRole('textbox', { name: 'GQL query' });
+    const editor = app.getByRole('textbox', { name: 'Metric', exact: true });
     await editor.waitFor();
     const before = await editor.textContent();
     await app.getByLabel('Ask in plain words').fill('how many refunds today');

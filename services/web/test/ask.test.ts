@@ -43,6 +43,11 @@ describe('Ask AI', () => {
     await answer.getByText('The answer is 3.', { exact: true }).waitFor();
     expect(await answer.locator('.ask-value').textContent()).toBe('3');
     expect(await turns().nth(0).textContent()).toBe('You:How many error logs in the last hour?');
+    // The conversation is a log: a screen reader reads each turn as it is added, the answer once it is whole.
+    const log = page.getByRole('log', { name: 'Conversation' });
+    expect(await log.getAttribute('aria-live')).toBe('polite');
+    expect(await log.getByRole('list', { name: 'Conversation' }).count()).toBe(1);
+    expect(await answer.getAttribute('aria-busy')).toBe('false');
     expect(await conversations()).toBe(1);
   });
 

@@ -392,6 +392,11 @@ describe('a newcomer in the browser', () => {
     await page.keyboard.press('Escape');
     await starts.waitFor({ state: 'detached' });
     expect(new URL(page.url()).searchParams.get('span')).toBeNull();
+    // Closed with its Close button, the panel hands the focus back to the span it showed.
+    await name.click();
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await starts.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(LONG_SPAN_NAME);
 
     // The services overview opens on the range of the traces it is reached from (the list's default, 24 hours).
     await page.goto(`/orgs/${state.org}/projects/${state.project}/traces`);
@@ -446,6 +451,8 @@ describe('a newcomer in the browser', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete key' }).click();
     const deleted = page.getByRole('region', { name: 'Recently deleted' });
     await deleted.getByRole('row', { name: /server/ }).waitFor();
+    // The focus stays on a button of the list: the next key's, or the deleted key's Restore.
+    await eventually(async () => expect(await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.closest('[data-key-id], [data-deleted-id]') !== null])).toEqual(['BUTTON', true]));
     await screenshot(page, '12b-key-deleted');
     await deleted.getByRole('row', { name: /server/ }).getByRole('button', { name: 'Restore' }).click();
     await deleted.getByRole('row', { name: /server/ }).waitFor({ state: 'detached' });

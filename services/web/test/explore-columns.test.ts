@@ -1,4 +1,4 @@
-import { localTime } from '../src/pages/explore/columns';
+import { localTime, rowName } from '../src/pages/explore/columns';
 
 describe('localTime', () => {
   it("shows a row's UTC timestamp in the given time zone, to the millisecond", () => {
@@ -11,5 +11,14 @@ describe('localTime', () => {
     for (const value of ['2026-12-01', 'order 2026-12-01T03:15:08Z', '2026-12-01T03:15:08+01:00', 1796094908123, null, undefined, { at: '2026-12-01T03:15:08Z' }]) {
       expect(localTime(value)).toBeUndefined();
     }
+  });
+});
+
+describe('rowName', () => {
+  it("names a row by its time and what it says, so its controls tell rows apart", () => {
+    expect(rowName({ timestamp: '2026-12-01T16:06:12.227Z', severity: 'error', message: 'checkout failed' }, 'UTC')).toBe('Dec 1, 2026, 16:06:12.227 checkout failed');
+    expect(rowName({ event_name: 'signup', distinct_id: 'u1' })).toBe('signup');
+    expect(rowName({ value: 3 })).toBe('a row');
+    expect(rowName({ message: 'x'.repeat(200) })).toHaveLength(80);
   });
 });

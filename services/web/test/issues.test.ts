@@ -123,6 +123,15 @@ describe('the issue pages on errors from @sentry/browser', () => {
     await pay.waitFor();
     await basket.waitFor();
     await expect(page.getByRole('tab', { name: 'Unresolved', exact: true }).getAttribute('aria-selected')).resolves.toBe('true');
+    // The status tabs are one stop of Tab; the arrows choose, and come back round.
+    expect(await page.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('tabindex')))).toEqual(['0', '-1', '-1', '-1']);
+    await page.getByRole('tab', { name: 'Unresolved', exact: true }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForURL((url) => url.searchParams.get('status') === 'regressed');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Regressed');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForURL((url) => !url.searchParams.has('status'));
+    await table.waitFor();
     await pay.getByText(RELEASE).waitFor();
     await pay.getByRole('img', { name: '1 event in the last 24 hours' }).waitFor();
     await basket.getByRole('img', { name: '2 events in the last 24 hours' }).waitFor();

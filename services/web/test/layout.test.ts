@@ -158,11 +158,30 @@ describe('the shell on narrow and wide screens', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${projectPath()}/issues`);
     await page.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+    // An arrow key on a switcher shows the next choice without leaving the page; leaving the switcher puts the
+    // current one back, and Enter goes to the choice shown.
+    const project = page.getByLabel('Project', { exact: true });
+    await project.focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await project.inputValue()).toBe('__all');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(new URL(page.url()).pathname).toBe(`${projectPath()}/issues`);
+    await page.keyboard.press('Tab');
+    expect(await project.inputValue()).toBe(setup.project.id);
+    await project.focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**${orgPath()}/projects`);
     await page.getByRole('banner').getByRole('link', { name: 'Status pages' }).click();
     await page.waitForURL(`**${orgPath()}/status-pages`);
     expect(await page.getByLabel('Project', { exact: true }).inputValue()).toBe(setup.project.id);
     expect(await page.getByRole('combobox', { name: 'Project' }).getByRole('option', { name: 'Choose a project' }).count()).toBe(0);
     await screenshot(page, 'org-page-keeps-project');
+    // A link of a page that leads to another leaves with its page: the focus goes to the new page's heading, not to nothing.
+    await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Issues' }).click();
+    await page.getByRole('link', { name: /ValidationError/ }).click();
+    await page.getByRole('heading', { level: 1, name: /ValidationError/ }).waitFor();
+    await eventually(async () => expect(await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.textContent])).toEqual(['H1', 'ValidationError: the e-mail address is taken']));
     await page.getByRole('navigation', { name: 'Project pages' }).getByRole('link', { name: 'Explore' }).click();
     await page.waitForURL(`**${projectPath()}/explore**`);
     // A log-out leaves nothing of the workplace in the browser for the next person (another user: a log-out ends

@@ -101,6 +101,31 @@ describe('the status page admin pages', () => {
     const outageBar = page.getByRole('list', { name: 'Uptime of Dashboard, last 90 days' }).getByRole('listitem').nth(77);
     expect(await outageBar.getAttribute('title')).toBe(`${new Date(day).toISOString().slice(0, 10)} · 75% uptime · Major outage: Dashboard unavailable`);
     await page.getByRole('region', { name: 'Incident history' }).getByText('A failed database was replaced.').waitFor();
+    // Statuses in words read at 4.5:1 or more (WCAG AA), on the banner and beside each component, in light and dark.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const ratios = await page.locator('.overall, .status').evaluateAll((elements) => {
+        const rgb = (colour: string) => colour.match(/\d+(\.\d+)?/g)!.slice(0, 3).map(Number);
+        const luminance = (colour: string) => {
+          const [r, g, b] = rgb(colour).map((value) => value / 255).map((value) => (value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4));
+          return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+        };
+        const background = (element: Element | null): string => {
+          for (let at = element; at; at = at.parentElement) {
+            const colour = getComputedStyle(at).backgroundColor;
+            if (!/rgba\(.*, 0\)$|transparent/.test(colour)) return colour;
+          }
+          return 'rgb(255, 255, 255)';
+        };
+        return elements.map((element) => {
+          const [a, b] = [luminance(getComputedStyle(element).color), luminance(background(element))];
+          return { text: element.textContent, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+        });
+      });
+      expect(ratios.length).toBeGreaterThan(3);
+      expect(ratios.filter((entry) => entry.ratio < 4.5)).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await screenshot(page, 'status-public');
     // On a phone the bars are the last 30 days, wide enough to see and to tap.
     await page.setViewportSize({ width: 390, height: 844 });

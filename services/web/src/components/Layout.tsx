@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef, useState, type ChangeEvent, type KeyboardEvent } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { useMe, useProjects } from '../api/hooks';
@@ -25,6 +25,79 @@ function remember(key: string, id: string): void {
   } catch {
     // Storage switched off: pages of no organization or project then show none.
   }
+}
+
+const CHOOSING_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
+
+/**
+ * A switcher goes to another page when its choice changes, and a closed <select> changes its choice at each arrow key:
+ * a keyboard user would leave the page at the first ↓. A choice made with the arrow keys is only shown until Enter
+ * goes to it (leaving the switcher puts the current one back); a choice made with the pointer, or in the open list,
+ * goes at once.
+ */
+function useSwitcher(current: string, go: (value: string) => void) {
+  const [pending, setPending] = useState<string | null>(null);
+  const arrowed = useRef(false);
+  return {
+    value: pending ?? current,
+    onKeyDown: (event: KeyboardEvent<HTMLSelectElement>) => {
+      if (CHOOSING_KEYS.has(event.key) && !event.altKey) arrowed.current = true;
+      else if (event.key === 'Enter' && pending !== null) {
+        event.preventDefault();
+        setPending(null);
+        go(pending);
+      } else arrowed.current = false;
+    },
+    onChange: (event: ChangeEvent<HTMLSelectElement>) => {
+      const value = event.target.value;
+      if (arrowed.current) {
+        arrowed.current = false;
+        setPending(value === current ? null : value);
+      } else {
+        setPending(null);
+        go(value);
+      }
+    },
+    onBlur: () => {
+      arrowed.current = false;
+      setPending(null);
+    },
+  };
+}
+
+/** How long a page that loads its data may take to draw its heading before the focus goes to the content instead. */
+const HEADING_WAIT_MS = 2_000;
+
+/**
+ * After a move to another page inside the app, a focus left on nothing (the link or button that led there is gone) is
+ * put on the new page's heading, so a keyboard user carries on from the page's start and a screen reader reads where
+ * they are. A page that puts the focus somewhere itself (a form's first field) keeps it; the first page keeps the
+ * browser's start, where the first Tab reaches "Skip to content".
+ */
+function useFocusOnNavigation(pathname: string): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const until = Date.now() + HEADING_WAIT_MS;
+    let timer = 0;
+    const settle = () => {
+      if (document.activeElement && document.activeElement !== document.body) return;
+      const content = document.getElementById('content');
+      const heading = content?.querySelector<HTMLElement>('h1');
+      const target = heading ?? (Date.now() > until ? content : null);
+      if (!target) {
+        timer = window.setTimeout(settle, 100);
+        return;
+      }
+      if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+      target.focus({ preventScroll: true });
+    };
+    timer = window.setTimeout(settle, 0);
+    return () => window.clearTimeout(timer);
+  }, [pathname]);
 }
 
 /** Forgets the organization and the projects last worked in, as a log-out leaves the browser. */
@@ -53,6 +126,7 @@ export function Layout() {
     if (urlOrg && organizationIds.includes(urlOrg)) remember(LAST_ORGANIZATION, urlOrg);
   }, [urlOrg, organizationIds.join()]);
   const projects = useProjects(org);
+  useFocusOnNavigation(location.pathname);
   // Likewise a page of the organization (its plan, status pages, settings) keeps the project last worked in: its
   // switcher shows it and its pages stay one click away.
   const projectIds = projects.data?.map((candidate) => candidate.id) ?? [];
@@ -61,6 +135,8 @@ export function Layout() {
   useEffect(() => {
     if (org && project && projectIds.includes(project)) remember(LAST_PROJECT + org, project);
   }, [org, project, projectIds.join()]);
+  const orgSwitcher = useSwitcher(org, (value) => navigate(`/orgs/${value}/projects`));
+  const projectSwitcher = useSwitcher(shownProject, (value) => navigate(value === '__all' ? `/orgs/${org}/projects` : samePageIn(location, org, value)));
   const logout = useMutation({
     mutationFn: () => api.post('/api/auth/logout'),
     onSettled: () => {
@@ -93,7 +169,7 @@ export function Layout() {
         </NavLink>
         <label className="switcher">
           <span className="visually-hidden">Organization</span>
-          <select aria-label="Organization" value={org} onChange={(event) => navigate(`/orgs/${event.target.value}/projects`)}>
+          <select aria-label="Organization" {...orgSwitcher}>
             {org ? null : <option value="">Choose an organization</option>}
             {orgListed ? null : <option value={org}>Unknown organization</option>}
             {organizations.map((organization) => (
@@ -108,10 +184,7 @@ export function Layout() {
             <span className="visually-hidden">Project</span>
             <select
               aria-label="Project"
-              value={shownProject}
-              onChange={(event) =>
-                navigate(event.target.value === '__all' ? `/orgs/${org}/projects` : samePageIn(location, org, event.target.value))
-              }
+              {...projectSwitcher}
             >
               {shownProject ? null : <option value="">Choose a project</option>}
               {projectListed ? null : <option value={project}>Unknown project</option>}

@@ -91,7 +91,7 @@ export function RecentlyDeleted<T extends Restorable, V>({
           </thead>
           <tbody>
             {list.data.map((item) => (
-              <tr key={item.id}>
+              <tr key={item.id} data-deleted-id={item.id}>
                 <td>{item.name}</td>
                 {columns.map((column) => (
                   <td key={column.header} className={column.className}>

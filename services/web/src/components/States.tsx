@@ -48,11 +48,15 @@ export function MissingOrError({ error, title, children, next }: { error: unknow
   return <ErrorNotice error={error} next={next} />;
 }
 
-/** An empty state: what is missing and what to do about it. */
-export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+/**
+ * An empty state: what is missing and what to do about it. Its title is a heading of `level` (2, below the page's
+ * own, by default; 1 where it is all the page says, as on a page that does not exist).
+ */
+export function EmptyState({ title, level = 2, children }: { title: string; level?: 1 | 2; children?: ReactNode }) {
+  const Heading = level === 1 ? 'h1' : 'h2';
   return (
     <div className="state state-empty">
-      <h3>{title}</h3>
+      <Heading className="state-title">{title}</Heading>
       {children}
     </div>
   );

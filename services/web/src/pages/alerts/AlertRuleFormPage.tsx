@@ -1,9 +1,10 @@
 import type { AlertChannel, AlertChannelTypes, AlertPreviewBody, AlertRule } from '@tlm/api-schemas';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { LineChart } from '../../components/Charts';
 import { ErrorNotice, Loading, MissingOrError } from '../../components/States';
+import { useFocusRequest } from '../../components/useFocusRequest';
 import { NaturalLanguageBox } from '../explore/Controls';
 import { fieldQueryError, GqlEditor } from '../explore/GqlEditor';
 import { useAlertChannelTypes, useAlertMutations, useAlertPreview, useAlertRule } from './hooks';
@@ -177,6 +178,9 @@ function ChannelFields({ index, draft, types, onChange, onRemove, refused }: { i
   const invalid = refused ? true : undefined;
   const unavailable = (type: AlertChannel['type']) => types.find((candidate) => candidate.type === type && !candidate.available);
   const chosenUnavailable = unavailable(draft.type);
+  // What is said under the fields is their description, read with them.
+  const hintId = useId();
+  const described = refused || chosenUnavailable ? hintId : undefined;
   return (
     <div className={`alerts-channel${refused ? ' alerts-channel-refused' : ''}`} role="group" aria-label={`Channel ${n}`} aria-invalid={invalid}>
       <label className="field">
@@ -193,12 +197,12 @@ function ChannelFields({ index, draft, types, onChange, onRemove, refused }: { i
       {draft.type === 'email' ? (
         <label className="field field-wide">
           <span>Channel {n} e-mail address</span>
-          <input type="email" required aria-invalid={invalid} value={draft.to} onChange={(event) => onChange({ ...draft, to: event.target.value })} placeholder="oncall@example.com" />
+          <input type="email" required aria-invalid={invalid} aria-describedby={described} value={draft.to} onChange={(event) => onChange({ ...draft, to: event.target.value })} placeholder="oncall@example.com" />
         </label>
       ) : draft.type === 'pagerduty' ? (
         <label className="field field-wide">
           <span>Channel {n} routing key</span>
-          <input type="text" required aria-invalid={invalid} value={draft.routing_key} onChange={(event) => onChange({ ...draft, routing_key: event.target.value })} placeholder="the integration key of an Events API v2 integration" />
+          <input type="text" required aria-invalid={invalid} aria-describedby={described} value={draft.routing_key} onChange={(event) => onChange({ ...draft, routing_key: event.target.value })} placeholder="the integration key of an Events API v2 integration" />
         </label>
       ) : (
         <label className="field field-wide">
@@ -209,6 +213,7 @@ function ChannelFields({ index, draft, types, onChange, onRemove, refused }: { i
             required
             pattern="https?://.+"
             aria-invalid={invalid}
+            aria-describedby={described}
             title="A URL that begins with https:// or http://"
             value={draft.url}
             onChange={(event) => onChange({ ...draft, url: event.target.value })}
@@ -219,8 +224,8 @@ function ChannelFields({ index, draft, types, onChange, onRemove, refused }: { i
       <button type="button" className="button button-small button-danger" onClick={onRemove}>
         Remove channel {n}
       </button>
-      {chosenUnavailable && !refused ? <p className="field-hint field-warn alerts-channel-error">Channel {n}: {chosenUnavailable.reason}. Choose another type or remove it.</p> : null}
-      {refused ? <p className="field-hint field-warn alerts-channel-error">{refused.message}</p> : null}
+      {chosenUnavailable && !refused ? <p id={hintId} className="field-hint field-warn alerts-channel-error">Channel {n}: {chosenUnavailable.reason}. Choose another type or remove it.</p> : null}
+      {refused ? <p id={hintId} className="field-hint field-warn alerts-channel-error">{refused.message}</p> : null}
     </div>
   );
 }
@@ -252,6 +257,10 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
   const saving = rule ? mutations.update : mutations.create;
   const refusedChannel = channelRefusal(saving.error);
   const list = `/orgs/${org}/projects/${project}/alerts`;
+  // The submit button is disabled while saving, which takes the focus from it: a refusal puts it on the first refused
+  // channel's field, or back on the button; a new channel's type takes it when the channel is added.
+  const focusNext = useFocusRequest(!saving.isPending, draft.channels.length);
+  const channelField = (index: number) => `[role="group"][aria-label="Channel ${index + 1}"] input`;
 
   const windowMinutes = Number(draft.window_minutes);
   const previewBody = useSettled<AlertPreviewBody | null>(
@@ -273,8 +282,12 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
       channels: draft.channels.map(channelOf),
     };
     const done = (saved: AlertRule) => navigate(`${list}/${saved.id}`);
-    if (rule) mutations.update.mutate({ id: rule.id, changes: body }, { onSuccess: done });
-    else mutations.create.mutate(body, { onSuccess: done });
+    const refused = (error: unknown) => {
+      const first = [...(channelRefusal(error)?.byIndex.keys() ?? [])].sort((a, b) => a - b)[0];
+      focusNext([...(first === undefined ? [] : [channelField(first)]), '.alerts-rule-form button[type="submit"]']);
+    };
+    if (rule) mutations.update.mutate({ id: rule.id, changes: body }, { onSuccess: done, onError: refused });
+    else mutations.create.mutate(body, { onSuccess: done, onError: refused });
   };
 
   return (
@@ -293,7 +306,7 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
           onQuery={(gql) => set('metric', gql)}
         />
       </section>
-      <form onSubmit={submit} aria-label={rule ? 'Edit alert rule' : 'New alert rule'}>
+      <form className="alerts-rule-form" onSubmit={submit} aria-label={rule ? 'Edit alert rule' : 'New alert rule'}>
         <section className="panel">
           <label className="field">
             <span>Name</span>
@@ -308,8 +321,10 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               onChange={(text) => set('metric', text)}
               onRun={(text) => set('metric', text)}
               error={fieldQueryError(saving.error, 'metric', draft.metric.trim())}
+              label="Metric"
+              describedBy="metric-hint"
             />
-            <span className="field-hint">One aggregate value without a time range, e.g. <code>from:logs severity:error | count</code>; the window supplies the range.</span>
+            <span id="metric-hint" className="field-hint">One aggregate value without a time range, e.g. <code>from:logs severity:error | count</code>; the window supplies the range.</span>
           </div>
           <div className="alerts-form-grid">
             <label className="field">
@@ -379,7 +394,10 @@ function AlertRuleForm({ org, project, rule }: { org: string; project: string; r
               type="button"
               className="button button-small"
               disabled={draft.channels.length >= 10}
-              onClick={() => set('channels', [...draft.channels, { type: 'webhook', url: '', to: '', routing_key: '' }])}
+              onClick={() => {
+                focusNext([`[role="group"][aria-label="Channel ${draft.channels.length + 1}"] select`]);
+                set('channels', [...draft.channels, { type: 'webhook', url: '', to: '', routing_key: '' }]);
+              }}
             >
               Add channel
             </button>

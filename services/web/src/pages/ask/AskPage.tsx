@@ -233,18 +233,21 @@ function Ask({ org, project }: { org: string; project: string }) {
           <p className="muted">Or about one issue or release: "why is issue 3 happening?", "what changed in release 1.2?".</p>
         </section>
       ) : (
-        <ol className="ask-turns" aria-label="Conversation">
-          {conversation.turns.map((turn, index) =>
-            turn.role === 'user' ? (
-              <li key={index} className="ask-turn ask-turn-user">
-                <span className="visually-hidden">You:</span>
-                {turn.text}
-              </li>
-            ) : (
-              <AssistantTurn key={index} org={org} project={project} turn={turn} onRestart={restart} />
-            ),
-          )}
-        </ol>
+        // A log: a screen reader reads each new turn as it is added, an answer once it is whole (aria-busy while it streams).
+        <div role="log" aria-live="polite" aria-relevant="additions" aria-label="Conversation">
+          <ol className="ask-turns" aria-label="Conversation">
+            {conversation.turns.map((turn, index) =>
+              turn.role === 'user' ? (
+                <li key={index} className="ask-turn ask-turn-user">
+                  <span className="visually-hidden">You:</span>
+                  {turn.text}
+                </li>
+              ) : (
+                <AssistantTurn key={index} org={org} project={project} turn={turn} onRestart={restart} />
+              ),
+            )}
+          </ol>
+        </div>
       )}
       <div ref={end} className="ask-end" />
       <form className="ask-form" onSubmit={submit}>

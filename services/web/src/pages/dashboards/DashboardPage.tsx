@@ -159,7 +159,7 @@ function PanelCard({
           {panel.title}
         </h2>
         <div className="dashboard-panel-actions">
-          <Link to={explorePath(org, project, query)} className="button button-small">
+          <Link to={explorePath(org, project, query)} className="button button-small" aria-label={`Explore ${panel.title}`}>
             Explore
           </Link>
           <button type="button" className="button button-small" onClick={onEdit} aria-label={`Edit ${panel.title}`} data-action="edit">

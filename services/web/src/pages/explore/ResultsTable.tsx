@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
 import { useMediaQuery } from '../../components/useMediaQuery';
 import { tracesBase } from '../traces/hooks';
-import { cellText, localTime, resultColumns, rowSections } from './columns';
+import { cellText, localTime, resultColumns, rowName, rowSections } from './columns';
 
 type ResultRow = Record<string, unknown>;
 
@@ -52,7 +52,7 @@ export function ResultsTable({ rows, org, project, label, source }: { rows: Resu
             type="button"
             className="explore-expand"
             aria-expanded={row.getIsExpanded()}
-            aria-label="Row details"
+            aria-label={`Row details: ${rowName(row.original)}`}
             onClick={(event) => {
               event.stopPropagation();
               row.toggleExpanded();

@@ -73,3 +73,17 @@ export function rowSections(row: Record<string, unknown>): { fields: [string, un
   }
   return { fields, bags };
 }
+
+/** Fields that say what a row is, in the order they are looked for. */
+const NAMING_FIELDS = ['message', 'title', 'name', 'event_name', 'type', 'id'];
+
+/**
+ * A row in a few words for its controls' names ("Row details: Dec 1, 2026, 17:06:12.227 checkout failed"), so the
+ * buttons of a hundred rows do not all read alike: its time, then its message, title or name, cut at 80 characters.
+ */
+export function rowName(row: Record<string, unknown>, timeZone?: string): string {
+  const time = TIME_FIELDS.map((field) => localTime(row[field], timeZone)).find((text) => text !== undefined);
+  const named = NAMING_FIELDS.map((field) => row[field]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
+  const text = [time, named].filter(Boolean).join(' ') || 'a row';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}

@@ -5,6 +5,7 @@ import { BreakableText } from '../../components/BreakableText';
 import { LineChart } from '../../components/Charts';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { tabKeyTarget } from '../../components/tabs';
 import { useFocusRequest } from '../../components/useFocusRequest';
 import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
@@ -189,7 +190,15 @@ export default function IssuesPage() {
             id={`${tabsId}-${candidate}`}
             aria-selected={candidate === status}
             aria-controls={`${tabsId}-panel`}
+            tabIndex={candidate === status ? 0 : -1}
             onClick={() => update({ status: candidate })}
+            onKeyDown={(event) => {
+              const to = tabKeyTarget(event.key, ISSUE_STATUSES.indexOf(candidate), ISSUE_STATUSES.length);
+              if (to === undefined) return;
+              event.preventDefault();
+              update({ status: ISSUE_STATUSES[to]! });
+              document.getElementById(`${tabsId}-${ISSUE_STATUSES[to]}`)?.focus();
+            }}
           >
             {TAB_LABELS[candidate]}
           </button>

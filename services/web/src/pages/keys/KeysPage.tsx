@@ -200,7 +200,20 @@ export default function KeysPage() {
         title={deleting ? `Delete key "${deleting.name}"?` : 'Delete key?'}
         confirm="Delete key"
         busy={mutations.remove.isPending}
-        onConfirm={() => deleting && mutations.remove.mutate(deleting.id, { onSuccess: () => setDeleting(undefined) })}
+        onConfirm={() =>
+          deleting &&
+          mutations.remove.mutate(deleting.id, {
+            onSuccess: () => {
+              // The row goes: the focus moves to the next key's row (the one before for the last), else to the deleted
+              // key's Restore below.
+              const keys = list.data ?? [];
+              const at = keys.findIndex((key) => key.id === deleting.id);
+              const neighbour = keys[at + 1] ?? keys[at - 1];
+              focusNext([...(neighbour ? [keyRow(neighbour.id)] : []), `[data-deleted-id="${deleting.id}"] button`]);
+              setDeleting(undefined);
+            },
+          })
+        }
         onClose={() => setDeleting(undefined)}
       >
         <p>Requests with this key are refused at once. It stays under "Recently deleted" for 30 days, where it can be restored.</p>

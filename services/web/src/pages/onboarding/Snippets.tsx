@@ -1,5 +1,6 @@
 import { useSearchParams } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
+import { tabKeyTarget } from '../../components/tabs';
 import { snippets, type SnippetValues } from './snippets';
 
 /** One tab per SDK; the chosen tab is in the URL (?sdk=). */
@@ -30,10 +31,10 @@ export function Snippets({ values }: { values: SnippetValues }) {
             tabIndex={snippet.id === current.id ? 0 : -1}
             onClick={() => choose(snippet.id)}
             onKeyDown={(event) => {
-              const index = all.indexOf(snippet);
-              const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
-              if (!step) return;
-              const target = all[(index + step + all.length) % all.length]!;
+              const to = tabKeyTarget(event.key, all.indexOf(snippet), all.length);
+              if (to === undefined) return;
+              event.preventDefault();
+              const target = all[to]!;
               choose(target.id);
               document.getElementById(`tab-${target.id}`)?.focus();
             }}

@@ -32,14 +32,16 @@ function Arrival({ org, project, source }: { org: string; project: string; sourc
   }
   if (!row.data) {
     return (
-      <li className="waiting" role="status">
-        <span className="spinner" aria-hidden="true" /> Waiting for the first {name}…
+      <li className="waiting">
+        <span role="status">
+          <span className="spinner" aria-hidden="true" /> Waiting for the first {name}…
+        </span>
       </li>
     );
   }
   return (
-    <li role="status">
-      <span className="received">
+    <li>
+      <span className="received" role="status">
         ✓ First {name} received {row.data.received_at ? relativeTime(row.data.received_at, now) : 'just now'}
       </span>{' '}
       {/* An error is read on its issue's page, with its stack trace; logs and events in the explorer. */}

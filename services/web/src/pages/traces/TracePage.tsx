@@ -74,7 +74,7 @@ function TraceErrors({ org, project, traceId, startMs, spanIds, onSelectSpan }: 
                 <div className="muted trace-list-meta">
                   <span className="mono">{offsetText(error.timestamp, startMs)}</span>
                   {error.span_id && spanIds.has(error.span_id) ? (
-                    <button type="button" className="link-button" onClick={() => onSelectSpan(error.span_id!)}>
+                    <button type="button" className="link-button" onClick={() => onSelectSpan(error.span_id!)} aria-label={`Show the span of ${title}`}>
                       show its span
                     </button>
                   ) : null}
@@ -131,7 +131,7 @@ function TraceLogs({ org, project, traceId, startMs, selected, spanIds, onSelect
                 <div className="muted trace-list-meta">
                   <span className="mono">{offsetText(log.timestamp, startMs)}</span>
                   {log.span_id && spanIds.has(log.span_id) ? (
-                    <button type="button" className="link-button" onClick={() => onSelectSpan(log.span_id!)}>
+                    <button type="button" className="link-button" onClick={() => onSelectSpan(log.span_id!)} aria-label={`Show the span of the log ${log.message.slice(0, 60)}`}>
                       show its span
                     </button>
                   ) : null}
@@ -287,7 +287,15 @@ export default function TracePage() {
                 />
               </section>
               {selectedRow ? (
-                <SpanDetails row={selectedRow} onClose={() => select(null)} />
+                <SpanDetails
+                  row={selectedRow}
+                  onClose={() => {
+                    // The panel's Close goes with the panel: the focus returns to the span it showed, as after Escape.
+                    const span = document.querySelector<HTMLElement>('.waterfall-span[aria-pressed="true"]');
+                    select(null);
+                    span?.focus();
+                  }}
+                />
               ) : (
                 <p className="muted trace-hint">
                   Select a span to see its attributes and events. From the keyboard: <kbd>↑</kbd> <kbd>↓</kbd> move between spans, <kbd>←</kbd>{' '}
