@@ -79,6 +79,9 @@ export function Waterfall({
   const unfolded = useMemo(() => visibleRows(waterfall.rows, collapsed), [waterfall, collapsed]);
   const rows = useMemo(() => unfolded.slice(0, shown), [unfolded, shown]);
   const table = useRef<HTMLTableElement>(null);
+  // The tree is one stop of Tab (a roving tab index): the span last focused, else the selected one, else the first.
+  const [focused, setFocused] = useState<string>();
+  const tabStop = [focused, selected].find((id) => id !== undefined && rows.some((row) => row.span.span_id === id)) ?? rows[0]?.span.span_id;
   const focusSpan = (spanId: string | undefined) => {
     if (spanId) table.current?.querySelector<HTMLButtonElement>(`tr[data-span-id="${CSS.escape(spanId)}"] .waterfall-span`)?.focus();
   };
@@ -161,6 +164,7 @@ export function Waterfall({
                     {row.childCount > 0 ? (
                       <button
                         type="button"
+                        tabIndex={-1}
                         className="waterfall-toggle"
                         aria-label={`${open ? 'Fold' : 'Unfold'} the ${row.childCount} ${row.childCount === 1 ? 'child' : 'children'} of ${span.name}`}
                         onClick={(event) => {
@@ -176,6 +180,8 @@ export function Waterfall({
                     <button
                       type="button"
                       className="waterfall-span"
+                      tabIndex={span.span_id === tabStop ? 0 : -1}
+                      onFocus={() => setFocused(span.span_id)}
                       style={{ maxWidth: nameRoom(span.service, badgesRem(isError, spansWithErrors.has(span.span_id) && !isError, row.parentMissing)) }}
                       aria-pressed={isSelected}
                       title={`${span.name} (${span.service ?? 'no service'})`}
