@@ -186,12 +186,12 @@ function RowDetail({ row, org, project, source }: { row: Row<ResultRow>; org: st
         <CopyButton text={JSON.stringify(row.original, null, 2)} label="Copy as JSON" />
       </div>
       <section aria-label="Fields">
-        <h4>Fields</h4>
+        <h2 className="explore-detail-heading">Fields</h2>
         <KeyValues entries={fields} />
       </section>
       {bags.map(([bag, entries]) => (
         <section key={bag} aria-label={bag}>
-          <h4>{bag}</h4>
+          <h2 className="explore-detail-heading">{bag}</h2>
           {Object.keys(entries).length === 0 ? (
             <p className="muted">empty</p>
           ) : (
