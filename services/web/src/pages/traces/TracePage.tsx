@@ -74,7 +74,7 @@ function TraceErrors({ org, project, traceId, startMs, spanIds, onSelectSpan }: 
                 <div className="muted trace-list-meta">
                   <span className="mono">{offsetText(error.timestamp, startMs)}</span>
                   {error.span_id && spanIds.has(error.span_id) ? (
-                    <button type="button" className="link-button" onClick={() => onSelectSpan(error.span_id!)} aria-label={`Show the span of ${title}`}>
+                    <button type="button" className="link-button" onClick={() => onSelectSpan(error.span_id!)} aria-label={`show its span: ${title}`}>
                       show its span
                     </button>
                   ) : null}
@@ -131,7 +131,7 @@ function TraceLogs({ org, project, traceId, startMs, selected, spanIds, onSelect
                 <div className="muted trace-list-meta">
                   <span className="mono">{offsetText(log.timestamp, startMs)}</span>
                   {log.span_id && spanIds.has(log.span_id) ? (
-                    <button type="button" className="link-button" onClick={() => onSelectSpan(log.span_id!)} aria-label={`Show the span of the log ${log.message.slice(0, 60)}`}>
+                    <button type="button" className="link-button" onClick={() => onSelectSpan(log.span_id!)} aria-label={`show its span: ${log.message.slice(0, 60)}`}>
                       show its span
                     </button>
                   ) : null}
