@@ -86,8 +86,6 @@ function explainParameter(error: ErrorObject, schema: TObject): string {
   const name = error.instancePath.replace(/^\//, '');
   const property: TSchema | undefined = schema.properties[name];
   if (property?.['type'] === 'boolean') return `${name} must be true or false`;
-  // A pattern is read by its title, the rule in words, where the schema gives one.
-  if (error.keyword === 'pattern' && typeof property?.title === 'string') return `${name} must be ${property.title}`;
   if (error.keyword === 'maxLength') return `${name} is longer than ${String(error.params['limit'])} characters`;
   if (property?.['type'] !== 'integer') return explain(error);
   const { minimum, maximum } = property as { minimum?: number; maximum?: number };
