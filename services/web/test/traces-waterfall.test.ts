@@ -1,6 +1,6 @@
+import { formatDuration } from '../src/components/formats';
 import {
   buildWaterfall,
-  formatDuration,
   formatRate,
   joinOperationStats,
   matchingTraceIds,

@@ -5,7 +5,7 @@ import { BreakableText } from '../../components/BreakableText';
 import { LineChart } from '../../components/Charts';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { tabKeyTarget } from '../../components/tabs';
+import { onTabKey } from '../../components/tabs';
 import { useFocusRequest } from '../../components/useFocusRequest';
 import { useIssueAction, useIssues, useSparklines, type IssueAction } from './hooks';
 import { LevelBadge } from './LevelBadge';
@@ -192,13 +192,12 @@ export default function IssuesPage() {
             aria-controls={`${tabsId}-panel`}
             tabIndex={candidate === status ? 0 : -1}
             onClick={() => update({ status: candidate })}
-            onKeyDown={(event) => {
-              const to = tabKeyTarget(event.key, ISSUE_STATUSES.indexOf(candidate), ISSUE_STATUSES.length);
-              if (to === undefined) return;
-              event.preventDefault();
-              update({ status: ISSUE_STATUSES[to]! });
-              document.getElementById(`${tabsId}-${ISSUE_STATUSES[to]}`)?.focus();
-            }}
+            onKeyDown={(event) =>
+              onTabKey(event, ISSUE_STATUSES.indexOf(candidate), ISSUE_STATUSES.length, (to) => {
+                update({ status: ISSUE_STATUSES[to]! });
+                return `${tabsId}-${ISSUE_STATUSES[to]}`;
+              })
+            }
           >
             {TAB_LABELS[candidate]}
           </button>

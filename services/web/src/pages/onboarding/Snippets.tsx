@@ -1,6 +1,6 @@
 import { useSearchParams } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
-import { tabKeyTarget } from '../../components/tabs';
+import { onTabKey } from '../../components/tabs';
 import { snippets, type SnippetValues } from './snippets';
 
 /** One tab per SDK; the chosen tab is in the URL (?sdk=). */
@@ -30,14 +30,12 @@ export function Snippets({ values }: { values: SnippetValues }) {
             aria-controls={`panel-${snippet.id}`}
             tabIndex={snippet.id === current.id ? 0 : -1}
             onClick={() => choose(snippet.id)}
-            onKeyDown={(event) => {
-              const to = tabKeyTarget(event.key, all.indexOf(snippet), all.length);
-              if (to === undefined) return;
-              event.preventDefault();
-              const target = all[to]!;
-              choose(target.id);
-              document.getElementById(`tab-${target.id}`)?.focus();
-            }}
+            onKeyDown={(event) =>
+              onTabKey(event, all.indexOf(snippet), all.length, (to) => {
+                choose(all[to]!.id);
+                return `tab-${all[to]!.id}`;
+              })
+            }
           >
             {snippet.title}
           </button>

@@ -2,7 +2,8 @@ import { flamegraph, type FlameGraph as Chart } from 'd3-flame-graph';
 import 'd3-flame-graph/dist/d3-flamegraph.css';
 import { select } from 'd3-selection';
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from 'react';
-import { formatCount, formatDuration } from './hooks';
+import { formatDuration } from '../../components/formats';
+import { formatCount } from './hooks';
 import type { CallTreeNode } from './profileTree';
 
 /** What d3-flame-graph hands to its callbacks: a d3-hierarchy node over our tree. */

@@ -1,8 +1,9 @@
 import { useCallback, useId, useMemo, useRef, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { EmptyState, Loading, MissingOrError } from '../../components/States';
+import { formatDuration } from '../../components/formats';
 import { FLAME_COLOURS, FlameGraph, type FlameGraphHandle, type SearchResult } from './FlameGraph';
-import { chunkBodyPath, formatCount, formatDuration, shortId, useProfileBody } from './hooks';
+import { chunkBodyPath, formatCount, shortId, useProfileBody } from './hooks';
 import { callTree, profileThreads, readSentryProfile, sampledDurationMs, topFunctions, type FunctionTime, type SentryProfileChunk } from './profileTree';
 import './profiles.css';
 

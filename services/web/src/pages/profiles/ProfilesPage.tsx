@@ -2,7 +2,8 @@ import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
-import { chunkDurationMs, formatBytes, formatCount, formatDuration, MAX_CHUNKS, shortId, useProfileChunks, type ChunkFilters, type ProfileChunk } from './hooks';
+import { formatDuration } from '../../components/formats';
+import { chunkDurationMs, formatBytes, formatCount, MAX_CHUNKS, shortId, useProfileChunks, type ChunkFilters, type ProfileChunk } from './hooks';
 import './profiles.css';
 
 /** The newest chunks the list shows. */

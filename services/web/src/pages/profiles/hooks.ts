@@ -1,7 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { keys, projectPath } from '../../api/hooks';
-export { formatDuration } from '../../components/formats';
 
 /** One stored profile chunk as `GET …/profiles/chunks` lists it (docs/api.md, Profiles). */
 export interface ProfileChunk {

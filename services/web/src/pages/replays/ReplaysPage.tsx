@@ -5,8 +5,8 @@ import { api } from '../../api/client';
 import { keys, projectPath } from '../../api/hooks';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { formatDuration } from '../../components/formats';
 import { rowsOf, tracesBase, useGql } from '../traces/hooks';
-import { formatDuration } from '../traces/traces';
 import { deviceOf, errorCountsOf, errorCountsQueries, REPLAY_LIST_LIMIT, replayDurationMs, type ReplaySession } from './replays';
 import './replays.css';
 

@@ -2,11 +2,11 @@ import { useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { LineChart } from '../../components/Charts';
 import { aggregateShape, NO_VALUE, rangeBounds, timeSeriesData } from '../../components/charts';
+import { formatDuration } from '../../components/formats';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
 import {
   bucketOf,
-  formatDuration,
   formatRate,
   joinOperationStats,
   RANGES,

@@ -1,7 +1,8 @@
 import { useEffect, type ReactNode } from 'react';
 import { CopyButton } from '../../components/CopyButton';
+import { formatDuration } from '../../components/formats';
 import { Cell } from '../explore/ResultsTable';
-import { formatDuration, type WaterfallRow } from './traces';
+import type { WaterfallRow } from './traces';
 
 const text = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 

@@ -3,9 +3,10 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { CopyButton } from '../../components/CopyButton';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { formatDuration } from '../../components/formats';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
 import { SpanDetails } from './SpanDetails';
-import { buildWaterfall, formatDuration, traceErrorsQuery, traceLogsQuery, traceReplayId, traceSpansQuery, type SpanRow } from './traces';
+import { buildWaterfall, traceErrorsQuery, traceLogsQuery, traceReplayId, traceSpansQuery, type SpanRow } from './traces';
 import { Waterfall } from './Waterfall';
 import './traces.css';
 

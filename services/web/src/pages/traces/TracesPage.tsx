@@ -2,8 +2,9 @@ import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorNotice, Loading } from '../../components/States';
+import { formatDuration } from '../../components/formats';
 import { explorePath, rowsOf, tracesBase, useGql } from './hooks';
-import { formatDuration, matchingTraceIds, matchingTracesQuery, RANGES, readRange, rootsOfTracesQuery, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
+import { matchingTraceIds, matchingTracesQuery, RANGES, readRange, rootsOfTracesQuery, rootsQuery, spanCountQuery, type Range, type TraceFilters } from './traces';
 import './traces.css';
 
 interface RootRow {

@@ -1,5 +1,6 @@
 import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { formatDuration, visibleRows, type Waterfall as WaterfallData, type WaterfallRow } from './traces';
+import { formatDuration } from '../../components/formats';
+import { visibleRows, type Waterfall as WaterfallData, type WaterfallRow } from './traces';
 
 const INDENT_PX = 18;
 /** Rows drawn at first: a trace of 10,000 spans stays quick to open; more are drawn on request. */

@@ -4,7 +4,6 @@
  */
 
 import { REPLAY_ID_FIELDS } from '../replays/replays';
-export { formatDuration } from '../../components/formats';
 
 /** A row of `from:spans`, as a search without `fields` returns it. */
 export interface SpanRow {
